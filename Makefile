@@ -1,0 +1,56 @@
+# Two commands do everything on a fresh machine:
+#   make run   - virtualenv, install, migrate, demo players, serve (SQLite + filesystem broker)
+#   make test  - virtualenv, install, lint, run the suite (PostgreSQL when DATABASE_URL says so)
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.install-stamp
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test install lint format typecheck migrate worker bench simulate clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+run: migrate
+	$(BIN)/python manage.py demo_players
+	$(BIN)/python manage.py run_dev --host $(HOST) --port $(PORT)
+
+worker: install
+	$(BIN)/celery -A chan_api worker -l info
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+typecheck: install
+	$(BIN)/mypy games/rules
+
+test: lint
+	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); print('make test: database =', d.parse(u)['ENGINE'].rsplit('.',1)[-1] + ' ' + (d.parse(u).get('HOST') or '') if u else 'sqlite (embedded default; set DATABASE_URL for PostgreSQL)')"
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: install
+	$(BIN)/python bench/rules_bench.py
+
+simulate: install
+	$(BIN)/python -m games.rules.simulate --hands 1000 --seats 4 --seed 1 --bot heuristic
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .hypothesis

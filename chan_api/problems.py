@@ -1,0 +1,130 @@
+"""One family of API errors, rendered as ``application/problem+json`` (RFC 9457).
+
+Services and views raise :class:`ApiProblem` (or a DRF exception); :func:`problem_exception_handler`
+turns every error into ``{"type", "title", "status", "code", "detail", "errors"?}`` with a stable
+machine ``code`` and a ``detail`` in the request's language (English or Vietnamese).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.utils import translation
+from rest_framework import exceptions as drf_exceptions
+from rest_framework.response import Response
+
+PROBLEM_CONTENT_TYPE = "application/problem+json"
+
+# code -> (English, Vietnamese) for the errors DRF raises itself.
+_DRF_MESSAGES: dict[str, tuple[str, str]] = {
+    "parse_error": ("The request body is not valid JSON.", "Nội dung yêu cầu không phải JSON hợp lệ."),
+    "invalid": ("The request has invalid fields.", "Yêu cầu có trường không hợp lệ."),
+    "not_authenticated": (
+        "Authentication credentials were not provided.",
+        "Chưa cung cấp thông tin xác thực.",
+    ),
+    "authentication_failed": ("The token is invalid or revoked.", "Mã truy cập không hợp lệ."),
+    "permission_denied": ("You may not do this.", "Bạn không được phép làm việc này."),
+    "not_found": ("Not found.", "Không tìm thấy."),
+    "method_not_allowed": ("Method not allowed.", "Phương thức không được phép."),
+    "not_acceptable": ("Not acceptable.", "Không chấp nhận được."),
+    "unsupported_media_type": (
+        "Send the body as application/json.",
+        "Hãy gửi nội dung dạng application/json.",
+    ),
+    "throttled": ("Too many requests; slow down.", "Quá nhiều yêu cầu; hãy chậm lại."),
+}
+
+
+class ApiProblem(Exception):
+    """An error with an HTTP status, a stable code and a message in English and Vietnamese."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        detail_en: str,
+        detail_vi: str | None = None,
+        *,
+        errors: dict[str, Any] | None = None,
+        extra: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(detail_en)
+        self.status = status
+        self.code = code
+        self.detail_en = detail_en
+        self.detail_vi = detail_vi or detail_en
+        self.errors = errors
+        self.extra = extra or {}
+
+    def detail(self) -> str:
+        return self.detail_vi if translation.get_language() == "vi" else self.detail_en
+
+
+def bad_request(code: str, en: str, vi: str | None = None, **kw: Any) -> ApiProblem:
+    return ApiProblem(400, code, en, vi, **kw)
+
+
+def not_found(en: str = "Not found.", vi: str = "Không tìm thấy.") -> ApiProblem:
+    return ApiProblem(404, "not_found", en, vi)
+
+
+def conflict(code: str, en: str, vi: str | None = None, **kw: Any) -> ApiProblem:
+    return ApiProblem(409, code, en, vi, **kw)
+
+
+def forbidden(code: str, en: str, vi: str | None = None) -> ApiProblem:
+    return ApiProblem(403, code, en, vi)
+
+
+def unprocessable(code: str, en: str, vi: str | None = None, **kw: Any) -> ApiProblem:
+    return ApiProblem(422, code, en, vi, **kw)
+
+
+def problem_response(problem: ApiProblem) -> Response:
+    body: dict[str, Any] = {
+        "type": f"https://chan.example/problems/{problem.code}",
+        "title": problem.code.replace("_", " "),
+        "status": problem.status,
+        "code": problem.code,
+        "detail": problem.detail(),
+    }
+    if problem.errors:
+        body["errors"] = problem.errors
+    body.update(problem.extra)
+    return Response(body, status=problem.status, content_type=PROBLEM_CONTENT_TYPE)
+
+
+def _from_drf(exc: drf_exceptions.APIException) -> ApiProblem:
+    code = exc.default_code if isinstance(exc.default_code, str) else "error"
+    if isinstance(exc, drf_exceptions.ValidationError):
+        code = "invalid"
+    en, vi = _DRF_MESSAGES.get(code, (str(exc.detail), str(exc.detail)))
+    errors = None
+    if isinstance(exc, drf_exceptions.ValidationError):
+        errors = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+    elif isinstance(exc, drf_exceptions.ParseError):
+        en = f"{en} {exc.detail}"
+    problem = ApiProblem(exc.status_code, code, en, vi, errors=errors)
+    return problem
+
+
+def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    """DRF's EXCEPTION_HANDLER: every error becomes a problem+json response."""
+    if isinstance(exc, ApiProblem):
+        return problem_response(exc)
+    if isinstance(exc, Http404):
+        return problem_response(not_found())
+    if isinstance(exc, PermissionDenied):
+        exc = drf_exceptions.PermissionDenied()
+    if isinstance(exc, drf_exceptions.APIException):
+        response = problem_response(_from_drf(exc))
+        if isinstance(exc, drf_exceptions.Throttled) and exc.wait is not None:
+            response["Retry-After"] = str(int(exc.wait))
+        auth_header = getattr(exc, "auth_header", None)
+        if auth_header:
+            response["WWW-Authenticate"] = auth_header
+        return response
+    return None
