@@ -19,7 +19,10 @@ PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # code -> (English, Vietnamese) for the errors DRF raises itself.
 _DRF_MESSAGES: dict[str, tuple[str, str]] = {
-    "parse_error": ("The request body is not valid JSON.", "Nội dung yêu cầu không phải JSON hợp lệ."),
+    "parse_error": (
+        "The request body is not valid JSON.",
+        "Nội dung yêu cầu không phải JSON hợp lệ.",
+    ),
     "invalid": ("The request has invalid fields.", "Yêu cầu có trường không hợp lệ."),
     "not_authenticated": (
         "Authentication credentials were not provided.",

@@ -1,0 +1,112 @@
+"""Cards of the Tổ Tôm deck as kind codes (RULES.md §1) and kind-count vectors.
+
+A kind is an ``int`` 0..24: ``(rank - 2) * 3 + suit`` for the 24 ranked kinds (suits V, N, S) and
+24 for Chi chi. Hands are count vectors: tuples of 25 small ints, so copies are indistinguishable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from games.rules.errors import InvalidInput
+
+SUITS = ("V", "N", "S")
+SUIT_NAMES = {"V": "Vạn", "N": "Văn", "S": "Sách"}
+RANK_NAMES = {2: "Nhị", 3: "Tam", 4: "Tứ", 5: "Ngũ", 6: "Lục", 7: "Thất", 8: "Bát", 9: "Cửu"}
+RANKS = tuple(range(2, 10))
+CC = 24
+N_KINDS = 25
+COPIES = 4
+
+CODES: tuple[str, ...] = tuple(f"{r}{s}" for r in RANKS for s in SUITS) + ("CC",)
+KIND_OF: dict[str, int] = {code: i for i, code in enumerate(CODES)}
+
+RED_CODES = frozenset({"CC", "8V", "8S", "9V", "9S"})
+RED = frozenset(KIND_OF[c] for c in RED_CODES)
+TOM = (KIND_OF["3V"], KIND_OF["3S"], KIND_OF["7N"])
+LEO = (CC, KIND_OF["9V"], KIND_OF["8S"])
+
+Counts = tuple[int, ...]
+EMPTY: Counts = (0,) * N_KINDS
+
+
+def code(kind: int) -> str:
+    return CODES[kind]
+
+
+def rank(kind: int) -> int:
+    """The rank 2..9 of a kind; 0 for Chi chi (it has no rank and forms no cạ)."""
+    return 0 if kind == CC else kind // 3 + 2
+
+
+def suit(kind: int) -> str:
+    return "" if kind == CC else SUITS[kind % 3]
+
+
+def is_red(kind: int) -> bool:
+    return kind in RED
+
+
+def display_name(kind: int) -> str:
+    if kind == CC:
+        return "Chi Chi"
+    return f"{RANK_NAMES[rank(kind)]} {SUIT_NAMES[suit(kind)]}"
+
+
+def parse_kind(value: object) -> int:
+    """Parse one kind code such as ``"7N"`` or ``"CC"``; anything else is an InvalidInput."""
+    if not isinstance(value, str) or value not in KIND_OF:
+        shown = repr(value)[:20]
+        raise InvalidInput(
+            "unknown_card",
+            f"Unknown card code {shown}: use 2V…9V, 2N…9N, 2S…9S or CC.",
+            f"Mã quân bài không hợp lệ {shown}: dùng 2V…9V, 2N…9N, 2S…9S hoặc CC.",
+        )
+    return KIND_OF[value]
+
+
+def parse_kinds(values: object) -> list[int]:
+    if not isinstance(values, list | tuple):
+        raise InvalidInput("invalid_cards", "Expected a list of card codes.")
+    return [parse_kind(v) for v in values]
+
+
+def counts_of(kinds: Iterable[int]) -> Counts:
+    c = [0] * N_KINDS
+    for k in kinds:
+        c[k] += 1
+    return tuple(c)
+
+
+def kinds_of(counts: Sequence[int]) -> list[int]:
+    """The kinds of a count vector, sorted, with repetition."""
+    return [k for k, n in enumerate(counts) if n for _ in range(n)]
+
+
+def codes_of(counts: Sequence[int]) -> list[str]:
+    return [CODES[k] for k in kinds_of(counts)]
+
+
+def add(counts: Counts, kind: int, n: int = 1) -> Counts:
+    c = list(counts)
+    c[kind] += n
+    if c[kind] < 0:
+        raise ValueError(f"no {CODES[kind]} to remove")
+    return tuple(c)
+
+
+def same_rank_other_suits(kind: int) -> tuple[int, int]:
+    if kind == CC:
+        return ()  # type: ignore[return-value]
+    base = kind - kind % 3
+    a, b = (base + i for i in range(3) if base + i != kind)
+    return a, b
+
+
+def can_pair(a: int, b: int) -> str | None:
+    """``"chan"`` if a and b form a chắn, ``"ca"`` if they form a cạ, else None."""
+    if a == b:
+        return "chan"
+    if a != CC and b != CC and rank(a) == rank(b):
+        return "ca"
+    return None
