@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from games.rules.cards import Counts
 
 
-class Phase(str, Enum):
+class Phase(StrEnum):
     DEALER_START = "dealer_start"  # the dealer holds 20: ù (Thiên ù) or discard
     OFFER = "offer"  # the turn seat faces the top card of its cửa trên: eat, chíu, draw
     AFTER_DRAW = "after_draw"  # the turn seat's door shows its own draw: ù, eat, chíu, pass
@@ -19,7 +19,7 @@ class Phase(str, Enum):
     ENDED = "ended"
 
 
-class Mode(str, Enum):
+class Mode(StrEnum):
     BASIC = "basic"
     ADVANCED = "advanced"
 

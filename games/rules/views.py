@@ -1,0 +1,104 @@
+"""What each seat may see of a hand (RULES.md §2: hands are private, doors and mats public).
+
+``view_for`` never contains another seat's hand or the stock order before the hand ends;
+``full_view`` is the auditor's view with everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.rules.cards import CODES, codes_of
+from games.rules.engine import legal_moves
+from games.rules.state import HandState, MatGroup, Phase, SeatState, WinInfo
+
+
+def _group(g: MatGroup) -> dict[str, Any]:
+    return {
+        "kind": g.kind,
+        "cards": [CODES[k] for k in g.cards],
+        "taken": CODES[g.taken],
+        "source": g.source,
+        "from_door": g.from_door,
+    }
+
+
+def _public_seat(i: int, st: SeatState, reveal: bool) -> dict[str, Any]:
+    d: dict[str, Any] = {
+        "seat": i,
+        "mat": [_group(g) for g in st.mat],
+        "hand_count": sum(st.hand),
+        "bao": st.bao,
+        "auto_u": st.auto_u,
+        "auto_chiu": st.auto_chiu,
+    }
+    if reveal:
+        d["hand"] = codes_of(st.hand)
+        d["dealt"] = codes_of(st.dealt)
+        d["faults"] = [
+            {"slug": f.slug, "visible": f.visible, "move": f.move_index} for f in st.faults
+        ]
+    else:
+        d["faults"] = [
+            {"slug": f.slug, "visible": True, "move": f.move_index} for f in st.faults if f.visible
+        ]
+    return d
+
+
+def _win(win: WinInfo | None) -> dict[str, Any] | None:
+    if win is None:
+        return None
+    return {
+        "seat": win.seat,
+        "card": CODES[win.card] if win.card is not None else None,
+        "source": win.source,
+        "by_chiu": win.by_chiu,
+        "bach_thu": win.bach_thu,
+        "first_draw": win.first_draw,
+    }
+
+
+def _common(state: HandState, reveal: bool) -> dict[str, Any]:
+    ex = state.exposed
+    return {
+        "phase": state.phase.value,
+        "turn_seat": state.actor(),
+        "dealer": state.dealer,
+        "n_seats": state.n_seats,
+        "mode": state.config.mode.value,
+        "moves_played": state.n_moves,
+        "stock_count": len(state.stock),
+        "doors": [[CODES[k] for k in d] for d in state.doors],
+        "offer": (
+            {"card": CODES[ex.card], "door": ex.door, "source": ex.source, "by": ex.by}
+            if ex
+            else None
+        ),
+        "seats": [_public_seat(i, st, reveal) for i, st in enumerate(state.seats)],
+        "win": _win(state.win),
+        "declaration": state.declaration,
+        "outcome": state.outcome,
+    }
+
+
+def view_for(state: HandState, seat: int) -> dict[str, Any]:
+    """One seat's view: its own hand and legal moves, plus everything public."""
+    ended = state.phase is Phase.ENDED
+    view = _common(state, reveal=ended)
+    st = state.seats[seat]
+    view["my_seat"] = seat
+    view["hand"] = codes_of(st.hand)
+    view["legal_moves"] = [m.to_dict() for m in legal_moves(state, seat)]
+    if not ended:
+        view["my_faults"] = [{"slug": f.slug, "visible": f.visible} for f in st.faults]
+    else:
+        view["stock"] = [CODES[k] for k in state.stock]
+    return view
+
+
+def full_view(state: HandState) -> dict[str, Any]:
+    """The auditor's view: every hand and the stock order."""
+    view = _common(state, reveal=True)
+    view["stock"] = [CODES[k] for k in state.stock]
+    view["pending_u"] = state.pending_u
+    return view
