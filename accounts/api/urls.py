@@ -1,1 +1,21 @@
-urlpatterns: list = []
+"""Accounts endpoints, mounted at /api/v1/ by chan_api/urls.py."""
+
+from django.urls import path
+
+from accounts.api.views import (
+    MeDetailApi,
+    TokenCreateApi,
+    TokenListApi,
+    TokenLogoutApi,
+    TokenRevokeApi,
+    UserRegisterApi,
+)
+
+urlpatterns = [
+    path("auth/register", UserRegisterApi.as_view(), name="auth-register"),
+    path("auth/token", TokenCreateApi.as_view(), name="auth-token"),
+    path("auth/logout", TokenLogoutApi.as_view(), name="auth-logout"),
+    path("auth/tokens", TokenListApi.as_view(), name="auth-tokens"),
+    path("auth/tokens/<int:token_id>", TokenRevokeApi.as_view(), name="auth-token-revoke"),
+    path("me", MeDetailApi.as_view(), name="me"),
+]

@@ -1,0 +1,105 @@
+"""Input and output serializers of the accounts API.
+
+Input serializers are strict: an unknown field, a non-string where a string is expected or an
+over-long string is a 400 naming the field, never silently dropped or coerced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+
+from accounts.models import ApiToken, User
+
+
+class StrictCharField(serializers.CharField):
+    """A CharField that refuses numbers and booleans instead of turning them into strings."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictInputSerializer(serializers.Serializer):
+    """Rejects fields it does not declare, together with any other field errors."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        unknown: dict[str, list[str]] = {}
+        if isinstance(data, Mapping):
+            unknown = {name: [_("Unknown field.")] for name in data if name not in self.fields}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if unknown and isinstance(exc.detail, dict):
+                raise serializers.ValidationError({**unknown, **exc.detail}) from exc
+            raise
+        if unknown:
+            raise serializers.ValidationError(unknown)
+        return value
+
+
+_USERNAME_MAX = User._meta.get_field("username").max_length
+_DISPLAY_NAME_MAX = User._meta.get_field("display_name").max_length
+_TOKEN_NAME_MAX = ApiToken._meta.get_field("name").max_length
+_PASSWORD_MAX = 128
+
+
+class RegisterInputSerializer(StrictInputSerializer):
+    username = StrictCharField(max_length=_USERNAME_MAX)
+    password = StrictCharField(max_length=_PASSWORD_MAX, trim_whitespace=False)
+    display_name = StrictCharField(max_length=_DISPLAY_NAME_MAX, required=False, allow_blank=True)
+
+
+class TokenCreateInputSerializer(StrictInputSerializer):
+    username = StrictCharField(max_length=_USERNAME_MAX)
+    password = StrictCharField(max_length=_PASSWORD_MAX, trim_whitespace=False)
+    name = StrictCharField(max_length=_TOKEN_NAME_MAX, required=False, allow_blank=True)
+
+
+class ProfileOutputSerializer(serializers.Serializer):
+    """Reads a ``accounts.selectors.UserProfile``."""
+
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+    display_name = serializers.CharField()
+    balance = serializers.IntegerField(help_text="Quan balance.")
+    xp = serializers.IntegerField()
+    level = serializers.IntegerField()
+    is_staff = serializers.BooleanField()
+    is_auditor = serializers.BooleanField(help_text="May replay any hand (accounts.audit_hands).")
+
+
+class TokenIssuedOutputSerializer(serializers.Serializer):
+    token = serializers.CharField(help_text="The bearer token. Shown this once; store it.")
+    token_id = serializers.IntegerField()
+    user = ProfileOutputSerializer()
+
+
+class TokenOutputSerializer(serializers.Serializer):
+    """A token as its owner may see it: never the hash, never the plaintext."""
+
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    key_prefix = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    revoked = serializers.BooleanField(source="is_revoked")
+
+
+class ProblemSerializer(serializers.Serializer):
+    """An ``application/problem+json`` error body (see chan_api/problems.py)."""
+
+    type = serializers.CharField()
+    title = serializers.CharField()
+    status = serializers.IntegerField()
+    code = serializers.CharField(help_text="Stable machine-readable error code.")
+    detail = serializers.CharField(help_text="In the request's language (en or vi).")
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        required=False,
+        help_text="Field name -> messages, for code 'invalid'.",
+    )

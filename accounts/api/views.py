@@ -1,0 +1,126 @@
+"""Thin views: parse with an input serializer, call services/selectors, render an output."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from drf_spectacular.utils import extend_schema
+from rest_framework import status
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.api.schema import problem_responses
+from accounts.api.serializers import (
+    ProfileOutputSerializer,
+    RegisterInputSerializer,
+    TokenCreateInputSerializer,
+    TokenIssuedOutputSerializer,
+    TokenOutputSerializer,
+)
+from accounts.api.throttles import AuthRateThrottle
+from accounts.models import ApiToken, User
+from accounts.selectors import token_list, user_profile
+from accounts.services import token_create, token_revoke, user_authenticate, user_register
+
+
+def _issued(user: User, token: ApiToken, raw: str) -> Response:
+    body = {"token": raw, "token_id": token.pk, "user": user_profile(user=user)}
+    return Response(TokenIssuedOutputSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class UserRegisterApi(APIView):
+    """Open to anyone. Authenticates by the body, so a stale bearer header does not matter."""
+
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+    throttle_classes = (AuthRateThrottle,)
+
+    @extend_schema(
+        operation_id="auth_register",
+        tags=["auth"],
+        summary="Create an account and its first token",
+        request=RegisterInputSerializer,
+        responses={201: TokenIssuedOutputSerializer, **problem_responses(400, 409, 415, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = RegisterInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        with transaction.atomic():
+            user = user_register(**serializer.validated_data)
+            token, raw = token_create(user=user, name="registration")
+        return _issued(user, token, raw)
+
+
+class TokenCreateApi(APIView):
+    """Log in: trade a username and password for a new token."""
+
+    authentication_classes = ()
+    permission_classes = (AllowAny,)
+    throttle_classes = (AuthRateThrottle,)
+
+    @extend_schema(
+        operation_id="auth_token_create",
+        tags=["auth"],
+        summary="Log in and get a new token",
+        request=TokenCreateInputSerializer,
+        responses={201: TokenIssuedOutputSerializer, **problem_responses(400, 401, 415, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        serializer = TokenCreateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        with transaction.atomic():
+            user = user_authenticate(username=data["username"], password=data["password"])
+            token, raw = token_create(user=user, name=data.get("name", ""))
+        return _issued(user, token, raw)
+
+
+class TokenLogoutApi(APIView):
+    """Revoke the token this request was made with."""
+
+    @extend_schema(
+        operation_id="auth_logout",
+        tags=["auth"],
+        summary="Log out (revoke the current token)",
+        request=None,
+        responses={204: None, **problem_responses(401)},
+    )
+    def post(self, request: Request) -> Response:
+        token_revoke(user=request.user, token_id=request.auth.pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenListApi(APIView):
+    @extend_schema(
+        operation_id="auth_tokens_list",
+        tags=["auth"],
+        summary="List my tokens (newest first, at most 100)",
+        responses={200: TokenOutputSerializer(many=True), **problem_responses(401)},
+    )
+    def get(self, request: Request) -> Response:
+        tokens = token_list(user=request.user)
+        return Response(TokenOutputSerializer(tokens, many=True).data)
+
+
+class TokenRevokeApi(APIView):
+    @extend_schema(
+        operation_id="auth_tokens_revoke",
+        tags=["auth"],
+        summary="Revoke one of my tokens",
+        responses={204: None, **problem_responses(401, 404)},
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        token_revoke(user=request.user, token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeDetailApi(APIView):
+    @extend_schema(
+        operation_id="me_retrieve",
+        tags=["me"],
+        summary="My profile",
+        responses={200: ProfileOutputSerializer, **problem_responses(401)},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(ProfileOutputSerializer(user_profile(user=request.user)).data)

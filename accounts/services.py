@@ -1,0 +1,127 @@
+"""Everything that writes users and tokens."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.contrib.auth import authenticate
+from django.contrib.auth.models import update_last_login
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
+from chan_api.problems import ApiProblem, bad_request, conflict, not_found
+
+# A token's last_used_at is refreshed at most this often, so reads do not each cost a write.
+TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
+
+
+def _invalid(errors: dict[str, list[str]]) -> ApiProblem:
+    return bad_request(
+        "invalid",
+        "The request has invalid fields.",
+        "Yêu cầu có trường không hợp lệ.",
+        errors=errors,
+    )
+
+
+def _username_taken() -> ApiProblem:
+    return conflict(
+        "username_taken",
+        "This username is already taken.",
+        "Tên đăng nhập này đã có người dùng.",
+    )
+
+
+@transaction.atomic
+def user_register(*, username: str, password: str, display_name: str = "") -> User:
+    """Create a player after Django's username and password validators accept them.
+
+    Usernames are unique case-insensitively (``Demo1`` and ``demo1`` are one name).
+    """
+    username = User.normalize_username(username)
+    candidate = User(username=username, display_name=display_name)
+    errors: dict[str, list[str]] = {}
+    try:
+        candidate.clean_fields(exclude=["password"])
+    except ValidationError as exc:
+        errors.update({field: list(messages) for field, messages in exc.message_dict.items()})
+    try:
+        validate_password(password, user=candidate)
+    except ValidationError as exc:
+        errors["password"] = list(exc.messages)
+    if errors:
+        raise _invalid(errors)
+    if User.objects.filter(username__iexact=username).exists():
+        raise _username_taken()
+
+    candidate.set_password(password)
+    try:
+        with transaction.atomic():
+            candidate.save()
+    except IntegrityError as exc:  # lost a race with another registration of the same name
+        raise _username_taken() from exc
+    return candidate
+
+
+def user_authenticate(*, username: str, password: str) -> User:
+    """The active user with these credentials, or 401 ``invalid_credentials``."""
+    user = authenticate(username=username, password=password)
+    if user is None:
+        raise ApiProblem(
+            401,
+            "invalid_credentials",
+            "The username or password is wrong.",
+            "Sai tên đăng nhập hoặc mật khẩu.",
+        )
+    update_last_login(None, user)
+    return user
+
+
+def token_create(*, user: User, name: str = "") -> tuple[ApiToken, str]:
+    """Issue a new token; the plaintext is returned here once and never stored."""
+    raw = secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(
+        user=user,
+        name=name,
+        key_prefix=raw[:TOKEN_PREFIX_LENGTH],
+        key_hash=ApiToken.hash_key(raw),
+    )
+    return token, raw
+
+
+def token_revoke(*, user: User, token_id: int) -> ApiToken:
+    """Revoke one of the user's own tokens (404 for anyone else's). Revoking twice is a no-op."""
+    token = ApiToken.objects.filter(user=user, pk=token_id).first()
+    if token is None:
+        raise not_found("No such token.", "Không có mã truy cập này.")
+    if token.revoked_at is None:
+        now = timezone.now()
+        # Conditional update: a concurrent revoke keeps the first timestamp.
+        ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
+        token.refresh_from_db(fields=["revoked_at"])
+    return token
+
+
+def token_mark_used(*, token: ApiToken) -> None:
+    """Record that the token was just used, at most once per ``TOKEN_TOUCH_INTERVAL``."""
+    now = timezone.now()
+    if token.last_used_at is not None and now - token.last_used_at < TOKEN_TOUCH_INTERVAL:
+        return
+    ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+    token.last_used_at = now
+
+
+@transaction.atomic
+def user_password_set(*, user: User, password: str) -> User:
+    """Set a new password after the validators accept it."""
+    try:
+        validate_password(password, user=user)
+    except ValidationError as exc:
+        raise _invalid({"password": list(exc.messages)}) from exc
+    user.set_password(password)
+    user.save(update_fields=["password", "updated_at"])
+    return user
