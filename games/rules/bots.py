@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from games.rules.cards import CC, N_KINDS, Counts
+from games.rules.cards import CC, Counts
 from games.rules.engine import legal_moves
 from games.rules.moves import Chiu, Declare, Discard, Draw, Eat, Move, Pass, TraCua, U
 from games.rules.state import HandState
@@ -64,9 +64,13 @@ class HeuristicBot:
             if isinstance(m, Eat):
                 if m.card == m.with_ and hand[m.with_] == 1:
                     best_eat = m  # a chắn from a lone card
-                elif best_eat is None and m.card != m.with_ and hand[m.with_] == 1:
-                    if not _rank_cards(hand, m.with_) - hand[m.card]:
-                        best_eat = m  # a cạ from a lone card of its rank
+                elif (
+                    best_eat is None
+                    and m.card != m.with_
+                    and hand[m.with_] == 1
+                    and not _rank_cards(hand, m.with_)
+                ):
+                    best_eat = m  # a cạ from the only card of its rank
             elif isinstance(m, Discard | TraCua):
                 throws.append(m)
             elif isinstance(m, Draw | Pass):
@@ -87,7 +91,3 @@ BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
 
 def make_bot(name: str, rng: random.Random) -> RandomBot | HeuristicBot:
     return BOTS[name](rng)
-
-
-def hand_total(hand: Counts) -> int:
-    return sum(hand[k] for k in range(N_KINDS))
