@@ -1,0 +1,300 @@
+"""RULES.md §2–4: dealing, turns, eat/draw/pass, chíu and trả cửa, ù priority, the last card."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.rules.cards import CODES, KIND_OF, codes_of
+from games.rules.engine import apply, legal_moves, new_hand
+from games.rules.errors import IllegalMove
+from games.rules.moves import Chiu, Discard, Draw, Eat, Pass, TraCua, U, move_from_dict
+from games.rules.state import HandConfig, Phase
+from rules_builders import accounted, make_deck, play, start
+from test_shape import BA_DAU_2, BACH_THU_2V, BACH_THU_CHI
+
+K = KIND_OF
+# Seat 1 waits bạch thủ on 9N and holds three 9N: a 9N completes it by chíu (chíu ù).
+CHIU_U_9N = "CC CC 4V 4V 5V 5V 6N 6N 9N 9N 9N 3N 3S 7N 7S 8N 8V 6V 6S"
+# Nineteen cards with no pair, no 8S and no 9N, and sixteen more with no 8S.
+X = "2V 2N 2S 3V 3N 3S 4V 4N 4S 5V 5N 5S 6V 6N 6S 7V 7N 7S 8V"
+Y = "2V 3V 4V 5V 6V 7V 8N 9N 9V 9S CC CC 2N 3N 4N 5N"
+
+
+def dealer_discard(state, code: str):
+    return apply(state, Discard(state.dealer, K[code]))
+
+
+@pytest.mark.parametrize(("n", "stock"), [(2, 61), (3, 42), (4, 23)])
+def test_dealing_sizes_for_2_3_4_seats(n: int, stock: int) -> None:
+    deck = make_deck({}, n=n, dealer=1 % n)
+    state = new_hand(HandConfig(n_seats=n), deck, 1 % n)
+    sizes = [sum(st.hand) for st in state.seats]
+    assert sizes == [20 if s == 1 % n else 19 for s in range(n)]
+    assert len(state.stock) == stock
+    assert accounted(state) == 100
+
+
+def test_dealing_gives_each_seat_its_slice_in_play_order() -> None:
+    deck = list(range(25)) * 4
+    state = new_hand(HandConfig(n_seats=4), deck, 2)
+    # seat 2 (the dealer) gets deck[0:19] + deck[76], seat 3 deck[19:38], seat 0 deck[38:57] …
+    assert sorted(k for k in range(25) for _ in range(state.seats[2].hand[k])) == sorted(
+        deck[0:19] + [deck[76]]
+    )
+    assert state.seats[3].hand == new_hand(HandConfig(n_seats=4), deck, 2).seats[3].hand
+    assert state.stock == tuple(deck[77:])
+
+
+def test_turn_order_dealer_discards_then_next_seat_is_offered() -> None:
+    state = start({}, dealer=3)
+    assert state.phase is Phase.DEALER_START and state.turn == 3
+    card = next(k for k in range(25) if state.seats[3].hand[k])
+    state = apply(state, Discard(3, card))
+    assert state.phase is Phase.OFFER and state.turn == 0
+    assert state.doors[3] == (card,)
+    assert state.exposed is not None and state.exposed.door == 3
+
+
+def test_not_your_turn_and_wrong_phase_are_refused() -> None:
+    state = start({})
+    with pytest.raises(IllegalMove) as e:
+        apply(state, Draw(1))
+    assert e.value.code == "not_your_turn"
+    with pytest.raises(IllegalMove) as e:
+        apply(state, Draw(0))
+    assert e.value.code == "wrong_phase"
+
+
+def test_card_not_in_hand_is_refused() -> None:
+    state = start({0: BACH_THU_2V + " 2V"})
+    with pytest.raises(IllegalMove) as e:
+        apply(state, Discard(0, K["2S"]))
+    assert e.value.code == "card_not_in_hand"
+
+
+def test_eat_pair_goes_to_mat_then_discard() -> None:
+    state = start({0: BACH_THU_2V + " 9V", 1: BA_DAU_2})
+    state = dealer_discard(state, "9V")
+    assert Eat(1, K["9V"], K["9N"]) in legal_moves(state, 1)
+    state = apply(state, Eat(1, K["9V"], K["9N"]))
+    assert state.phase is Phase.DISCARD and state.turn == 1
+    assert [codes_of_group(g) for g in state.seats[1].mat] == [["9V", "9N"]]
+    assert state.seats[1].mat[0].kind == "ca"
+    assert state.doors[0] == ()
+    state = apply(state, Discard(1, K["2S"]))
+    assert state.turn == 2 and state.phase is Phase.OFFER
+    assert sum(state.seats[1].hand) + state.seats[1].mat_cards == 19
+
+
+def codes_of_group(g) -> list[str]:
+    return [CODES[k] for k in g.cards]
+
+
+def test_eat_needs_a_chan_or_ca() -> None:
+    state = start({0: BACH_THU_2V + " 9V", 1: BA_DAU_2})
+    state = dealer_discard(state, "9V")
+    with pytest.raises(IllegalMove) as e:
+        apply(state, Eat(1, K["9V"], K["4V"]))
+    assert e.value.code == "not_a_pair"
+    with pytest.raises(IllegalMove) as e:
+        apply(state, Eat(1, K["8V"], K["8N"]))
+    assert e.value.code == "card_not_offered"
+
+
+def test_draw_turns_stock_card_onto_own_door_then_pass_offers_it_down() -> None:
+    state = start({}, stock="5N")
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))
+    assert state.phase is Phase.AFTER_DRAW and state.turn == 1
+    assert state.doors[1] == (K["5N"],)
+    assert state.exposed.source == "stock"
+    assert Pass(1) in legal_moves(state, 1)
+    state = apply(state, Pass(1))
+    assert state.phase is Phase.OFFER and state.turn == 2
+    assert state.exposed.card == K["5N"] and state.exposed.door == 1
+
+
+def test_draw_records_the_declined_card() -> None:
+    state = start({0: BACH_THU_2V + " 9V", 1: BA_DAU_2})
+    state = dealer_discard(state, "9V")
+    state = apply(state, Draw(1))
+    assert [d.card for d in state.seats[1].declined] == [K["9V"]]
+
+
+def test_own_draw_wins_u_chi() -> None:
+    state = start({1: BACH_THU_2V}, stock="2V")
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))
+    assert U(1) in legal_moves(state, 1)
+    state = apply(state, U(1))
+    assert state.phase is Phase.DECLARE
+    assert state.win.seat == 1 and state.win.source == "own_draw" and state.win.bach_thu
+    assert state.win.first_draw
+    assert accounted(state) == 100
+
+
+def test_u_priority_drawer_first_then_nearest_seat() -> None:
+    # seat 1 (drawer) and seat 2 both win on 2V: seat 1 decides first
+    state = start({1: BACH_THU_2V, 2: BA_DAU_2}, stock="2V")
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))
+    assert state.phase is Phase.AFTER_DRAW and state.pending_u == 2
+    won = apply(state, U(1))
+    assert won.win.seat == 1
+    # any other move by the drawer is replaced by seat 2's win, and the drawer bỏ ù
+    passed = apply(state, Pass(1))
+    assert passed.win.seat == 2 and passed.win.source == "other_draw"
+    assert passed.win.replaced == 1
+    assert passed.seats[1].missed_win
+
+
+def test_u_priority_between_two_other_seats_nearest_wins_at_once() -> None:
+    state = start({2: BACH_THU_2V, 3: BA_DAU_2}, stock="2V")
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))  # seat 1 cannot win on 2V
+    assert state.phase is Phase.DECLARE
+    assert state.win.seat == 2 and state.win.source == "other_draw"
+
+
+def test_auto_u_off_seat_is_skipped_and_may_claim_on_its_turn() -> None:
+    prefs = ((True, True), (True, True), (False, True), (True, True))
+    state = start({2: BACH_THU_2V}, stock="2V", prefs=prefs)
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))
+    assert state.phase is Phase.AFTER_DRAW  # nobody claimed
+    state = apply(state, Pass(1))
+    assert state.turn == 2 and U(2) in legal_moves(state, 2)
+    state = apply(state, U(2))
+    assert state.win.seat == 2 and state.win.source == "other_draw"
+
+
+def test_set_prefs_is_recorded_and_changes_claims() -> None:
+    state = start({2: BACH_THU_2V}, stock="2V")
+    state = play(state, (2, {"type": "set_prefs", "auto_u": False}))
+    assert not state.seats[2].auto_u
+    assert state.events[0] == {"type": "set_prefs", "auto_u": False, "seat": 2}
+
+
+def test_no_win_on_a_discard() -> None:
+    state = start({0: "2V " + X, 1: BACH_THU_2V})
+    state = dealer_discard(state, "2V")
+    assert U(1) not in legal_moves(state, 1)
+    with pytest.raises(IllegalMove) as e:
+        apply(state, U(1))
+    assert e.value.code == "not_a_win"
+
+
+def test_chiu_by_the_turn_seat_then_discard_without_tra_cua() -> None:
+    state = start({0: "8S " + X, 1: "8S 8S 8S " + Y})
+    state = dealer_discard(state, "8S")
+    assert Chiu(1, K["8S"]) in legal_moves(state, 1)
+    state = apply(state, Chiu(1, K["8S"]))
+    assert state.phase is Phase.DISCARD and state.turn == 1
+    assert state.seats[1].mat[-1].kind == "chiu" and state.seats[1].mat_chan == 2
+
+
+def test_chiu_out_of_turn_then_tra_cua_and_play_resumes() -> None:
+    state = start({0: "8S " + X, 2: "8S 8S 8S " + Y})
+    state = dealer_discard(state, "8S")
+    assert state.phase is Phase.TRA_CUA and state.turn == 2
+    assert state.seats[2].mat[-1].kind == "chiu"
+    assert {"type": "chiu", "seat": 2, "card": "8S", "auto": True} in state.events
+    state = apply(state, TraCua(2, K["2V"]))
+    assert state.phase is Phase.OFFER and state.turn == 1
+    assert state.exposed.card == K["2V"] and state.exposed.source == "returned"
+    assert state.doors[0] == (K["2V"],)
+    assert accounted(state) == 100
+
+
+def test_returned_card_is_eatable_but_not_winnable() -> None:
+    state = start({0: "8S " + X, 1: BACH_THU_2V, 2: "8S 8S 8S " + Y})
+    state = dealer_discard(state, "8S")
+    state = apply(state, TraCua(2, K["2V"]))
+    moves = legal_moves(state, 1)
+    assert U(1) not in moves
+    assert Eat(1, K["2V"], K["2V"]) in moves
+
+
+def test_auto_chiu_off_means_no_out_of_turn_chiu() -> None:
+    prefs = ((True, True), (True, True), (True, False), (True, True))
+    state = start({0: "8S " + X, 2: "8S 8S 8S " + Y}, prefs=prefs)
+    state = dealer_discard(state, "8S")
+    assert state.phase is Phase.OFFER and state.turn == 1
+
+
+def test_cannot_chiu_own_discard() -> None:
+    state = start({0: "9N 9N 9N 9N " + " ".join(X.split()[:16])})
+    state = dealer_discard(state, "9N")
+    assert state.phase is Phase.OFFER and state.turn == 1
+    assert state.seats[0].mat == ()
+
+
+def test_chiu_u_out_of_turn_on_a_discard() -> None:
+    state = start({0: "9N " + X, 2: CHIU_U_9N})
+    state = dealer_discard(state, "9N")
+    assert state.phase is Phase.DECLARE
+    assert state.win.seat == 2 and state.win.by_chiu and state.win.source == "chiu"
+
+
+def test_chiu_u_by_the_turn_seat() -> None:
+    state = start({0: "9N " + X, 1: CHIU_U_9N})
+    state = dealer_discard(state, "9N")
+    state = apply(state, Chiu(1, K["9N"]))
+    assert state.win.seat == 1 and state.win.by_chiu
+
+
+def test_thien_u_for_the_dealer() -> None:
+    state = start({0: BACH_THU_2V + " 2V"})
+    assert U(0) in legal_moves(state, 0)
+    state = apply(state, U(0))
+    assert state.win.source == "dealt" and state.win.card is None and state.win.bach_thu
+
+
+def test_dealer_without_a_win_cannot_claim_thien_u() -> None:
+    state = start({})
+    assert U(0) not in legal_moves(state, 0)
+    with pytest.raises(IllegalMove):
+        apply(state, U(0))
+
+
+def test_chi_chi_drawn_wins_bach_thu_chi() -> None:
+    state = start({1: BACH_THU_CHI}, stock="CC")
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))
+    state = apply(state, U(1))
+    assert state.win.card == K["CC"] and state.win.bach_thu
+
+
+def test_last_stock_card_is_never_drawn_and_the_hand_is_hoa() -> None:
+    state = start({})
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    draws = 0
+    while state.phase is not Phase.ENDED:
+        seat = state.turn
+        if state.phase is Phase.OFFER:
+            state = apply(state, Draw(seat))
+            draws += state.phase is Phase.AFTER_DRAW
+        else:
+            state = apply(state, Pass(seat))
+    assert draws == 22
+    assert len(state.stock) == 1
+    assert state.outcome == {"result": "hoa"}
+    assert {"type": "hoa"} in state.events
+    with pytest.raises(IllegalMove) as e:
+        apply(state, Draw(state.turn))
+    assert e.value.code == "hand_over"
+
+
+def test_eat_is_refused_when_no_card_would_be_left_to_discard() -> None:
+    state = start({})
+    st = state.seats[1]
+    assert sum(st.hand) == 19  # sanity: a full hand may eat
+    assert all(m.type != "eat" or sum(st.hand) >= 2 for m in legal_moves(state, 1))
+
+
+def test_move_json_round_trip_through_apply() -> None:
+    state = start({1: BACH_THU_2V}, stock="2V")
+    card = CODES[next(k for k in range(25) if state.seats[0].hand[k])]
+    state = play(state, (0, {"type": "discard", "card": card}), (1, {"type": "draw"}))
+    assert move_from_dict({"type": "u"}, seat=1) in legal_moves(state, 1)
+    assert codes_of(state.seats[1].hand) == sorted(BACH_THU_2V.split(), key=K.get)
