@@ -11,7 +11,7 @@ def test_twenty_five_kinds_in_rank_then_suit_order() -> None:
 
 def test_red_kinds() -> None:
     assert {c for c in CODES if is_red(KIND_OF[c])} == set(RED_CODES)
-    assert RED_CODES == {"CC", "8V", "8S", "9V", "9S"}
+    assert {"CC", "8V", "8S", "9V", "9S"} == RED_CODES
 
 
 def test_tom_and_leo_sets() -> None:

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from rules_builders import accounted, make_deck, play, start
+from test_shape import BA_DAU_2, BACH_THU_2V, BACH_THU_CHI
 
 from games.rules.cards import CODES, KIND_OF, codes_of
 from games.rules.engine import apply, legal_moves, new_hand
 from games.rules.errors import IllegalMove
 from games.rules.moves import Chiu, Discard, Draw, Eat, Pass, TraCua, U, move_from_dict
 from games.rules.state import HandConfig, Phase
-from rules_builders import accounted, make_deck, play, start
-from test_shape import BA_DAU_2, BACH_THU_2V, BACH_THU_CHI
 
 K = KIND_OF
 # Seat 1 waits bạch thủ on 9N and holds three 9N: a 9N completes it by chíu (chíu ù).

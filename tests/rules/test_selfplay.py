@@ -9,6 +9,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from rules_builders import accounted
 
 from games.rules.bots import HeuristicBot, RandomBot
 from games.rules.deck import first_dealer, shuffle
@@ -17,7 +18,6 @@ from games.rules.errors import IllegalMove
 from games.rules.moves import Draw, Pass, move_from_dict
 from games.rules.state import HandConfig, Phase
 from games.rules.views import view_for
-from rules_builders import accounted
 
 settings.register_profile("ci", max_examples=1500, deadline=None)
 settings.register_profile("dev", max_examples=300, deadline=None)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from rules_builders import kinds
+
 from games.rules.cards import CC, KIND_OF, counts_of
 from games.rules.shape import best_chan, is_bach_thu, waiting_set, wins_with
-from rules_builders import kinds
 
 # 5 chắn (CC 4V 5V 6N 9N) + 4 cạ (3N3S 7N7S 8N8V 6V6S) + a lone 2V.
 BACH_THU_2V = "CC CC 4V 4V 5V 5V 6N 6N 9N 9N 3N 3S 7N 7S 8N 8V 6V 6S 2V"
