@@ -10,7 +10,7 @@ import random
 from collections.abc import Sequence
 
 from games.rules.cards import CC, Counts
-from games.rules.engine import legal_moves
+from games.rules.engine import can_win, legal_moves
 from games.rules.moves import Chiu, Declare, Discard, Draw, Eat, Move, Pass, TraCua, U
 from games.rules.state import HandState
 
@@ -52,6 +52,8 @@ class HeuristicBot:
 
     def choose(self, state: HandState, seat: int) -> Move:
         moves = legal_moves(state, seat)
+        if not can_win(state, seat):  # in advanced mode ``u`` is always offered
+            moves = [m for m in moves if not isinstance(m, U)] or moves
         return self.pick(moves, state.seats[seat].hand)
 
     def pick(self, moves: Sequence[Move], hand: Counts) -> Move:

@@ -101,6 +101,18 @@ def legal_moves(state: HandState, seat: int) -> list[Move]:
     return [m for m in moves if not fault_rules.faults_of(state, m)]
 
 
+def can_win(state: HandState, seat: int) -> bool:
+    """Whether ``seat`` holds a real win now (what an honest ``u`` needs)."""
+    if seat != state.turn or state.seats[seat].bao:
+        return False
+    st = state.seats[seat]
+    if state.phase is Phase.DEALER_START:
+        return wins_with(st.hand, 0, None)
+    if state.phase in (Phase.OFFER, Phase.AFTER_DRAW):
+        return _u_allowed(state.phase, state.exposed, state.n_seats, st, seat)
+    return False
+
+
 def _advanced(state: HandState) -> bool:
     return state.config.mode is Mode.ADVANCED
 

@@ -1,0 +1,53 @@
+"""``manage.py run_dev``: the web server and a Celery worker together, for ``make run``.
+
+On the embedded default the worker uses the filesystem broker (no server needed); with
+``CELERY_BROKER_URL`` set it uses that broker. Production runs gunicorn and workers separately
+(see deploy/).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import subprocess
+import sys
+from typing import Any
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+
+class Command(BaseCommand):
+    help = "Run the development web server and one Celery worker."
+
+    def add_arguments(self, parser: Any) -> None:
+        parser.add_argument("--host", default="127.0.0.1")
+        parser.add_argument("--port", default="8000")
+        parser.add_argument("--no-worker", action="store_true")
+
+    def handle(self, *args: Any, **opts: Any) -> None:
+        if settings.CELERY_BROKER_URL == "filesystem://":
+            for key in ("data_folder_in", "processed_folder"):
+                os.makedirs(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key], exist_ok=True)
+        if not opts["no_worker"]:
+            worker = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "chan_api",
+                    "worker",
+                    "--pool=solo",
+                    "-l",
+                    "info",
+                ],
+                env=os.environ.copy(),
+            )
+            atexit.register(worker.terminate)
+            self.stdout.write(f"Celery worker started (pid {worker.pid}).")
+        self.stdout.write(
+            f"API on http://{opts['host']}:{opts['port']}/api/v1/ — docs at /api/docs/"
+        )
+        call_command("runserver", f"{opts['host']}:{opts['port']}", use_reloader=False)
