@@ -28,7 +28,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if settings.CELERY_BROKER_URL == "filesystem://":
-            for key in ("data_folder_in", "processed_folder"):
+            for key in ("data_folder_in", "processed_folder", "control_folder"):
                 os.makedirs(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key], exist_ok=True)
         if not opts["no_worker"]:
             worker = subprocess.Popen(
