@@ -73,13 +73,13 @@ def test_card_not_in_hand_is_refused() -> None:
 
 
 def test_eat_pair_goes_to_mat_then_discard() -> None:
-    state = start({0: BACH_THU_2V + " 9V", 1: BA_DAU_2})
-    state = dealer_discard(state, "9V")
-    assert Eat(1, K["9V"], K["9N"]) in legal_moves(state, 1)
-    state = apply(state, Eat(1, K["9V"], K["9N"]))
+    state = start({0: Y + " 9S 8S 8S CC", 1: X})
+    state = dealer_discard(state, "7V")
+    assert Eat(1, K["7V"], K["7V"]) in legal_moves(state, 1)
+    state = apply(state, Eat(1, K["7V"], K["7V"]))
     assert state.phase is Phase.DISCARD and state.turn == 1
-    assert [codes_of_group(g) for g in state.seats[1].mat] == [["9V", "9N"]]
-    assert state.seats[1].mat[0].kind == "ca"
+    assert [codes_of_group(g) for g in state.seats[1].mat] == [["7V", "7V"]]
+    assert state.seats[1].mat[0].kind == "chan"
     assert state.doors[0] == ()
     state = apply(state, Discard(1, K["2S"]))
     assert state.turn == 2 and state.phase is Phase.OFFER
