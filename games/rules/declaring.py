@@ -1,14 +1,106 @@
-"""Xướng (RULES.md §8): the winner's declaration ends the hand."""
+"""Xướng (RULES.md §8): the winner's declaration is judged against the true cước and ends the hand.
+
+Money follows the declaration: :func:`judge` says whether it is đúng (equal to the true cước),
+thiếu (a strict part of it) or sai (anything not there, or there fewer times). :func:`declare` is
+the engine's handler for the ``declare`` move; :func:`auto_declaration` is what the server
+declares for a winner who asks for it or lets the deadline pass.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from games.rules.state import Phase
+from games.rules.cuoc import BACH_THU_CUOC, detect_cuoc, facts_from_state, ruleset_of
+from games.rules.errors import IllegalMove, InvalidInput
+from games.rules.ruleset import CUOC_MAX_COUNT, CUOC_SLUGS, Ruleset
+from games.rules.scoring import score
+from games.rules.state import HandState, Phase
+
+__all__ = ["DUNG", "SAI", "THIEU", "auto_declaration", "check_declaration", "declare", "judge"]
+
+DUNG, THIEU, SAI = "dung", "thieu", "sai"
+
+
+def check_declaration(declared: Mapping[str, int]) -> dict[str, int]:
+    """The declaration without zero counts, in declaration order; refuse what is no declaration.
+
+    Refused: nothing declared (``empty_declaration``), an unknown slug (``unknown_cuoc``), a count
+    no win can reach such as 5 Tôm or 2 Chì (``invalid_cuoc_count``). These are input errors the
+    winner may correct before its deadline, not a xướng sai.
+    """
+    for slug, n in declared.items():
+        if slug not in CUOC_MAX_COUNT:
+            raise InvalidInput(
+                "unknown_cuoc",
+                f"Unknown cước {str(slug)[:40]!r}.",
+                f"Không có cước {str(slug)[:40]!r}.",
+            )
+        if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= CUOC_MAX_COUNT[slug]:
+            raise InvalidInput(
+                "invalid_cuoc_count",
+                f"Cước '{slug}' can be declared 1 to {CUOC_MAX_COUNT[slug]} times, not {n!r}.",
+                f"Cước '{slug}' chỉ xướng được từ 1 đến {CUOC_MAX_COUNT[slug]} lần.",
+            )
+    cleaned = {slug: declared[slug] for slug in CUOC_SLUGS if declared.get(slug)}
+    if not cleaned:
+        raise IllegalMove(
+            "empty_declaration",
+            "Declare at least one cước (xuong for a plain win), or ask for auto-declare.",
+            "Phải xướng ít nhất một cước (Xuông nếu không có cước), hoặc chọn tự động xướng.",
+        )
+    return cleaned
+
+
+def judge(
+    true_cuoc: Mapping[str, int], declared: Mapping[str, int], ruleset: Ruleset | None = None
+) -> str:
+    """``dung``, ``thieu`` or ``sai`` for a declaration against the true cước (§8).
+
+    Anything declared that is not in the true cước, or more times than it is there, is sai; this
+    covers an unknown slug, ``xuong`` beside other cước, ``bach_thu`` on a bạch thủ chi and
+    ``chi``/``bach_thu`` beside a named hand, since the true cước already applies subsumption.
+    With ``bach_thu_must_be_declared`` a bạch-thủ win (bạch thủ, bạch thủ chi or a named hand)
+    whose declaration leaves that cước out is sai too. An empty declaration is refused.
+    """
+    true = {slug: n for slug, n in true_cuoc.items() if n}
+    said = {slug: n for slug, n in declared.items() if n}
+    if not said:
+        raise IllegalMove("empty_declaration", "An empty declaration cannot be judged.")
+    if any(n > true.get(slug, 0) for slug, n in said.items()):
+        return SAI
+    rs = ruleset_of(ruleset)
+    if rs.bach_thu_must_be_declared:
+        held = [slug for slug in BACH_THU_CUOC if slug in true]
+        if held and not any(slug in said for slug in held):
+            return SAI
+    return DUNG if said == true else THIEU
+
+
+def auto_declaration(state: HandState) -> dict[str, int]:
+    """What the server declares for the winner of ``state`` (in the declare phase): its true cước."""
+    return detect_cuoc(ruleset_of(state.config.ruleset), facts_from_state(state))
 
 
 def declare(w: Any, move: Any) -> None:
-    """Record the declaration and end the hand. Scoring and settlement come from ``scoring``."""
-    w.declaration = {"auto": True} if move.auto else {"cuoc": dict(move.cuoc)}
+    """Judge the winner's declaration, record it with both scores, and end the hand.
+
+    ``w`` is the engine's scratch copy (``w.state`` is the hand before the move); ``move`` is a
+    ``Declare``. ``declared_score`` is P of §10 (what the winner declared, also when sai) and
+    ``true_score`` is T (its true cước).
+    """
+    state = w.state
+    ruleset = ruleset_of(state.config.ruleset)
+    true_cuoc = detect_cuoc(ruleset, facts_from_state(state))
+    declared = dict(true_cuoc) if move.auto else check_declaration(dict(move.cuoc))
+    verdict = judge(true_cuoc, declared, ruleset)
+    w.declaration = {
+        "cuoc": declared,
+        "auto": bool(move.auto),
+        "verdict": verdict,
+        "true_cuoc": true_cuoc,
+        "declared_score": score(ruleset, declared).to_dict(),
+        "true_score": score(ruleset, true_cuoc).to_dict(),
+    }
     w.phase = Phase.ENDED
     w.outcome = {"result": "u", "seat": w.win.seat}
