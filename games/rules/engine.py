@@ -321,6 +321,7 @@ def _do_draw(w: _Work, move: Draw) -> None:
     seat = move.seat
     ex = w.exposed
     if ex is not None:
+        _replace_by_pending(w, seat)
         _decline(w, seat, ex.card)
     if not w.stock:
         raise IllegalMove("stock_exhausted", "The stock is exhausted.", "Nọc đã hết.")
@@ -398,12 +399,12 @@ def _do_chiu(w: _Work, move: Chiu) -> None:
             f"Chíu needs three {CODES[card]} in hand and a card left to discard.",
             f"Cần có ba quân {CODES[card]} trên tay để chíu.",
         )
+    st = w.seats[seat]
+    if not st.bao and wins_with(st.hand, st.mat_chan, card):
+        _win(w, seat, by_chiu=True)  # a chíu ù is the drawer's own win: it keeps its priority
+        return
     _replace_by_pending(w, seat)
     if w.phase is Phase.DECLARE:
-        return
-    st = w.seats[seat]
-    if wins_with(st.hand, st.mat_chan, card):
-        _win(w, seat, by_chiu=True)
         return
     _lay_chiu(w, seat)
     w.phase = Phase.DISCARD
@@ -480,9 +481,12 @@ def _replace_by_pending(w: _Work, seat: int) -> bool:
     Returns whether the drawer could have won on its own draw (its move is then a bỏ ù).
     """
     ex = w.exposed
+    st = w.seats[seat]
+    if w.phase is Phase.OFFER and _u_allowed(w.phase, ex, w.n, st, seat):
+        w.seat(seat, missed_win=True)  # let the passed-down stock card it could win on go by
+        return False
     if w.phase is not Phase.AFTER_DRAW or ex is None or ex.source != SRC_STOCK:
         return False
-    st = w.seats[seat]
     could = not st.bao and wins_with(st.hand, st.mat_chan, ex.card)
     if could:
         w.seat(seat, missed_win=True)

@@ -298,3 +298,25 @@ def test_move_json_round_trip_through_apply() -> None:
     state = play(state, (0, {"type": "discard", "card": card}), (1, {"type": "draw"}))
     assert move_from_dict({"type": "u"}, seat=1) in legal_moves(state, 1)
     assert codes_of(state.seats[1].hand) == sorted(BACH_THU_2V.split(), key=K.get)
+
+
+def test_drawer_chiu_u_on_its_own_draw_keeps_its_priority() -> None:
+    other_wins_on_9n = "2V 2V 2N 2N 4V 4V 5V 5V 6N 6N 8S 8S 3N 3S 7N 7S 6V 6S 9V"
+    state = start({1: CHIU_U_9N, 2: other_wins_on_9n}, stock="9N")
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))
+    assert state.pending_u == 2
+    state = apply(state, Chiu(1, K["9N"]))
+    assert state.win.seat == 1 and state.win.by_chiu and state.win.source == "own_draw"
+    assert not state.seats[1].missed_win
+
+
+def test_letting_a_winnable_passed_down_card_go_is_a_missed_win() -> None:
+    prefs = ((True, True), (True, True), (False, True), (True, True))
+    state = start({2: BACH_THU_2V}, stock="2V", prefs=prefs)
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))
+    state = apply(state, Pass(1))
+    assert U(2) in legal_moves(state, 2)
+    state = apply(state, Draw(2))
+    assert state.seats[2].missed_win
