@@ -10,6 +10,7 @@ from typing import Any
 
 from games.rules.cards import CODES, codes_of
 from games.rules.engine import legal_moves
+from games.rules.settlement import settle
 from games.rules.state import HandState, MatGroup, Phase, SeatState, WinInfo
 
 
@@ -78,6 +79,7 @@ def _common(state: HandState, reveal: bool) -> dict[str, Any]:
         "win": _win(state.win),
         "declaration": state.declaration,
         "outcome": state.outcome,
+        "settlement": settle(state).to_dict() if state.phase is Phase.ENDED else None,
     }
 
 
