@@ -129,6 +129,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "The reference server for Chắn (Tổ Tôm deck). See docs/api.md.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "ENUM_NAME_OVERRIDES": {
+        "TableStatusEnum": "games.models.Table.Status",
+        "HandStatusEnum": "games.models.Hand.Status",
+    },
 }
 
 CACHES = {

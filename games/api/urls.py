@@ -1,1 +1,50 @@
-urlpatterns: list = []
+"""Games endpoints, mounted at /api/v1/ by chan_api/urls.py."""
+
+from django.urls import path, register_converter
+
+from games.api.views import (
+    HandDetailApi,
+    HandEventListApi,
+    HandReplayApi,
+    MoveSubmitApi,
+    RulesPresetListApi,
+    RulesScoreApi,
+    SeatJoinApi,
+    SeatLeaveApi,
+    SeatReadyApi,
+    TableDetailApi,
+    TableHandRedirectApi,
+    TableListCreateApi,
+)
+
+
+class IdConverter:
+    """A database id: at most 18 digits, so an absurd id is a 404, never an overflow (500)."""
+
+    regex = "[0-9]{1,18}"
+
+    def to_python(self, value: str) -> int:
+        return int(value)
+
+    def to_url(self, value: int) -> str:
+        return str(value)
+
+
+register_converter(IdConverter, "id")
+
+app_name = "games"
+
+urlpatterns = [
+    path("tables", TableListCreateApi.as_view(), name="table-list"),
+    path("tables/<id:table_id>", TableDetailApi.as_view(), name="table-detail"),
+    path("tables/<id:table_id>/join", SeatJoinApi.as_view(), name="table-join"),
+    path("tables/<id:table_id>/leave", SeatLeaveApi.as_view(), name="table-leave"),
+    path("tables/<id:table_id>/ready", SeatReadyApi.as_view(), name="table-ready"),
+    path("tables/<id:table_id>/hand", TableHandRedirectApi.as_view(), name="table-hand"),
+    path("hands/<id:hand_id>", HandDetailApi.as_view(), name="hand-detail"),
+    path("hands/<id:hand_id>/events", HandEventListApi.as_view(), name="hand-events"),
+    path("hands/<id:hand_id>/moves", MoveSubmitApi.as_view(), name="hand-moves"),
+    path("hands/<id:hand_id>/replay", HandReplayApi.as_view(), name="hand-replay"),
+    path("rules/presets", RulesPresetListApi.as_view(), name="rules-presets"),
+    path("rules/score", RulesScoreApi.as_view(), name="rules-score"),
+]

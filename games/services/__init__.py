@@ -1,0 +1,1 @@
+"""Everything that writes: one module per subject (tables.py, hands.py)."""

@@ -1,0 +1,459 @@
+"""Input and output serializers of the games API (they are also its OpenAPI schema)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games.models import MAX_SEATS, MAX_TIMEOUT_SECONDS, MIN_SEATS, Hand, Mode, Table
+from games.rules.moves import MOVE_TYPES
+from games.rules.ruleset import PRESETS
+
+MAX_STAKE = 1_000_000_000
+MAX_SEQ = 2**31 - 1
+CARD_HELP = "A kind code: 2V…9V, 2N…9N, 2S…9S or CC."
+
+
+# --------------------------------------------------------------------------- strict input
+
+
+class StrictCharField(serializers.CharField):
+    """Refuses numbers and booleans instead of turning them into strings."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    """A JSON integer only: no strings, floats or booleans."""
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """JSON true or false only."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+class StrictInputSerializer(serializers.Serializer):
+    """Refuses fields it does not declare (400 naming them) along with any other field error."""
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        unknown: dict[str, list[str]] = {}
+        if isinstance(data, Mapping):
+            unknown = {str(name): ["Unknown field."] for name in data if name not in self.fields}
+        try:
+            value = super().to_internal_value(data)
+        except serializers.ValidationError as exc:
+            if unknown and isinstance(exc.detail, dict):
+                raise serializers.ValidationError({**unknown, **exc.detail}) from exc
+            raise
+        if unknown:
+            raise serializers.ValidationError(unknown)
+        return value
+
+
+# --------------------------------------------------------------------------- shared
+
+
+class RulesetSpecSerializer(StrictInputSerializer):
+    """A ruleset as data: a preset plus overrides (validated by the rules core)."""
+
+    preset = StrictCharField(help_text=f"One of {', '.join(PRESETS)}.")
+    overrides = serializers.JSONField(
+        required=False, help_text='Overrides of the preset (RULES.md §7), e.g. {"ga_points": 3}.'
+    )
+
+
+@extend_schema_field(RulesetSpecSerializer)
+class RulesetSpecField(serializers.JSONField):
+    """A ruleset spec, validated by the rules core (a 400 ``invalid_ruleset`` names the key)."""
+
+
+@extend_schema_field(
+    {"type": "object", "additionalProperties": {"type": "integer", "minimum": 0}},
+)
+class CuocField(serializers.JSONField):
+    """A cước map slug → count, validated by the rules core (400 ``invalid_cuoc``)."""
+
+
+class TimeoutsSerializer(StrictInputSerializer):
+    turn = StrictIntegerField(min_value=1, max_value=MAX_TIMEOUT_SECONDS, required=False)
+    tra_cua = StrictIntegerField(min_value=1, max_value=MAX_TIMEOUT_SECONDS, required=False)
+    declare = StrictIntegerField(min_value=1, max_value=MAX_TIMEOUT_SECONDS, required=False)
+    ready = StrictIntegerField(min_value=1, max_value=MAX_TIMEOUT_SECONDS, required=False)
+
+
+# --------------------------------------------------------------------------- tables
+
+
+class TableCreateInputSerializer(StrictInputSerializer):
+    name = StrictCharField(max_length=64, default="Chắn")
+    room = serializers.RegexField(r"^[A-Za-z0-9_-]{1,32}$", max_length=32, default="main")
+    stake = StrictIntegerField(min_value=1, max_value=MAX_STAKE, help_text="Quan per point.")
+    max_seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, default=MAX_SEATS)
+    mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.BASIC)
+    ruleset = RulesetSpecField(
+        required=False,
+        help_text='{"preset": "chan_van_van", "overrides": {…}}; the default preset if omitted.',
+    )
+    timeouts = TimeoutsSerializer(required=False, help_text="Seconds per decision.")
+    seat = StrictIntegerField(
+        min_value=0, max_value=MAX_SEATS - 1, required=False, help_text="The creator's seat (0)."
+    )
+    deck = serializers.ListField(
+        child=StrictCharField(max_length=2, help_text=CARD_HELP),
+        min_length=100,
+        max_length=100,
+        required=False,
+        help_text="Test/dev only (setting CHAN_ALLOW_FIXED_DECK): 100 kind codes dealt every hand.",
+    )
+    dealer = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_SEATS - 1,
+        required=False,
+        help_text="Test/dev only, with `deck`: the table seat that deals the first hand.",
+    )
+
+
+class TableListQuerySerializer(serializers.Serializer):
+    room = serializers.CharField(max_length=32, required=False)
+    stake = serializers.IntegerField(min_value=1, max_value=MAX_STAKE, required=False)
+    open_seats = serializers.IntegerField(
+        min_value=0, max_value=MAX_SEATS, required=False, help_text="At least this many free seats."
+    )
+
+
+class SeatJoinInputSerializer(StrictInputSerializer):
+    seat = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_SEATS - 1,
+        required=False,
+        help_text="The lowest free seat if omitted.",
+    )
+    auto_u = StrictBooleanField(required=False)
+    auto_chiu = StrictBooleanField(required=False)
+
+
+class SeatReadyInputSerializer(StrictInputSerializer):
+    ready = StrictBooleanField(default=True)
+    auto_u = StrictBooleanField(required=False)
+    auto_chiu = StrictBooleanField(required=False)
+
+
+class SeatOutputSerializer(serializers.Serializer):
+    number = serializers.IntegerField()
+    user_id = serializers.IntegerField()
+    username = serializers.CharField()
+    ready = serializers.BooleanField()
+    leaving = serializers.BooleanField(help_text="Left mid-hand; played automatically to its end.")
+    auto_u = serializers.BooleanField()
+    auto_chiu = serializers.BooleanField()
+
+
+class UserRefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    username = serializers.CharField()
+
+
+class TableOutputSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    room = serializers.CharField()
+    stake = serializers.IntegerField()
+    max_seats = serializers.IntegerField()
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    ruleset = RulesetSpecSerializer()
+    timeouts = TimeoutsSerializer()
+    owner = UserRefSerializer()
+    status = serializers.ChoiceField(choices=Table.Status.choices)
+    seats = SeatOutputSerializer(many=True)
+    open_seats = serializers.IntegerField()
+    current_hand_id = serializers.IntegerField(allow_null=True)
+    fixed_deck = serializers.BooleanField(help_text="Dealt from a fixed test deck.")
+    created_at = serializers.DateTimeField()
+
+
+class SeatReadyOutputSerializer(serializers.Serializer):
+    table = TableOutputSerializer()
+    hand_id = serializers.IntegerField(
+        allow_null=True, help_text="The hand this call dealt, if it did."
+    )
+
+
+# --------------------------------------------------------------------------- hands
+
+
+class MoveSerializer(serializers.Serializer):
+    """A move in the rules core's JSON (RULES.md §4); only the fields of its type are allowed."""
+
+    type = serializers.ChoiceField(choices=list(MOVE_TYPES))
+    seat = serializers.IntegerField(
+        required=False, help_text="The acting seat; optional, must be the caller's own."
+    )
+    card = serializers.CharField(required=False, help_text=CARD_HELP)
+    with_ = serializers.CharField(required=False, help_text="eat: the hand card it pairs with.")
+    cuoc = serializers.DictField(
+        child=serializers.IntegerField(), required=False, help_text="declare: slug → count."
+    )
+    auto = serializers.BooleanField(required=False, help_text="declare: let the server declare.")
+    auto_u = serializers.BooleanField(required=False, help_text="set_prefs")
+    auto_chiu = serializers.BooleanField(required=False, help_text="set_prefs")
+    system = serializers.BooleanField(required=False, read_only=True)
+
+    def get_fields(self):  # type: ignore[no-untyped-def]
+        fields = super().get_fields()
+        fields["with"] = fields.pop("with_")
+        return fields
+
+
+class MoveInputSerializer(MoveSerializer):
+    expected_seq = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_SEQ,
+        required=False,
+        help_text="Refuse the move (409 stale_seq) unless the hand is at this seq.",
+    )
+
+
+class MatGroupSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["chan", "ca", "chiu"])
+    cards = serializers.ListField(child=serializers.CharField())
+    taken = serializers.CharField()
+    source = serializers.CharField()
+    from_door = serializers.IntegerField()
+
+
+class FaultSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    visible = serializers.BooleanField()
+    move = serializers.IntegerField(required=False)
+
+
+class PublicSeatSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    mat = MatGroupSerializer(many=True)
+    hand_count = serializers.IntegerField()
+    bao = serializers.BooleanField()
+    auto_u = serializers.BooleanField()
+    auto_chiu = serializers.BooleanField()
+    faults = FaultSerializer(many=True)
+    hand = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Only after the hand ends."
+    )
+    dealt = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Only after the hand ends."
+    )
+
+
+class OfferSerializer(serializers.Serializer):
+    card = serializers.CharField()
+    door = serializers.IntegerField()
+    source = serializers.ChoiceField(choices=["discard", "stock", "returned"])
+    by = serializers.IntegerField()
+
+
+class WinSerializer(serializers.Serializer):
+    seat = serializers.IntegerField()
+    card = serializers.CharField(allow_null=True)
+    source = serializers.CharField()
+    by_chiu = serializers.BooleanField()
+    bach_thu = serializers.BooleanField()
+    first_draw = serializers.BooleanField()
+
+
+class PlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="The hand seat (0..n-1, play order).")
+    user_id = serializers.IntegerField()
+    username = serializers.CharField()
+    table_seat = serializers.IntegerField()
+
+
+def settlement_field() -> serializers.JSONField:
+    return serializers.JSONField(
+        allow_null=True,
+        required=False,
+        help_text='After the end: {"result", "transfers": [{"from", "to", "points", "reason"}], '
+        '"facts", "thong_next"}.',
+    )
+
+
+class HandResultSerializer(serializers.Serializer):
+    outcome = serializers.JSONField(help_text='{"result": "u", "seat": n} or {"result": "hoa"} …')
+    win = WinSerializer(allow_null=True)
+    declaration = serializers.JSONField(allow_null=True)
+    settlement = settlement_field()
+
+
+class HandViewSerializer(serializers.Serializer):
+    """One seat's view of a hand: never another seat's hand or the stock before the end."""
+
+    hand_id = serializers.IntegerField()
+    table_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    seq = serializers.IntegerField(help_text="The seq of the hand's last event.")
+    status = serializers.ChoiceField(choices=Hand.Status.choices)
+    phase = serializers.CharField()
+    turn_seat = serializers.IntegerField(allow_null=True)
+    my_seat = serializers.IntegerField()
+    dealer = serializers.IntegerField()
+    n_seats = serializers.IntegerField()
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    moves_played = serializers.IntegerField()
+    hand = serializers.ListField(child=serializers.CharField(), help_text="My cards.")
+    mats = serializers.ListField(child=MatGroupSerializer(many=True), help_text="Per seat.")
+    doors = serializers.ListField(
+        child=serializers.ListField(child=serializers.CharField()), help_text="Per seat."
+    )
+    stock_count = serializers.IntegerField()
+    offer = OfferSerializer(allow_null=True)
+    seats = PublicSeatSerializer(many=True)
+    players = PlayerSerializer(many=True)
+    legal_moves = MoveSerializer(many=True)
+    my_faults = FaultSerializer(many=True, required=False)
+    analysis = serializers.JSONField(
+        allow_null=True,
+        help_text="Basic mode: my hand grouped, the cards worth discarding, my waiting set, the "
+        "clean ways to eat the card I face (null in advanced mode and after the end).",
+    )
+    win = WinSerializer(allow_null=True)
+    declaration = serializers.JSONField(allow_null=True)
+    outcome = serializers.JSONField(allow_null=True)
+    settlement = settlement_field()
+    deadline = serializers.DateTimeField(allow_null=True, help_text="When the server acts.")
+    seed_hash = serializers.CharField(help_text="SHA-256 of the seed (hex), public from the deal.")
+    fixed_deck = serializers.BooleanField()
+    result = HandResultSerializer(allow_null=True, help_text="After the end.")
+    seed = serializers.CharField(allow_null=True, help_text="The seed (hex), after the end.")
+    stock = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="After the end."
+    )
+
+
+class HandQuerySerializer(serializers.Serializer):
+    wait = serializers.IntegerField(
+        min_value=0, max_value=30, default=0, help_text="Long-poll for up to this many seconds."
+    )
+    after_seq = serializers.IntegerField(
+        min_value=0,
+        max_value=MAX_SEQ,
+        required=False,
+        help_text="With wait: answer as soon as the hand's seq is above this (default: now).",
+    )
+
+
+class MoveCreatedSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    state = HandViewSerializer()
+
+
+class EventsQuerySerializer(serializers.Serializer):
+    after_seq = serializers.IntegerField(
+        min_value=0, max_value=MAX_SEQ, required=False, help_text="Cursor: events after this seq."
+    )
+    limit = serializers.IntegerField(min_value=1, max_value=100, default=100)
+
+
+class HandEventSerializer(serializers.Serializer):
+    seq = serializers.IntegerField(help_text="0 is the deal; moves are 1, 2, 3 …")
+    type = serializers.CharField()
+    actor_seat = serializers.IntegerField(allow_null=True)
+    system = serializers.BooleanField()
+    move = serializers.JSONField(allow_null=True, help_text="The move as submitted.")
+    effects = serializers.ListField(
+        child=serializers.JSONField(),
+        help_text="What it did (drawn cards, automatic chíu, win, hòa …); the deal shows only "
+        "the caller's cards until the end.",
+    )
+    created_at = serializers.DateTimeField()
+
+
+class HandEventPageSerializer(serializers.Serializer):
+    hand_id = serializers.IntegerField()
+    seq = serializers.IntegerField()
+    events = HandEventSerializer(many=True)
+    next_after_seq = serializers.IntegerField(allow_null=True)
+    has_more = serializers.BooleanField()
+
+
+class ReplayQuerySerializer(serializers.Serializer):
+    seq = serializers.IntegerField(min_value=0, max_value=MAX_SEQ, required=False)
+
+
+class HandReplaySerializer(serializers.Serializer):
+    hand_id = serializers.IntegerField()
+    table_id = serializers.IntegerField()
+    seq = serializers.IntegerField()
+    last_seq = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Hand.Status.choices)
+    phase = serializers.CharField()
+    turn_seat = serializers.IntegerField(allow_null=True)
+    dealer = serializers.IntegerField()
+    n_seats = serializers.IntegerField()
+    mode = serializers.CharField()
+    moves_played = serializers.IntegerField()
+    stock_count = serializers.IntegerField()
+    stock = serializers.ListField(child=serializers.CharField())
+    doors = serializers.ListField(child=serializers.ListField(child=serializers.CharField()))
+    offer = OfferSerializer(allow_null=True)
+    seats = PublicSeatSerializer(many=True)
+    players = PlayerSerializer(many=True)
+    pending_u = serializers.IntegerField(allow_null=True)
+    win = WinSerializer(allow_null=True)
+    declaration = serializers.JSONField(allow_null=True)
+    outcome = serializers.JSONField(allow_null=True)
+    settlement = settlement_field()
+    seed_hash = serializers.CharField()
+    seed = serializers.CharField()
+    fixed_deck = serializers.BooleanField()
+    deck = serializers.ListField(child=serializers.CharField())
+    result = HandResultSerializer(allow_null=True)
+
+
+# --------------------------------------------------------------------------- rules
+
+
+class CuocValueSerializer(serializers.Serializer):
+    diem = serializers.IntegerField()
+    dich = serializers.IntegerField()
+    enabled = serializers.BooleanField()
+
+
+class PresetSerializer(serializers.Serializer):
+    preset = serializers.CharField()
+    cuoc = serializers.DictField(child=CuocValueSerializer())
+    ga_enabled = serializers.BooleanField()
+    ga_points = serializers.IntegerField()
+    ga = serializers.DictField(child=serializers.IntegerField())
+    ga_tam_do_requires_leo = serializers.BooleanField()
+    ga_bach_dinh_requires_tom = serializers.BooleanField()
+    thap_thanh_formula = serializers.CharField()
+    bao_payer = serializers.CharField()
+    den_lang = serializers.JSONField(help_text='"declared" or a number of points.')
+    four_eleven = serializers.BooleanField()
+    thong_after_treo_tranh = serializers.BooleanField()
+    bach_thu_must_be_declared = serializers.BooleanField()
+    ga_gop = serializers.BooleanField()
+
+
+class ScoreInputSerializer(StrictInputSerializer):
+    ruleset = RulesetSpecField(required=False, help_text="The default preset if omitted.")
+    cuoc = CuocField(help_text='Cước slug → count, e.g. {"tam_do": 1, "leo": 2}.')
+
+
+class ScoreOutputSerializer(serializers.Serializer):
+    base = serializers.IntegerField()
+    ga = serializers.IntegerField()
+    total = serializers.IntegerField()

@@ -1,0 +1,306 @@
+"""Tables, seats, hands and the append-only hand log (RULES.md §2–3, §12–13).
+
+A hand's state is the replay of its ``HandEvent`` log from its deal; the pickled state on the
+``Hand`` row (``state_blob`` at ``state_seq``) is only a cache of that replay.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+from django.db.models.functions import Length
+from django.db.models.lookups import Exact
+
+from games.rules.ruleset import DEFAULT_PRESET
+
+MIN_SEATS, MAX_SEATS = 2, 4
+MAX_TIMEOUT_SECONDS = 3600
+
+
+def default_ruleset_spec() -> dict[str, Any]:
+    return {"preset": DEFAULT_PRESET, "overrides": {}}
+
+
+class Mode(models.TextChoices):
+    BASIC = "basic", "Basic (faults refused)"
+    ADVANCED = "advanced", "Advanced (faults allowed and punished)"
+
+
+class Table(models.Model):
+    """A table in a room: its stake, seats, mode, ruleset and the deadlines of its decisions."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open (between hands)"
+        PLAYING = "playing", "A hand is being played"
+        CLOSED = "closed", "Closed"
+
+    name = models.CharField(max_length=64)
+    room = models.CharField(max_length=32, default="main", db_index=True)
+    stake = models.PositiveIntegerField(help_text="Quan per point.")
+    max_seats = models.PositiveSmallIntegerField(default=MAX_SEATS)
+    mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.BASIC)
+    ruleset = models.JSONField(
+        default=default_ruleset_spec, help_text='{"preset": …, "overrides": {…}}, validated.'
+    )
+    turn_timeout = models.PositiveSmallIntegerField(default=30)
+    tra_cua_timeout = models.PositiveSmallIntegerField(default=15)
+    declare_timeout = models.PositiveSmallIntegerField(default=60)
+    ready_timeout = models.PositiveSmallIntegerField(default=60)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_tables"
+    )
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    fixed_deck = models.JSONField(
+        null=True, blank=True, help_text="Test/dev only: 100 kind codes dealt every hand."
+    )
+    fixed_dealer = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="Test/dev only: the table seat that deals the first hand."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(stake__gt=0), name="games_table_stake_positive"),
+            models.CheckConstraint(
+                condition=Q(max_seats__gte=MIN_SEATS, max_seats__lte=MAX_SEATS),
+                name="games_table_max_seats_2_4",
+            ),
+            models.CheckConstraint(
+                condition=Q(mode__in=Mode.values), name="games_table_mode_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "playing", "closed"]),
+                name="games_table_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    turn_timeout__gte=1,
+                    turn_timeout__lte=MAX_TIMEOUT_SECONDS,
+                    tra_cua_timeout__gte=1,
+                    tra_cua_timeout__lte=MAX_TIMEOUT_SECONDS,
+                    declare_timeout__gte=1,
+                    declare_timeout__lte=MAX_TIMEOUT_SECONDS,
+                    ready_timeout__gte=1,
+                    ready_timeout__lte=MAX_TIMEOUT_SECONDS,
+                ),
+                name="games_table_timeouts_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(fixed_dealer__isnull=True) | Q(fixed_dealer__lt=F("max_seats")),
+                name="games_table_fixed_dealer_seated",
+            ),
+            models.CheckConstraint(
+                condition=Q(fixed_dealer__isnull=True) | Q(fixed_deck__isnull=False),
+                name="games_table_fixed_dealer_needs_deck",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (#{self.pk}, {self.room}, stake {self.stake})"
+
+
+class Seat(models.Model):
+    """A player sitting at a table. ``leaving``: left mid-hand, auto-played until the hand ends."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="seats"
+    )
+    number = models.PositiveSmallIntegerField()
+    ready = models.BooleanField(default=False)
+    leaving = models.BooleanField(default=False)
+    auto_u = models.BooleanField(default=True)
+    auto_chiu = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["table_id", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="games_seat_unique_number"),
+            models.UniqueConstraint(fields=["table", "player"], name="games_seat_unique_player"),
+            models.CheckConstraint(condition=Q(number__lt=MAX_SEATS), name="games_seat_number_0_3"),
+            models.CheckConstraint(
+                condition=Q(leaving=False) | Q(ready=False), name="games_seat_leaving_not_ready"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id} seat {self.number}: {self.player_id}"
+
+
+class Hand(models.Model):
+    """One hand at a table. Everything needed to replay it lives on this row and in its log.
+
+    ``seats`` maps the hand's seats ``0..n_seats-1`` (play order) to players:
+    ``[{"user": id, "username": …, "table_seat": n}, …]``. ``seed`` is secret until the hand
+    ends; ``seed_hash`` (SHA-256 of the seed bytes, hex) is public from the start.
+    """
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", "Playing"
+        ENDED = "ended", "Ended"
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    number = models.PositiveIntegerField()
+    n_seats = models.PositiveSmallIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    seats = models.JSONField()
+    mode = models.CharField(max_length=8, choices=Mode.choices)
+    ruleset = models.JSONField()
+    prefs = models.JSONField(help_text="[[auto_u, auto_chiu], …] per seat at the deal.")
+    previous_winner = models.PositiveSmallIntegerField(null=True, blank=True)
+    deck = models.JSONField(
+        null=True, blank=True, help_text="A fixed deck (test/dev tables); else the seed's shuffle."
+    )
+    seed = models.CharField(max_length=64, help_text="Secret until the hand ends (hex).")
+    seed_hash = models.CharField(max_length=64, help_text="SHA-256 of the seed (hex), public.")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
+    result = models.JSONField(null=True, blank=True)
+    seq = models.PositiveIntegerField(default=0, help_text="The seq of the last event.")
+    state_blob = models.BinaryField(null=True, blank=True, editable=False)
+    state_seq = models.PositiveIntegerField(null=True, blank=True)
+    last_event_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="games_hand_unique_number"),
+            models.UniqueConstraint(
+                fields=["table"],
+                condition=Q(status="playing"),
+                name="games_hand_one_playing_per_table",
+            ),
+            models.CheckConstraint(
+                condition=Q(n_seats__gte=MIN_SEATS, n_seats__lte=MAX_SEATS),
+                name="games_hand_n_seats_2_4",
+            ),
+            models.CheckConstraint(
+                condition=Q(dealer__lt=F("n_seats")), name="games_hand_dealer_seated"
+            ),
+            models.CheckConstraint(
+                condition=Q(previous_winner__isnull=True) | Q(previous_winner__lt=F("n_seats")),
+                name="games_hand_previous_winner_seated",
+            ),
+            models.CheckConstraint(condition=Q(mode__in=Mode.values), name="games_hand_mode_valid"),
+            models.CheckConstraint(
+                condition=Q(status="playing", result__isnull=True, ended_at__isnull=True)
+                | Q(status="ended", result__isnull=False, ended_at__isnull=False),
+                name="games_hand_result_iff_ended",
+            ),
+            models.CheckConstraint(
+                condition=Q(state_seq__isnull=True) | Q(state_seq__lte=F("seq")),
+                name="games_hand_cache_not_ahead",
+            ),
+            models.CheckConstraint(
+                condition=Exact(Length("seed"), 64), name="games_hand_seed_256_bits"
+            ),
+            models.CheckConstraint(
+                condition=Exact(Length("seed_hash"), 64), name="games_hand_seed_hash_sha256"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"hand {self.table_id}/{self.number} (#{self.pk}, {self.status})"
+
+    def seat_of(self, user_id: int) -> int | None:
+        """The hand seat of this user, or None for a non-participant."""
+        for i, entry in enumerate(self.seats):
+            if entry["user"] == user_id:
+                return i
+        return None
+
+
+class AppendOnlyError(Exception):
+    """A hand event was about to be changed or deleted: the log is append-only."""
+
+
+class HandEventQuerySet(models.QuerySet["HandEvent"]):
+    def update(self, **kwargs: Any) -> int:
+        raise AppendOnlyError("Hand events are append-only.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("Hand events are append-only.")
+
+
+class HandEvent(models.Model):
+    """One entry of a hand's log: ``payload`` is the move as JSON, ``effects`` what it did.
+
+    Seq 0 is the deal (a system event with no move); moves are 1, 2, 3 … in order.
+    """
+
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events")
+    seq = models.PositiveIntegerField()
+    type = models.CharField(max_length=16)
+    actor_seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    system = models.BooleanField(default=False)
+    payload = models.JSONField(default=dict)
+    effects = models.JSONField(default=list)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects: ClassVar[models.Manager[HandEvent]] = HandEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["hand_id", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seq"], name="games_handevent_unique_seq"),
+            models.CheckConstraint(
+                condition=Q(system=True) | Q(actor_seat__isnull=False),
+                name="games_handevent_actor_or_system",
+            ),
+            models.CheckConstraint(
+                condition=Q(actor_seat__isnull=True) | Q(actor_seat__lt=MAX_SEATS),
+                name="games_handevent_actor_0_3",
+            ),
+            models.CheckConstraint(
+                condition=Q(seq=0, type="deal") | (Q(seq__gt=0) & ~Q(type="deal")),
+                name="games_handevent_deal_is_seq_0",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"hand {self.hand_id} #{self.seq} {self.type}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("Hand events are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise AppendOnlyError("Hand events are append-only.")
+
+
+class IdempotencyRecord(models.Model):
+    """The response to a move request sent with an ``Idempotency-Key``, kept for retries."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_records"
+    )
+    key = models.CharField(max_length=128)
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="idempotency_records")
+    request_hash = models.CharField(max_length=64)
+    response_status = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="games_idempotency_unique_key"),
+            models.CheckConstraint(
+                condition=Q(response_status__gte=100, response_status__lte=599),
+                name="games_idempotency_status_http",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.key} → {self.response_status}"

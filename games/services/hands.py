@@ -1,0 +1,204 @@
+"""Writes on hands: submitting a move (the only way a hand's log grows) and ending the hand."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from chan_api.problems import ApiProblem, bad_request, conflict, forbidden, not_found, unprocessable
+from games.models import Hand, HandEvent, IdempotencyRecord, Seat, Table
+from games.rules import HandState, apply, move_from_dict
+from games.rules.errors import IllegalMove, InvalidInput
+from games.rules.moves import SetPrefs
+from games.rules.state import Phase
+from games.rules.views import full_view
+from games.selectors import (
+    hand_state,
+    hand_version_key,
+    hand_view_for_user,
+    not_a_participant,
+    state_lru,
+    state_pickle,
+)
+
+# Rule refusals that mean "not now" rather than "never": the client's picture is stale.
+CONFLICT_CODES = frozenset({"not_your_turn", "wrong_phase", "hand_over"})
+VERSION_TTL_SECONDS = 24 * 3600
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """What ``POST /hands/{id}/moves`` answers; ``replayed`` when served from an idempotency key."""
+
+    status: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
+    """Once the transaction commits: remember the state in the LRU and publish the new seq in
+    the cache, where long polls watch it."""
+    key, seq, hand_id = (hand.pk, hand.seq, hand.seed_hash), hand.seq, hand.pk
+
+    def publish() -> None:
+        state_lru.put(key, state)
+        cache.set(hand_version_key(hand_id), seq, timeout=VERSION_TTL_SECONDS)
+
+    transaction.on_commit(publish)
+
+
+def _check_body_seat(move_json: Any, seat: int) -> None:
+    if not isinstance(move_json, dict):
+        return  # move_from_dict refuses it with a 400
+    if move_json.get("system") not in (None, False):
+        raise bad_request(
+            "invalid_move",
+            "Field 'system' is reserved for the server's own moves.",
+            "Trường 'system' chỉ dành cho nước đi của máy chủ.",
+            errors={"system": ["reserved for the server"]},
+        )
+    if "seat" in move_json:
+        claimed = move_json["seat"]
+        if isinstance(claimed, bool) or not isinstance(claimed, int):
+            raise bad_request(
+                "invalid_move",
+                "Field 'seat' must be a seat number.",
+                "Trường 'seat' phải là số ghế.",
+                errors={"seat": ["must be an integer"]},
+            )
+        if claimed != seat:
+            raise forbidden(
+                "not_your_seat",
+                f"You play seat {seat}; you may not move for seat {claimed}.",
+                f"Bạn ngồi ghế {seat}; không được đi thay ghế {claimed}.",
+            )
+
+
+def _rule_problem(exc: IllegalMove, seq: int) -> ApiProblem:
+    status = 409 if exc.code in CONFLICT_CODES else 422
+    return ApiProblem(status, exc.code, exc.message, exc.message_vi, extra={"seq": seq})
+
+
+def _result(state: HandState) -> dict[str, Any]:
+    view = full_view(state)
+    return {
+        "outcome": state.outcome,
+        "win": view["win"],
+        "declaration": state.declaration,
+        "settlement": view.get("settlement"),
+    }
+
+
+def _hand_finish(hand: Hand, state: HandState) -> None:
+    """The hand ended: record the result (the seed is revealed with it), free the table, and
+    free the seats of players who left mid-hand."""
+    hand.status = Hand.Status.ENDED
+    hand.result = _result(state)
+    hand.ended_at = timezone.now()
+    table = Table.objects.select_for_update().get(pk=hand.table_id)
+    if table.status == Table.Status.PLAYING:
+        table.status = Table.Status.OPEN
+        table.save(update_fields=["status", "updated_at"])
+    Seat.objects.filter(table=table, leaving=True).delete()
+    Seat.objects.filter(table=table).update(ready=False, updated_at=timezone.now())
+
+
+def move_submit(
+    *,
+    hand_id: int,
+    user: Any,
+    move_json: Any,
+    request_hash: str,
+    expected_seq: int | None = None,
+    idempotency_key: str | None = None,
+) -> MoveResult:
+    """Validate a move through the rules core and append it to the hand's log.
+
+    Locks the hand row (``SELECT … FOR UPDATE``): of two concurrent moves exactly one is
+    applied; the other then sees the new seq (409 ``stale_seq`` when it sent ``expected_seq``)
+    or a rules refusal. A repeated ``(user, idempotency_key)`` returns the stored response and
+    appends nothing; the same key with another request is a 422.
+    """
+    with transaction.atomic():
+        hand = (
+            Hand.objects.select_for_update(of=("self",))
+            .select_related("table")
+            .filter(pk=hand_id)
+            .first()
+        )
+        if hand is None:
+            raise not_found("No such hand.", "Không có ván này.")
+        seat = hand.seat_of(user.pk)
+        if seat is None:
+            raise not_a_participant()
+        if idempotency_key is not None:
+            record = IdempotencyRecord.objects.filter(user=user, key=idempotency_key).first()
+            if record is not None:
+                if record.request_hash != request_hash:
+                    raise unprocessable(
+                        "idempotency_key_reused",
+                        "This Idempotency-Key was already used for a different request.",
+                        "Idempotency-Key này đã được dùng cho một yêu cầu khác.",
+                    )
+                return MoveResult(record.response_status, record.response_body, replayed=True)
+        _check_body_seat(move_json, seat)
+        if expected_seq is not None and expected_seq != hand.seq:
+            raise conflict(
+                "stale_seq",
+                f"The hand is at seq {hand.seq}, not {expected_seq}.",
+                f"Ván đang ở seq {hand.seq}, không phải {expected_seq}.",
+                extra={"seq": hand.seq},
+            )
+        try:
+            move = move_from_dict(move_json, seat=seat)
+        except InvalidInput as exc:
+            raise bad_request(exc.code, exc.message, exc.message_vi) from exc
+        state = hand_state(hand)
+        try:
+            new_state = apply(state, move)
+        except IllegalMove as exc:
+            raise _rule_problem(exc, hand.seq) from exc
+
+        seq = hand.seq + 1
+        now = timezone.now()
+        payload = move.to_dict()
+        HandEvent.objects.create(
+            hand=hand,
+            seq=seq,
+            type=payload["type"],
+            actor_seat=move.seat,
+            system=move.system,
+            payload=payload,
+            effects=list(new_state.events),
+        )
+        hand.seq = seq
+        hand.state_blob = state_pickle(new_state)
+        hand.state_seq = seq
+        hand.last_event_at = now
+        if new_state.phase is Phase.ENDED:
+            _hand_finish(hand, new_state)
+        hand.save()
+        if isinstance(move, SetPrefs):
+            changes = {
+                k: v
+                for k, v in (("auto_u", move.auto_u), ("auto_chiu", move.auto_chiu))
+                if v is not None
+            }
+            Seat.objects.filter(table_id=hand.table_id, player=user).update(**changes)
+        hand_publish_on_commit(hand, new_state)
+
+        body = {"seq": seq, "state": hand_view_for_user(hand=hand, user=user, state=new_state)}
+        if idempotency_key is not None:
+            IdempotencyRecord.objects.create(
+                user=user,
+                key=idempotency_key,
+                hand=hand,
+                request_hash=request_hash,
+                response_status=201,
+                response_body=body,
+            )
+        return MoveResult(201, body)

@@ -1,0 +1,88 @@
+"""Fixtures for the games tests: authenticated clients, seated tables and dealt hands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from rest_framework.test import APIClient
+
+from games.selectors import state_lru
+from tests.games.decks import HOA_DECK, WIN_DECK
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> None:
+    """Throttle counts and hand versions live in the cache (Redis in CI); states in an LRU."""
+    cache.clear()
+    state_lru.clear()
+
+
+@dataclass
+class Player:
+    user: Any
+    token: str
+    client: APIClient
+
+    @property
+    def id(self) -> int:
+        return self.user.pk
+
+
+def client_with(token: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
+    return client
+
+
+@pytest.fixture
+def make_player(make_user: Callable[..., tuple[Any, str]]) -> Callable[..., Player]:
+    def factory(**fields: Any) -> Player:
+        user, token = make_user(**fields)
+        return Player(user, token, client_with(token))
+
+    return factory
+
+
+@pytest.fixture
+def players(make_player: Callable[..., Player]) -> list[Player]:
+    return [make_player() for _ in range(4)]
+
+
+@pytest.fixture
+def start_hand(players: list[Player]) -> Callable[..., dict[str, Any]]:
+    """Factory: a table created by players[0] with ``deck`` and dealer 0, the three others
+    joined in order, everyone ready. Returns ``{"table": id, "hand": id}``."""
+
+    def start(deck: list[str] | None = None, **options: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": "test", "stake": 10, **options}
+        if deck is not None:
+            body.update(deck=deck, dealer=0)
+        r = players[0].client.post("/api/v1/tables", body, format="json")
+        assert r.status_code == 201, r.content
+        table_id = r.json()["id"]
+        for p in players[1:]:
+            r = p.client.post(f"/api/v1/tables/{table_id}/join", {}, format="json")
+            assert r.status_code == 200, r.content
+        hand_id = None
+        for p in players:
+            r = p.client.post(f"/api/v1/tables/{table_id}/ready", {}, format="json")
+            assert r.status_code == 200, r.content
+            hand_id = r.json()["hand_id"] or hand_id
+        assert hand_id is not None
+        return {"table": table_id, "hand": hand_id}
+
+    return start
+
+
+@pytest.fixture
+def win_hand(start_hand: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    return start_hand(WIN_DECK)
+
+
+@pytest.fixture
+def hoa_hand(start_hand: Callable[..., dict[str, Any]]) -> dict[str, Any]:
+    return start_hand(HOA_DECK)

@@ -1,0 +1,24 @@
+"""``manage.py check_hands``: every cached state must equal the replay of its log."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from games.models import Hand
+
+pytestmark = pytest.mark.django_db
+
+
+def test_check_hands_passes_on_played_hands(players, win_hand, capsys) -> None:
+    players[0].client.post(
+        f"/api/v1/hands/{win_hand['hand']}/moves", {"type": "discard", "card": "2N"}, format="json"
+    )
+    call_command("check_hands")
+    assert "1 hand(s) checked" in capsys.readouterr().out
+
+
+def test_check_hands_reports_a_cache_that_is_not_the_replay(players, win_hand) -> None:
+    Hand.objects.filter(pk=win_hand["hand"]).update(state_blob=None)
+    with pytest.raises(CommandError):
+        call_command("check_hands", hand=[win_hand["hand"]])

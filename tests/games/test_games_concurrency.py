@@ -1,0 +1,105 @@
+"""Real threads against the real database: concurrent moves, retries, and long polls."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from django.db import connection, connections
+
+from games.models import HandEvent
+from tests.games.conftest import client_with
+
+pytestmark = pytest.mark.django_db(transaction=True)
+postgres_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="concurrent writers need PostgreSQL"
+)
+N_CLIENTS = 8
+
+
+def at_once(n: int, call: Callable[[int], Any]) -> list[Any]:
+    """Run ``call(i)`` in ``n`` threads released together; return their results in order."""
+    barrier = threading.Barrier(n)
+    results: list[Any] = [None] * n
+
+    def run(i: int) -> None:
+        try:
+            barrier.wait()
+            results[i] = call(i)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    return results
+
+
+@postgres_only
+def test_the_same_move_sent_at_once_is_applied_exactly_once(players, win_hand) -> None:
+    url = f"/api/v1/hands/{win_hand['hand']}/moves"
+    clients = [client_with(players[0].token) for _ in range(N_CLIENTS)]
+    body = {"type": "discard", "card": "2N", "expected_seq": 0}
+    responses = at_once(N_CLIENTS, lambda i: clients[i].post(url, body, format="json"))
+    statuses = sorted(r.status_code for r in responses)
+    assert statuses == [201] + [409] * (N_CLIENTS - 1)
+    assert {r.json()["code"] for r in responses if r.status_code == 409} == {"stale_seq"}
+    assert HandEvent.objects.filter(hand_id=win_hand["hand"]).count() == 2
+
+
+@postgres_only
+def test_concurrent_moves_without_expected_seq_still_apply_once(players, win_hand) -> None:
+    url = f"/api/v1/hands/{win_hand['hand']}/moves"
+    players[0].client.post(url, {"type": "discard", "card": "2N"}, format="json")
+    clients = [client_with(players[1].token) for _ in range(N_CLIENTS)]
+    responses = at_once(N_CLIENTS, lambda i: clients[i].post(url, {"type": "draw"}, format="json"))
+    assert sorted(r.status_code for r in responses) == [201] + [409] * (N_CLIENTS - 1)
+    assert HandEvent.objects.filter(hand_id=win_hand["hand"]).count() == 3
+
+
+@postgres_only
+def test_retries_with_one_idempotency_key_give_one_event_and_one_answer(players, win_hand) -> None:
+    url = f"/api/v1/hands/{win_hand['hand']}/moves"
+    clients = [client_with(players[0].token) for _ in range(N_CLIENTS)]
+    body = {"type": "discard", "card": "2N"}
+    responses = at_once(
+        N_CLIENTS,
+        lambda i: clients[i].post(url, body, format="json", HTTP_IDEMPOTENCY_KEY="lost-response"),
+    )
+    assert {r.status_code for r in responses} == {201}
+    first = responses[0].json()
+    assert all(r.json() == first for r in responses)
+    assert sum(r.get("Idempotent-Replayed") == "true" for r in responses) == N_CLIENTS - 1
+    assert HandEvent.objects.filter(hand_id=win_hand["hand"]).count() == 2
+
+
+def test_a_long_poll_returns_soon_after_another_seats_move(players, win_hand) -> None:
+    hand_url = f"/api/v1/hands/{win_hand['hand']}"
+    waiter = client_with(players[2].token)
+    answered: dict[str, Any] = {}
+
+    def poll() -> None:
+        try:
+            response = waiter.get(hand_url + "?wait=10&after_seq=0")
+            answered["at"] = time.monotonic()
+            answered["response"] = response
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=poll)
+    thread.start()
+    time.sleep(0.3)  # the poll is waiting
+    r = players[0].client.post(
+        hand_url + "/moves", {"type": "discard", "card": "2N"}, format="json"
+    )
+    moved_at = time.monotonic()
+    assert r.status_code == 201
+    thread.join(timeout=15)
+    assert answered["response"].status_code == 200
+    assert answered["response"].json()["seq"] == 1
+    assert answered["at"] - moved_at < 0.1

@@ -1,0 +1,388 @@
+"""The hand endpoints over HTTP: moves and their errors, idempotency, ETags, polling, replay."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission
+
+from games.models import HandEvent
+from games.rules import HandConfig, apply, move_from_dict, new_hand, parse_deck
+from games.rules.ruleset import build_ruleset
+from games.rules.views import full_view
+from tests.games.decks import WIN_DECK, scripted_move
+
+pytestmark = pytest.mark.django_db
+
+PROBLEM = "application/problem+json"
+# WIN_DECK, dealer 0: the dealer holds 2N but no 2V; its scripted first move discards 2N.
+DEALER_CARD, NOT_HELD = "2N", "2V"
+
+
+def moves_url(hand: dict[str, Any]) -> str:
+    return f"/api/v1/hands/{hand['hand']}/moves"
+
+
+def post_move(player: Any, hand: dict[str, Any], body: Any, **headers: str) -> Any:
+    return player.client.post(moves_url(hand), body, format="json", **headers)
+
+
+def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == PROBLEM
+    body = response.json()
+    assert body["code"] == code and body["status"] == status and body["detail"]
+    return body
+
+
+def play(players: list[Any], hand: dict[str, Any], n: int) -> None:
+    """Play ``n`` scripted moves."""
+    for _ in range(n):
+        view = players[0].client.get(f"/api/v1/hands/{hand['hand']}").json()
+        turn = view["turn_seat"]
+        mine = players[turn].client.get(f"/api/v1/hands/{hand['hand']}").json()
+        r = post_move(players[turn], hand, scripted_move(mine["legal_moves"]))
+        assert r.status_code == 201, r.content
+
+
+def play_to_end(players: list[Any], hand: dict[str, Any]) -> None:
+    for _ in range(200):
+        view = players[0].client.get(f"/api/v1/hands/{hand['hand']}").json()
+        if view["status"] == "ended":
+            return
+        play(players, hand, 1)
+    raise AssertionError("the hand did not end")
+
+
+def event_count(hand: dict[str, Any]) -> int:
+    return HandEvent.objects.filter(hand_id=hand["hand"]).count()
+
+
+# --------------------------------------------------------------------------- moves
+
+
+def test_a_legal_move_answers_201_with_the_new_seq_and_my_view(players, win_hand) -> None:
+    r = post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD})
+    assert r.status_code == 201, r.content
+    body = r.json()
+    assert body["seq"] == 1
+    assert body["state"]["seq"] == 1 and body["state"]["my_seat"] == 0
+    assert body["state"]["doors"][0] == [DEALER_CARD]
+    assert body["state"]["turn_seat"] == 1
+
+
+def test_a_move_out_of_turn_is_409_not_your_turn(players, win_hand) -> None:
+    body = assert_problem(post_move(players[1], win_hand, {"type": "draw"}), 409, "not_your_turn")
+    assert body["seq"] == 0
+    assert event_count(win_hand) == 1
+
+
+def test_a_move_of_the_wrong_phase_is_409(players, win_hand) -> None:
+    assert_problem(post_move(players[0], win_hand, {"type": "draw"}), 409, "wrong_phase")
+
+
+def test_a_non_participant_gets_403_everywhere(make_player, win_hand) -> None:
+    outsider = make_player()
+    hand_id = win_hand["hand"]
+    assert_problem(
+        post_move(outsider, win_hand, {"type": "discard", "card": DEALER_CARD}),
+        403,
+        "not_a_participant",
+    )
+    for url in (f"/api/v1/hands/{hand_id}", f"/api/v1/hands/{hand_id}/events"):
+        assert_problem(outsider.client.get(url), 403, "not_a_participant")
+    assert_problem(outsider.client.get(f"/api/v1/hands/{hand_id}/replay"), 403, "not_a_participant")
+
+
+def test_moving_for_another_seat_is_403_not_your_seat(players, win_hand) -> None:
+    body = {"type": "draw", "seat": 0}
+    assert_problem(post_move(players[1], win_hand, body), 403, "not_your_seat")
+    body = {"type": "discard", "card": DEALER_CARD, "seat": 1}
+    assert_problem(post_move(players[0], win_hand, body), 403, "not_your_seat")
+    # naming one's own seat is fine
+    body = {"type": "discard", "card": DEALER_CARD, "seat": 0}
+    assert post_move(players[0], win_hand, body).status_code == 201
+
+
+def test_an_unknown_card_is_400(players, win_hand) -> None:
+    r = post_move(players[0], win_hand, {"type": "discard", "card": "XX"})
+    assert_problem(r, 400, "unknown_card")
+
+
+def test_a_card_not_in_hand_is_422(players, win_hand) -> None:
+    r = post_move(players[0], win_hand, {"type": "discard", "card": NOT_HELD})
+    assert_problem(r, 422, "card_not_in_hand")
+
+
+def test_a_claim_of_u_without_a_win_is_422_in_basic_mode(players, win_hand) -> None:
+    assert_problem(post_move(players[0], win_hand, {"type": "u"}), 422, "not_a_win")
+
+
+def test_a_stale_expected_seq_is_409_with_the_current_seq(players, win_hand) -> None:
+    body = {"type": "discard", "card": DEALER_CARD, "expected_seq": 3}
+    problem = assert_problem(post_move(players[0], win_hand, body), 409, "stale_seq")
+    assert problem["seq"] == 0
+    body["expected_seq"] = 0
+    assert post_move(players[0], win_hand, body).status_code == 201
+
+
+def test_an_unknown_move_type_is_400(players, win_hand) -> None:
+    r = post_move(players[0], win_hand, {"type": "teleport"})
+    assert_problem(r, 400, "unknown_move_type")
+
+
+def test_malformed_json_is_400_parse_error(players, win_hand) -> None:
+    r = players[0].client.post(
+        moves_url(win_hand), data=b'{"type": "discard", ', content_type="application/json"
+    )
+    assert_problem(r, 400, "parse_error")
+
+
+def test_json_nested_too_deep_is_400_not_500(players, win_hand) -> None:
+    body = b"[" * 30_000 + b"]" * 30_000  # under the size limit
+    r = players[0].client.post(moves_url(win_hand), data=body, content_type="application/json")
+    assert_problem(r, 400, "parse_error")
+
+
+def test_a_huge_body_is_413_problem_json(players, win_hand) -> None:
+    body = json.dumps({"type": "discard", "card": "2N", "pad": "x" * 200_000})
+    r = players[0].client.post(moves_url(win_hand), data=body, content_type="application/json")
+    assert_problem(r, 413, "body_too_large")
+
+
+def test_a_body_that_is_not_json_is_415(players, win_hand) -> None:
+    r = players[0].client.post(moves_url(win_hand), data="type=draw", content_type="text/plain")
+    assert_problem(r, 415, "unsupported_media_type")
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [
+        ([{"type": "draw"}], "invalid_move"),
+        ("draw", "invalid_move"),
+        (None, "invalid_move"),
+        (42, "invalid_move"),
+        ({}, "unknown_move_type"),
+        ({"type": 5}, "unknown_move_type"),
+        ({"type": ["discard"]}, "unknown_move_type"),
+        ({"type": "discard"}, "invalid_move"),
+        ({"type": "discard", "card": 7}, "unknown_card"),
+        ({"type": "discard", "card": None}, "unknown_card"),
+        ({"type": "discard", "card": ["2N"]}, "unknown_card"),
+        ({"type": "discard", "card": "2N", "extra": 1}, "invalid_move"),
+        ({"type": "discard", "card": "2N", "system": True}, "invalid_move"),
+        ({"type": "discard", "card": "2N", "seat": "0"}, "invalid_move"),
+        ({"type": "discard", "card": "2N", "seat": True}, "invalid_move"),
+        ({"type": "discard", "card": "2N", "expected_seq": "0"}, "invalid"),
+        ({"type": "discard", "card": "2N", "expected_seq": True}, "invalid"),
+        ({"type": "discard", "card": "2N", "expected_seq": -1}, "invalid"),
+        ({"type": "discard", "card": "2N", "expected_seq": 1.5}, "invalid"),
+        ({"type": "discard", "card": "2N", "expected_seq": 10**30}, "invalid"),
+        ({"type": "declare", "cuoc": "chi"}, "invalid_move"),
+        ({"type": "set_prefs", "auto_u": "yes"}, "invalid_move"),
+    ],
+)
+def test_wrong_types_are_400_and_append_nothing(players, win_hand, body, code) -> None:
+    r = players[0].client.post(
+        moves_url(win_hand), data=json.dumps(body), content_type="application/json"
+    )
+    assert_problem(r, 400, code)
+    assert event_count(win_hand) == 1
+
+
+def test_errors_speak_vietnamese_when_asked(players, win_hand) -> None:
+    r = post_move(players[1], win_hand, {"type": "draw"}, HTTP_ACCEPT_LANGUAGE="vi")
+    assert assert_problem(r, 409, "not_your_turn")["detail"] == "Chưa đến lượt bạn."
+
+
+def test_an_unknown_hand_is_404_and_an_absurd_id_too(players) -> None:
+    assert_problem(players[0].client.get("/api/v1/hands/999999"), 404, "not_found")
+    r = players[0].client.get("/api/v1/hands/" + "9" * 40)
+    assert r.status_code == 404
+    r = players[0].client.post("/api/v1/hands/999999/moves", {"type": "draw"}, format="json")
+    assert_problem(r, 404, "not_found")
+
+
+def test_set_prefs_is_logged_and_kept_for_the_next_hands(players, win_hand) -> None:
+    # Given seat 3 turns automatic chíu off out of turn,
+    r = post_move(players[3], win_hand, {"type": "set_prefs", "auto_chiu": False})
+    assert r.status_code == 201, r.content
+    # then its public seat shows it, the log has it, and its table seat remembers it.
+    assert r.json()["state"]["seats"][3]["auto_chiu"] is False
+    assert HandEvent.objects.get(hand_id=win_hand["hand"], seq=1).type == "set_prefs"
+    table = players[3].client.get(f"/api/v1/tables/{win_hand['table']}").json()
+    assert table["seats"][3]["auto_chiu"] is False
+
+
+# --------------------------------------------------------------------------- idempotency
+
+
+def test_an_idempotent_retry_returns_the_same_response_and_appends_one_event(
+    players, win_hand
+) -> None:
+    body = {"type": "discard", "card": DEALER_CARD}
+    first = post_move(players[0], win_hand, body, HTTP_IDEMPOTENCY_KEY="move-1")
+    again = post_move(players[0], win_hand, body, HTTP_IDEMPOTENCY_KEY="move-1")
+    assert first.status_code == again.status_code == 201
+    assert first.json() == again.json()
+    assert again["Idempotent-Replayed"] == "true"
+    assert event_count(win_hand) == 2  # the deal and one discard
+
+
+def test_the_same_key_with_another_body_is_422(players, win_hand) -> None:
+    post_move(
+        players[0], win_hand, {"type": "discard", "card": DEALER_CARD}, HTTP_IDEMPOTENCY_KEY="k"
+    )
+    r = post_move(players[0], win_hand, {"type": "discard", "card": "2S"}, HTTP_IDEMPOTENCY_KEY="k")
+    assert_problem(r, 422, "idempotency_key_reused")
+    assert event_count(win_hand) == 2
+
+
+def test_keys_belong_to_their_user(players, win_hand) -> None:
+    r = post_move(
+        players[0], win_hand, {"type": "discard", "card": DEALER_CARD}, HTTP_IDEMPOTENCY_KEY="k"
+    )
+    assert r.status_code == 201
+    r = post_move(players[1], win_hand, {"type": "draw"}, HTTP_IDEMPOTENCY_KEY="k")
+    assert r.status_code == 201 and r.json()["seq"] == 2
+
+
+def test_a_refused_move_is_not_remembered_under_its_key(players, win_hand) -> None:
+    r = post_move(players[1], win_hand, {"type": "draw"}, HTTP_IDEMPOTENCY_KEY="early")
+    assert_problem(r, 409, "not_your_turn")
+    post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD})
+    r = post_move(players[1], win_hand, {"type": "draw"}, HTTP_IDEMPOTENCY_KEY="early")
+    assert r.status_code == 201
+
+
+def test_a_malformed_idempotency_key_is_400(players, win_hand) -> None:
+    body = {"type": "discard", "card": DEALER_CARD}
+    r = post_move(players[0], win_hand, body, HTTP_IDEMPOTENCY_KEY="x" * 200)
+    assert_problem(r, 400, "invalid_idempotency_key")
+
+
+# --------------------------------------------------------------------------- polling
+
+
+def test_an_unchanged_hand_answers_304_to_its_etag(players, win_hand) -> None:
+    url = f"/api/v1/hands/{win_hand['hand']}"
+    r = players[2].client.get(url)
+    etag = r["ETag"]
+    assert etag == f'"{win_hand["hand"]}-0"'
+    r = players[2].client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert r.status_code == 304 and r["ETag"] == etag and not r.content
+    post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD})
+    r = players[2].client.get(url, HTTP_IF_NONE_MATCH=etag)
+    assert r.status_code == 200 and r["ETag"] == f'"{win_hand["hand"]}-1"'
+
+
+def test_the_304_still_needs_a_participant(make_player, players, win_hand) -> None:
+    url = f"/api/v1/hands/{win_hand['hand']}"
+    etag = players[0].client.get(url)["ETag"]
+    assert_problem(make_player().client.get(url, HTTP_IF_NONE_MATCH=etag), 403, "not_a_participant")
+
+
+def test_a_long_poll_on_an_unchanged_hand_waits_then_answers(players, win_hand) -> None:
+    start = time.monotonic()
+    r = players[1].client.get(f"/api/v1/hands/{win_hand['hand']}?wait=1&after_seq=0")
+    assert time.monotonic() - start >= 0.9
+    assert r.status_code == 200 and r.json()["seq"] == 0
+
+
+def test_a_long_poll_behind_the_hand_answers_at_once(players, win_hand) -> None:
+    post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD})
+    start = time.monotonic()
+    r = players[1].client.get(f"/api/v1/hands/{win_hand['hand']}?wait=30&after_seq=0")
+    assert time.monotonic() - start < 1
+    assert r.json()["seq"] == 1
+
+
+@pytest.mark.parametrize("query", ["wait=31", "wait=-1", "wait=x", "after_seq=-2&wait=1"])
+def test_bad_poll_parameters_are_400(players, win_hand, query) -> None:
+    r = players[1].client.get(f"/api/v1/hands/{win_hand['hand']}?{query}")
+    assert_problem(r, 400, "invalid")
+
+
+# --------------------------------------------------------------------------- events
+
+
+def test_events_are_paged_by_seq(players, win_hand) -> None:
+    play(players, win_hand, 5)
+    url = f"/api/v1/hands/{win_hand['hand']}/events"
+    page = players[1].client.get(url + "?after_seq=1&limit=2").json()
+    assert [e["seq"] for e in page["events"]] == [2, 3]
+    assert page["has_more"] is True and page["next_after_seq"] == 3
+    page = players[1].client.get(url + "?after_seq=3").json()
+    assert [e["seq"] for e in page["events"]] == [4, 5]
+    assert page["has_more"] is False
+    drawn, passed = page["events"]
+    assert drawn["move"] == {"type": "draw", "seat": 2} and drawn["actor_seat"] == 2
+    assert drawn["effects"][0] == drawn["move"] and drawn["effects"][1]["type"] == "drawn"
+    assert passed["move"] == {"type": "pass", "seat": 2}
+    assert_problem(players[1].client.get(url + "?limit=101"), 400, "invalid")
+
+
+def test_the_deal_event_shows_only_my_cards_until_the_end(players, win_hand) -> None:
+    hands = []
+    for p in players:
+        deal = p.client.get(f"/api/v1/hands/{win_hand['hand']}/events").json()["events"][0]
+        (effect,) = deal["effects"]
+        assert "hands" not in effect and "deck" not in effect
+        hands.append(effect["hand"])
+    assert sorted(hands[0] + hands[1] + hands[2] + hands[3]) != sorted(WIN_DECK)
+    assert [len(h) for h in hands] == [20, 19, 19, 19]
+    play_to_end(players, win_hand)
+    deal = players[0].client.get(f"/api/v1/hands/{win_hand['hand']}/events").json()["events"][0]
+    assert deal["effects"][0]["hands"] == hands and deal["effects"][0]["deck"] == WIN_DECK
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def make_auditor(make_player: Any) -> Any:
+    auditor = make_player()
+    perm = Permission.objects.get(codename="audit_hands", content_type__app_label="accounts")
+    auditor.user.user_permissions.add(perm)
+    return auditor
+
+
+def test_replay_is_for_auditors_any_time_and_participants_after_the_end(
+    make_player, players, win_hand
+) -> None:
+    url = f"/api/v1/hands/{win_hand['hand']}/replay"
+    play(players, win_hand, 3)
+    # While the hand is played: participants and strangers are refused, auditors see it all.
+    assert_problem(players[0].client.get(url), 403, "hand_not_ended")
+    assert_problem(make_player().client.get(url), 403, "not_a_participant")
+    auditor = make_auditor(make_player)
+    r = auditor.client.get(url + "?seq=2")
+    assert r.status_code == 200, r.content
+    state = new_hand(HandConfig(4, ruleset=build_ruleset({})), parse_deck(WIN_DECK), 0)
+    for event in HandEvent.objects.filter(hand_id=win_hand["hand"], seq__in=[1, 2]):
+        state = apply(state, move_from_dict(event.payload))
+    expected = full_view(state)
+    assert {k: r.json()[k] for k in expected} == expected
+    assert r.json()["seq"] == 2 and r.json()["last_seq"] == 3
+    assert_problem(auditor.client.get(url + "?seq=4"), 400, "seq_out_of_range")
+    # After the end every participant may replay any seq.
+    play_to_end(players, win_hand)
+    r = players[3].client.get(url + "?seq=0")
+    assert r.status_code == 200 and r.json()["stock_count"] == 23
+    assert len(r.json()["stock"]) == 23
+
+
+# --------------------------------------------------------------------------- tables → hand
+
+
+def test_the_table_hand_link_redirects_to_the_current_hand(players, win_hand) -> None:
+    r = players[0].client.get(f"/api/v1/tables/{win_hand['table']}/hand")
+    assert r.status_code == 302
+    assert r["Location"] == f"/api/v1/hands/{win_hand['hand']}"
+
+
+def test_a_table_that_never_dealt_has_no_hand(players) -> None:
+    table = players[0].client.post("/api/v1/tables", {"stake": 1}, format="json").json()
+    assert_problem(players[0].client.get(f"/api/v1/tables/{table['id']}/hand"), 404, "no_hand")

@@ -1,0 +1,311 @@
+"""The table endpoints over HTTP: create, list, join, leave, ready — and when hands are dealt."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+import pytest
+
+from games.models import Hand, Seat, Table
+from tests.games.decks import HOA_DECK, WIN_DECK, scripted_move
+
+pytestmark = pytest.mark.django_db
+PROBLEM = "application/problem+json"
+
+
+def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
+    assert response.status_code == status, response.content
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == code
+    return response.json()
+
+
+def create(player: Any, **body: Any) -> Any:
+    return player.client.post("/api/v1/tables", {"stake": 10, **body}, format="json")
+
+
+def join(player: Any, table_id: int, **body: Any) -> Any:
+    return player.client.post(f"/api/v1/tables/{table_id}/join", body, format="json")
+
+
+def ready(player: Any, table_id: int, **body: Any) -> Any:
+    return player.client.post(f"/api/v1/tables/{table_id}/ready", body, format="json")
+
+
+def play_to_end(players: list[Any], hand_id: int) -> dict[str, Any]:
+    by_user = {p.id: p for p in players}
+    for _ in range(300):
+        any_view = None
+        for p in players:
+            r = p.client.get(f"/api/v1/hands/{hand_id}")
+            if r.status_code == 200:
+                any_view = r.json()
+                break
+        assert any_view is not None
+        if any_view["status"] == "ended":
+            return any_view
+        turn = any_view["turn_seat"]
+        player = by_user[any_view["players"][turn]["user_id"]]
+        mine = player.client.get(f"/api/v1/hands/{hand_id}").json()
+        move = scripted_move(mine["legal_moves"])
+        r = player.client.post(f"/api/v1/hands/{hand_id}/moves", move, format="json")
+        assert r.status_code == 201, r.content
+    raise AssertionError("the hand did not end")
+
+
+# --------------------------------------------------------------------------- create
+
+
+def test_the_creator_sits_at_seat_0_of_a_table_with_defaults(players) -> None:
+    r = create(players[0], name="Bàn 1")
+    assert r.status_code == 201, r.content
+    table = r.json()
+    assert r["Location"] == f"/api/v1/tables/{table['id']}"
+    assert table["name"] == "Bàn 1" and table["room"] == "main" and table["stake"] == 10
+    assert table["max_seats"] == 4 and table["mode"] == "basic" and table["status"] == "open"
+    assert table["ruleset"] == {"preset": "chan_van_van", "overrides": {}}
+    assert table["timeouts"] == {"turn": 30, "tra_cua": 15, "declare": 60, "ready": 60}
+    assert table["owner"] == {"id": players[0].id, "username": players[0].user.username}
+    assert [(s["number"], s["user_id"]) for s in table["seats"]] == [(0, players[0].id)]
+    assert table["open_seats"] == 3 and table["current_hand_id"] is None
+    assert table["fixed_deck"] is False
+
+
+def test_a_creator_may_ask_for_another_seat_and_options(players) -> None:
+    r = create(
+        players[0],
+        seat=2,
+        max_seats=3,
+        mode="advanced",
+        room="vip",
+        ruleset={"preset": "vinagames", "overrides": {"ga_points": 3}},
+        timeouts={"turn": 20, "ready": 90},
+    )
+    assert r.status_code == 201, r.content
+    table = r.json()
+    assert table["seats"][0]["number"] == 2
+    assert table["ruleset"] == {"preset": "vinagames", "overrides": {"ga_points": 3}}
+    assert table["timeouts"] == {"turn": 20, "tra_cua": 15, "declare": 60, "ready": 90}
+    assert table["mode"] == "advanced" and table["max_seats"] == 3
+
+
+def test_a_bad_ruleset_is_400_naming_the_key(players) -> None:
+    r = create(players[0], ruleset={"preset": "chan_van_van", "overrides": {"ga_points": -4}})
+    body = assert_problem(r, 400, "invalid_ruleset")
+    assert list(body["errors"]) == ["ruleset.overrides.ga_points"]
+    body = assert_problem(create(players[0], ruleset={"preset": "nope"}), 400, "invalid_ruleset")
+    assert list(body["errors"]) == ["ruleset.preset"]
+    assert_problem(create(players[0], ruleset="chan_van_van"), 400, "invalid_ruleset")
+    assert not Table.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"stake": 0},
+        {"stake": -5},
+        {"stake": "10"},
+        {"stake": 1.5},
+        {"stake": True},
+        {"stake": 10**20},
+        {"max_seats": 5},
+        {"max_seats": 1},
+        {"mode": "expert"},
+        {"seat": 4},
+        {"seat": 3, "max_seats": 2},
+        {"name": 7},
+        {"name": "x" * 65},
+        {"room": "has space"},
+        {"timeouts": {"turn": 0}},
+        {"timeouts": {"turn": "30"}},
+        {"timeouts": {"lunch": 30}},
+        {"colour": "red"},
+    ],
+)
+def test_bad_table_options_are_400(players, body) -> None:
+    r = players[0].client.post("/api/v1/tables", {"stake": 10, **body}, format="json")
+    assert r.status_code == 400, r.content
+    assert r["Content-Type"] == PROBLEM
+    assert not Table.objects.exists()
+
+
+def test_a_fixed_deck_is_refused_unless_the_setting_allows_it(players, settings) -> None:
+    settings.CHAN_ALLOW_FIXED_DECK = False
+    assert_problem(create(players[0], deck=WIN_DECK, dealer=0), 400, "fixed_deck_not_allowed")
+    assert_problem(create(players[0], dealer=1), 400, "fixed_deck_not_allowed")
+    settings.CHAN_ALLOW_FIXED_DECK = True
+    r = create(players[0], deck=WIN_DECK, dealer=0)
+    assert r.status_code == 201 and r.json()["fixed_deck"] is True
+
+
+@pytest.mark.parametrize(
+    ("deck", "code"),
+    [
+        (["XX"] + WIN_DECK[1:], "unknown_card"),
+        (["2V"] + WIN_DECK[1:], "invalid_deck"),
+        (WIN_DECK[:99], "invalid"),
+        (WIN_DECK + ["2V"], "invalid"),
+        ("2V 2V", "invalid"),
+    ],
+)
+def test_a_bad_fixed_deck_is_400(players, deck, code) -> None:
+    assert_problem(create(players[0], deck=deck, dealer=0), 400, code)
+
+
+def test_a_fixed_dealer_needs_a_deck_and_a_seat_of_the_table(players) -> None:
+    assert_problem(create(players[0], dealer=0), 400, "invalid")
+    assert_problem(create(players[0], deck=WIN_DECK, dealer=3, max_seats=2), 400, "invalid")
+
+
+def test_an_unauthenticated_client_gets_401(api_client) -> None:
+    r = api_client.get("/api/v1/tables")
+    assert r.status_code == 401 and r["Content-Type"] == PROBLEM
+
+
+# --------------------------------------------------------------------------- list
+
+
+def test_tables_are_listed_and_filtered(players) -> None:
+    a = create(players[0], room="main", stake=10).json()
+    b = create(players[1], room="vip", stake=100, max_seats=2).json()
+    join(players[2], b["id"])
+    c = create(players[3], room="vip", stake=10).json()
+    client = players[0].client
+    ids = [t["id"] for t in client.get("/api/v1/tables").json()]
+    assert ids == [c["id"], b["id"], a["id"]]
+    ids = [t["id"] for t in client.get("/api/v1/tables?room=vip").json()]
+    assert ids == [c["id"], b["id"]]
+    ids = [t["id"] for t in client.get("/api/v1/tables?stake=10").json()]
+    assert ids == [c["id"], a["id"]]
+    ids = [t["id"] for t in client.get("/api/v1/tables?open_seats=1").json()]
+    assert ids == [c["id"], a["id"]]
+    ids = [t["id"] for t in client.get("/api/v1/tables?open_seats=3&room=vip").json()]
+    assert ids == [c["id"]]
+    r = client.get("/api/v1/tables?stake=abc")
+    assert_problem(r, 400, "invalid")
+
+
+def test_an_unknown_table_is_404(players) -> None:
+    assert_problem(players[0].client.get("/api/v1/tables/424242"), 404, "not_found")
+    assert_problem(join(players[0], 424242), 404, "not_found")
+
+
+# --------------------------------------------------------------------------- join / leave
+
+
+def test_joining_takes_the_lowest_free_seat_or_the_one_asked(players) -> None:
+    table = create(players[0], seat=1).json()
+    assert join(players[1], table["id"]).json()["seats"][0]["number"] == 0
+    r = join(players[2], table["id"], seat=3, auto_chiu=False)
+    seats = {s["number"]: s for s in r.json()["seats"]}
+    assert seats[3]["user_id"] == players[2].id and seats[3]["auto_chiu"] is False
+    assert_problem(join(players[3], table["id"], seat=3), 409, "seat_taken")
+    assert_problem(join(players[2], table["id"]), 409, "already_seated")
+    assert_problem(join(players[3], table["id"], seat=7), 400, "invalid")
+    r = join(players[3], table["id"])
+    assert {s["number"] for s in r.json()["seats"]} == {0, 1, 2, 3}
+
+
+def test_a_full_table_refuses_another_player(players, make_player) -> None:
+    table = create(players[0], max_seats=2).json()
+    join(players[1], table["id"])
+    assert_problem(join(players[2], table["id"]), 409, "table_full")
+    assert_problem(join(players[2], table["id"], seat=2), 400, "invalid_seat")
+
+
+def test_leaving_between_hands_frees_the_seat(players) -> None:
+    table = create(players[0]).json()
+    join(players[1], table["id"])
+    r = players[1].client.post(f"/api/v1/tables/{table['id']}/leave")
+    assert r.status_code == 200 and [s["number"] for s in r.json()["seats"]] == [0]
+    r = players[1].client.post(f"/api/v1/tables/{table['id']}/leave")
+    assert_problem(r, 409, "not_seated")
+
+
+def test_leaving_mid_hand_marks_the_seat_until_the_hand_ends(players, start_hand) -> None:
+    ids = start_hand(HOA_DECK)
+    r = players[2].client.post(f"/api/v1/tables/{ids['table']}/leave")
+    seats = {s["number"]: s for s in r.json()["seats"]}
+    assert seats[2]["leaving"] is True and len(seats) == 4
+    # The leaver is still a participant until the end; then its seat is freed.
+    assert players[2].client.get(f"/api/v1/hands/{ids['hand']}").status_code == 200
+    assert_problem(ready(players[2], ids["table"]), 409, "seat_leaving")
+    play_to_end(players, ids["hand"])
+    seats = players[0].client.get(f"/api/v1/tables/{ids['table']}").json()["seats"]
+    assert [s["number"] for s in seats] == [0, 1, 3]
+
+
+# --------------------------------------------------------------------------- ready / deal
+
+
+def test_a_hand_is_dealt_when_two_seated_players_are_all_ready(players) -> None:
+    table = create(players[0]).json()
+    r = ready(players[0], table["id"])
+    assert r.status_code == 200 and r.json()["hand_id"] is None  # alone at the table
+    join(players[1], table["id"], seat=2)
+    r = ready(players[1], table["id"])
+    hand_id = r.json()["hand_id"]
+    assert hand_id is not None
+    assert r.json()["table"]["status"] == "playing"
+    assert r.json()["table"]["current_hand_id"] == hand_id
+    hand = Hand.objects.get(pk=hand_id)
+    # seats are compacted to 0..n-1 in seat-number order
+    assert hand.n_seats == 2
+    assert [(e["user"], e["table_seat"]) for e in hand.seats] == [
+        (players[0].id, 0),
+        (players[1].id, 2),
+    ]
+    assert hand.seed_hash == hashlib.sha256(bytes.fromhex(hand.seed)).hexdigest()
+    view = players[1].client.get(f"/api/v1/hands/{hand_id}").json()
+    assert view["my_seat"] == 1 and view["n_seats"] == 2 and view["stock_count"] == 61
+    assert view["seed"] is None and hand.seed not in json.dumps(view)
+    assert view["seed_hash"] == hand.seed_hash
+    # A player joining now waits for the next hand; nobody may say ready mid-hand.
+    join(players[2], table["id"])
+    assert_problem(ready(players[2], table["id"]), 409, "hand_in_progress")
+
+
+def test_not_ready_does_not_deal(players) -> None:
+    table = create(players[0]).json()
+    join(players[1], table["id"])
+    ready(players[0], table["id"])
+    r = ready(players[1], table["id"], ready=False)
+    assert r.json()["hand_id"] is None
+    assert_problem(ready(players[2], table["id"]), 409, "not_seated")
+    assert_problem(ready(players[1], table["id"], ready="yes"), 400, "invalid")
+
+
+def test_the_winner_deals_the_next_hand(players, start_hand) -> None:
+    ids = start_hand(WIN_DECK)
+    end = play_to_end(players, ids["hand"])
+    assert end["result"]["outcome"] == {"result": "u", "seat": 2}
+    hand_id = None
+    for p in players:
+        hand_id = ready(p, ids["table"]).json()["hand_id"] or hand_id
+    second = Hand.objects.get(pk=hand_id)
+    assert second.number == 2 and second.dealer == 2 and second.previous_winner == 2
+
+
+def test_after_a_hoa_the_seat_after_the_dealer_deals(players, start_hand) -> None:
+    ids = start_hand(HOA_DECK)
+    play_to_end(players, ids["hand"])
+    hand_id = None
+    for p in players:
+        hand_id = ready(p, ids["table"]).json()["hand_id"] or hand_id
+    second = Hand.objects.get(pk=hand_id)
+    assert second.dealer == 1 and second.previous_winner is None
+
+
+def test_after_a_hoa_a_departed_next_dealer_is_skipped(players, start_hand) -> None:
+    ids = start_hand(HOA_DECK)
+    players[1].client.post(f"/api/v1/tables/{ids['table']}/leave")
+    play_to_end(players, ids["hand"])
+    assert not Seat.objects.filter(table_id=ids["table"], player=players[1].user).exists()
+    hand_id = None
+    for p in (players[0], players[2], players[3]):
+        hand_id = ready(p, ids["table"]).json()["hand_id"] or hand_id
+    second = Hand.objects.get(pk=hand_id)
+    assert second.n_seats == 3
+    assert second.seats[second.dealer]["table_seat"] == 2
