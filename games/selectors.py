@@ -539,3 +539,17 @@ def hand_cache_problems(hand: Hand) -> list[str]:
     elif cached != hand_replay(hand):
         problems.append("the cached state differs from the replay of the log")
     return problems
+
+
+def rules_evaluate(
+    *, ruleset_spec: Any, mat: Any, hand: Any, card: Any, source: str, context: Any
+) -> dict[str, Any]:
+    """The calculator: whether ``hand`` + ``card`` wins, its cước and score; 400 on bad input."""
+    from games.rules.calculator import evaluate
+    from games.rules.errors import InvalidInput
+
+    ruleset = ruleset_from_spec(ruleset_spec)
+    try:
+        return evaluate(ruleset, mat=mat, hand=hand, card=card, source=source, context=context)
+    except InvalidInput as exc:
+        raise bad_request(exc.code, exc.message, exc.message_vi) from exc

@@ -457,3 +457,32 @@ class ScoreOutputSerializer(serializers.Serializer):
     base = serializers.IntegerField()
     ga = serializers.IntegerField()
     total = serializers.IntegerField()
+
+
+class EvaluateInputSerializer(StrictInputSerializer):
+    ruleset = RulesetSpecField(required=False, help_text="The default preset if omitted.")
+    mat = serializers.JSONField(
+        default=list, help_text='Eaten pairs, e.g. [["5V","5V"],["7N","7S"]]; four alike = a chíu.'
+    )
+    hand = serializers.JSONField(help_text="Kind codes of the hand before the candidate card.")
+    card = serializers.JSONField(
+        allow_null=True, help_text="The candidate card (null for Thiên ù: hand holds 20)."
+    )
+    source = serializers.CharField(
+        max_length=20,
+        help_text="own_draw, other_draw, discard, returned, chiu, chiu_own_door or dealt.",
+    )
+    context = serializers.JSONField(
+        required=False, help_text="first_draw, previous_winner (bool), dealt_hand (codes)."
+    )
+
+
+class EvaluateOutputSerializer(serializers.Serializer):
+    win = serializers.BooleanField()
+    waiting = serializers.ListField(child=serializers.CharField())
+    bach_thu = serializers.BooleanField()
+    cuoc = serializers.DictField(child=serializers.IntegerField())
+    base = serializers.IntegerField()
+    ga = serializers.IntegerField()
+    total = serializers.IntegerField()
+    reason = serializers.DictField(required=False, help_text="Why it is not a win: code, message.")

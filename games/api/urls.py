@@ -7,6 +7,7 @@ from games.api.views import (
     HandEventListApi,
     HandReplayApi,
     MoveSubmitApi,
+    RulesEvaluateApi,
     RulesPresetListApi,
     RulesScoreApi,
     SeatJoinApi,
@@ -47,4 +48,5 @@ urlpatterns = [
     path("hands/<id:hand_id>/replay", HandReplayApi.as_view(), name="hand-replay"),
     path("rules/presets", RulesPresetListApi.as_view(), name="rules-presets"),
     path("rules/score", RulesScoreApi.as_view(), name="rules-score"),
+    path("rules/evaluate", RulesEvaluateApi.as_view(), name="rules-evaluate"),
 ]

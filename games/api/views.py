@@ -23,6 +23,8 @@ from games.api.parsers import StrictJSONParser
 from games.api.schema import problem_responses
 from games.api.serializers import (
     MAX_SEQ,
+    EvaluateInputSerializer,
+    EvaluateOutputSerializer,
     EventsQuerySerializer,
     HandEventPageSerializer,
     HandQuerySerializer,
@@ -49,6 +51,7 @@ from games.selectors import (
     hand_replay_for_user,
     hand_view_for_user,
     hand_wait_for_seq,
+    rules_evaluate,
     rules_presets,
     rules_score,
     table_hand_for_redirect,
@@ -403,6 +406,27 @@ class RulesPresetListApi(GamesApiView):
     )
     def get(self, request: Request) -> Response:
         return Response(PresetSerializer(rules_presets(), many=True).data)
+
+
+class RulesEvaluateApi(GamesApiView):
+    @extend_schema(
+        operation_id="rules_evaluate",
+        tags=["rules"],
+        summary="The calculator: does this hand win with this card, with which cước and score",
+        request=EvaluateInputSerializer,
+        responses={200: EvaluateOutputSerializer, **problem_responses(400, 401, 413, 415, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        data = _body(EvaluateInputSerializer, request)
+        result = rules_evaluate(
+            ruleset_spec=data.get("ruleset"),
+            mat=data.get("mat", []),
+            hand=data["hand"],
+            card=data["card"],
+            source=data["source"],
+            context=data.get("context"),
+        )
+        return Response(result)
 
 
 class RulesScoreApi(GamesApiView):
