@@ -8,7 +8,7 @@ pytestmark = pytest.mark.django_db
 
 # 5 chắn + 4 cạ + a lone 2V, with two chắn on the mat.
 MAT = [["4V", "4V"], ["5V", "5V"]]
-HAND = "CC CC 6N 6N 9N 9N 3N 3S 7N 7S 8N 8V 6V 6S 2V".split()
+HAND = ["CC", "CC", "6N", "6N", "9N", "9N", "3N", "3S", "7N", "7S", "8N", "8V", "6V", "6S", "2V"]
 
 
 def post(api_client, make_user, body):
