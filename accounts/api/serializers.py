@@ -6,41 +6,10 @@ over-long string is a 400 naming the field, never silently dropped or coerced.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
-from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from accounts.models import ApiToken, User
-
-
-class StrictCharField(serializers.CharField):
-    """A CharField that refuses numbers and booleans instead of turning them into strings."""
-
-    def to_internal_value(self, data: Any) -> str:
-        if not isinstance(data, str):
-            self.fail("invalid")
-        return super().to_internal_value(data)
-
-
-class StrictInputSerializer(serializers.Serializer):
-    """Rejects fields it does not declare, together with any other field errors."""
-
-    def to_internal_value(self, data: Any) -> dict[str, Any]:
-        unknown: dict[str, list[str]] = {}
-        if isinstance(data, Mapping):
-            unknown = {name: [_("Unknown field.")] for name in data if name not in self.fields}
-        try:
-            value = super().to_internal_value(data)
-        except serializers.ValidationError as exc:
-            if unknown and isinstance(exc.detail, dict):
-                raise serializers.ValidationError({**unknown, **exc.detail}) from exc
-            raise
-        if unknown:
-            raise serializers.ValidationError(unknown)
-        return value
-
+from chan_api.strict_input import StrictCharField, StrictInputSerializer
 
 _USERNAME_MAX = User._meta.get_field("username").max_length
 _DISPLAY_NAME_MAX = User._meta.get_field("display_name").max_length
