@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
-from django.http import Http404
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.http import Http404, HttpRequest, JsonResponse
 from django.utils import translation
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
@@ -86,7 +86,7 @@ def unprocessable(code: str, en: str, vi: str | None = None, **kw: Any) -> ApiPr
     return ApiProblem(422, code, en, vi, **kw)
 
 
-def problem_response(problem: ApiProblem) -> Response:
+def problem_body(problem: ApiProblem) -> dict[str, Any]:
     body: dict[str, Any] = {
         "type": f"https://chan.example/problems/{problem.code}",
         "title": problem.code.replace("_", " "),
@@ -97,7 +97,11 @@ def problem_response(problem: ApiProblem) -> Response:
     if problem.errors:
         body["errors"] = problem.errors
     body.update(problem.extra)
-    return Response(body, status=problem.status, content_type=PROBLEM_CONTENT_TYPE)
+    return body
+
+
+def problem_response(problem: ApiProblem) -> Response:
+    return Response(problem_body(problem), status=problem.status, content_type=PROBLEM_CONTENT_TYPE)
 
 
 def _from_drf(exc: drf_exceptions.APIException) -> ApiProblem:
@@ -114,8 +118,24 @@ def _from_drf(exc: drf_exceptions.APIException) -> ApiProblem:
     return problem
 
 
+def _from_bad_body(exc: Exception) -> ApiProblem | None:
+    """Bodies the parser could not take, which DRF itself would let through as a 500."""
+    if isinstance(exc, RequestDataTooBig):
+        return ApiProblem(
+            413, "body_too_large", "The request body is too large.", "Nội dung yêu cầu quá lớn."
+        )
+    if isinstance(exc, RecursionError):
+        return bad_request(
+            "parse_error",
+            "The request body is nested too deeply.",
+            "Nội dung yêu cầu lồng nhau quá sâu.",
+        )
+    return None
+
+
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: every error becomes a problem+json response."""
+    exc = _from_bad_body(exc) or exc
     if isinstance(exc, ApiProblem):
         return problem_response(exc)
     if isinstance(exc, Http404):
@@ -131,3 +151,30 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
             response["WWW-Authenticate"] = auth_header
         return response
     return None
+
+
+def _plain_problem(problem: ApiProblem) -> JsonResponse:
+    """A problem+json response outside DRF (Django's error handlers)."""
+    return JsonResponse(
+        problem_body(problem),
+        status=problem.status,
+        content_type=PROBLEM_CONTENT_TYPE,
+        json_dumps_params={"ensure_ascii": False},
+    )
+
+
+def page_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """``handler404``: a URL outside every route is a problem+json 404, not an HTML page."""
+    return _plain_problem(not_found())
+
+
+def server_error(request: HttpRequest) -> JsonResponse:
+    """``handler500``: an unexpected failure still answers problem+json, revealing nothing."""
+    return _plain_problem(
+        ApiProblem(500, "server_error", "Internal server error.", "Lỗi máy chủ nội bộ.")
+    )
+
+
+def bad_request_page(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
+    """``handler400``: errors Django raises before any view runs (e.g. a bad Host header)."""
+    return _plain_problem(bad_request("bad_request", "Bad request.", "Yêu cầu không hợp lệ."))

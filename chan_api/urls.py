@@ -11,3 +11,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
 ]
+
+handler400 = "chan_api.problems.bad_request_page"
+handler404 = "chan_api.problems.page_not_found"
+handler500 = "chan_api.problems.server_error"

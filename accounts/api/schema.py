@@ -5,27 +5,19 @@ from __future__ import annotations
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse
 
-from accounts.api.serializers import ProblemSerializer
-from chan_api.problems import PROBLEM_CONTENT_TYPE
+from chan_api.schema import COMMON_DESCRIPTIONS, problem_responses_for
 
-_PROBLEM_DESCRIPTIONS = {
-    400: "Invalid input (code `invalid` with `errors` per field, or `parse_error`).",
-    401: "Not authenticated, or the token is invalid or revoked.",
-    404: "Not found.",
-    409: "Conflict.",
-    415: "The body is not application/json.",
-    429: "Too many requests (`throttled`); see Retry-After.",
+_DESCRIPTIONS = {
+    **COMMON_DESCRIPTIONS,
+    400: COMMON_DESCRIPTIONS[400] + " Registration also refuses weak passwords (`invalid`).",
+    404: "`not_found`: no such token among yours.",
+    409: "`username_taken`.",
 }
 
 
 def problem_responses(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
     """``responses=`` entries documenting problem+json errors for these statuses."""
-    return {
-        (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
-            response=ProblemSerializer, description=_PROBLEM_DESCRIPTIONS.get(status, "Error.")
-        )
-        for status in statuses
-    }
+    return problem_responses_for(statuses, _DESCRIPTIONS)
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):

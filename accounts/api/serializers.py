@@ -57,18 +57,3 @@ class TokenOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField(allow_null=True)
     revoked = serializers.BooleanField(source="is_revoked")
-
-
-class ProblemSerializer(serializers.Serializer):
-    """An ``application/problem+json`` error body (see chan_api/problems.py)."""
-
-    type = serializers.CharField()
-    title = serializers.CharField()
-    status = serializers.IntegerField()
-    code = serializers.CharField(help_text="Stable machine-readable error code.")
-    detail = serializers.CharField(help_text="In the request's language (en or vi).")
-    errors = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        required=False,
-        help_text="Field name -> messages, for code 'invalid'.",
-    )

@@ -8,7 +8,6 @@ import json
 import re
 from typing import Any
 
-from django.core.exceptions import RequestDataTooBig
 from django.http import HttpResponseRedirect
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -18,8 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chan_api.problems import ApiProblem, bad_request
-from games.api.parsers import StrictJSONParser
+from chan_api.problems import bad_request
 from games.api.schema import problem_responses
 from games.api.serializers import (
     MAX_SEQ,
@@ -65,30 +63,6 @@ from games.services.tables import seat_join, seat_leave, seat_ready, table_creat
 _IDEMPOTENCY_KEY_RE = re.compile(r"^[\x21-\x7e]{1,128}$")
 
 
-class GamesApiView(APIView):
-    """Bad input is never a 500: bodies over the size limit, JSON nested too deep for the
-    parser and strings that cannot be echoed become problem+json responses like every other
-    error."""
-
-    parser_classes = (StrictJSONParser,)
-
-    def handle_exception(self, exc: Exception) -> Response:
-        if isinstance(exc, RequestDataTooBig):
-            exc = ApiProblem(
-                413,
-                "body_too_large",
-                "The request body is too large.",
-                "Nội dung yêu cầu quá lớn.",
-            )
-        elif isinstance(exc, RecursionError):
-            exc = bad_request(
-                "parse_error",
-                "The request body is nested too deeply.",
-                "Nội dung yêu cầu lồng nhau quá sâu.",
-            )
-        return super().handle_exception(exc)
-
-
 def _query(serializer_class: type, request: Request) -> dict[str, Any]:
     serializer = serializer_class(data=request.query_params)
     serializer.is_valid(raise_exception=True)
@@ -113,7 +87,7 @@ HAND_ID = OpenApiParameter("hand_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 # --------------------------------------------------------------------------- tables
 
 
-class TableListCreateApi(GamesApiView):
+class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_list",
         tags=["tables"],
@@ -141,7 +115,7 @@ class TableListCreateApi(GamesApiView):
         return response
 
 
-class TableDetailApi(GamesApiView):
+class TableDetailApi(APIView):
     @extend_schema(
         operation_id="tables_retrieve",
         tags=["tables"],
@@ -153,7 +127,7 @@ class TableDetailApi(GamesApiView):
         return _table_response(table_id)
 
 
-class SeatJoinApi(GamesApiView):
+class SeatJoinApi(APIView):
     @extend_schema(
         operation_id="tables_join",
         tags=["tables"],
@@ -171,7 +145,7 @@ class SeatJoinApi(GamesApiView):
         return _table_response(table_id)
 
 
-class SeatLeaveApi(GamesApiView):
+class SeatLeaveApi(APIView):
     @extend_schema(
         operation_id="tables_leave",
         tags=["tables"],
@@ -185,7 +159,7 @@ class SeatLeaveApi(GamesApiView):
         return _table_response(table_id)
 
 
-class SeatReadyApi(GamesApiView):
+class SeatReadyApi(APIView):
     @extend_schema(
         operation_id="tables_ready",
         tags=["tables"],
@@ -204,7 +178,7 @@ class SeatReadyApi(GamesApiView):
         return Response(SeatReadyOutputSerializer(body).data)
 
 
-class TableHandRedirectApi(GamesApiView):
+class TableHandRedirectApi(APIView):
     @extend_schema(
         operation_id="tables_hand",
         tags=["tables"],
@@ -238,7 +212,7 @@ def _not_modified(etag: str) -> Response:
     return response
 
 
-class HandDetailApi(GamesApiView):
+class HandDetailApi(APIView):
     @extend_schema(
         operation_id="hands_retrieve",
         tags=["hands"],
@@ -285,7 +259,7 @@ class HandDetailApi(GamesApiView):
         return response
 
 
-class HandEventListApi(GamesApiView):
+class HandEventListApi(APIView):
     @extend_schema(
         operation_id="hands_events",
         tags=["hands"],
@@ -333,7 +307,7 @@ def _idempotency_key(request: Request) -> str | None:
     return key
 
 
-class MoveSubmitApi(GamesApiView):
+class MoveSubmitApi(APIView):
     @extend_schema(
         operation_id="hands_moves_create",
         tags=["hands"],
@@ -379,7 +353,7 @@ class MoveSubmitApi(GamesApiView):
         return response
 
 
-class HandReplayApi(GamesApiView):
+class HandReplayApi(APIView):
     @extend_schema(
         operation_id="hands_replay",
         tags=["hands"],
@@ -397,7 +371,7 @@ class HandReplayApi(GamesApiView):
 # --------------------------------------------------------------------------- rules
 
 
-class RulesPresetListApi(GamesApiView):
+class RulesPresetListApi(APIView):
     @extend_schema(
         operation_id="rules_presets",
         tags=["rules"],
@@ -408,7 +382,7 @@ class RulesPresetListApi(GamesApiView):
         return Response(PresetSerializer(rules_presets(), many=True).data)
 
 
-class RulesEvaluateApi(GamesApiView):
+class RulesEvaluateApi(APIView):
     @extend_schema(
         operation_id="rules_evaluate",
         tags=["rules"],
@@ -429,7 +403,7 @@ class RulesEvaluateApi(GamesApiView):
         return Response(result)
 
 
-class RulesScoreApi(GamesApiView):
+class RulesScoreApi(APIView):
     @extend_schema(
         operation_id="rules_score",
         tags=["rules"],
