@@ -9,7 +9,7 @@ STAMP := $(VENV)/.install-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install lint format typecheck migrate worker bench simulate clean
+.PHONY: run test install lint format typecheck migrate worker bench bench-api simulate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -48,6 +48,9 @@ test: lint
 
 bench: install
 	$(BIN)/python bench/rules_bench.py
+
+bench-api: install   # needs PostgreSQL (BENCH_DATABASE_URL) and, if present, Redis
+	$(BIN)/python bench/api_bench.py
 
 simulate: install
 	$(BIN)/python -m games.rules.simulate --hands 1000 --seats 4 --seed 1 --bot heuristic

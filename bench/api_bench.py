@@ -11,7 +11,7 @@ the figures are latencies, not throughput.
 
 Measured, interleaved round by round so that drift hits all of them alike:
 
-* floor: ``GET /api/v1/me`` — an authenticated GET that reads one row (the token with its user);
+* floor: ``GET /api/v1/auth/check`` — an authenticated GET that reads one row (the token and its user);
 * state read: ``GET /api/v1/hands/{id}`` — the caller's full view (200 with an ETag);
 * 304 poll: the same GET with ``If-None-Match`` of the current ETag;
 * move: ``POST /api/v1/hands/{id}/moves`` with ``expected_seq`` (lock, validate, append, cache).
@@ -217,14 +217,14 @@ def play_hand(players: list[Player], seed: str, samples: Samples, read_rounds: i
         )
         expect(status, 201, data)
         samples.add("move", elapsed)
-        samples.add("floor (moves)", player.timed("GET", "/api/v1/me")[0])
+        samples.add("floor (moves)", player.timed("GET", "/api/v1/auth/check")[0])
 
 
 def measure_reads(players: list[Player], hand_id: int, rounds: int, samples: Samples) -> None:
     path = f"/api/v1/hands/{hand_id}"
     for i in range(rounds):
         player = players[i % len(players)]
-        elapsed, status, data, _ = player.timed("GET", "/api/v1/me")
+        elapsed, status, data, _ = player.timed("GET", "/api/v1/auth/check")
         expect(status, 200, data)
         samples.add("floor", elapsed)
         elapsed, status, data, response = player.timed("GET", path)

@@ -57,3 +57,9 @@ class TokenOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField(allow_null=True)
     revoked = serializers.BooleanField(source="is_revoked")
+
+
+class TokenCheckOutputSerializer(serializers.Serializer):
+    user_id = serializers.IntegerField()
+    username = serializers.CharField()
+    now = serializers.DateTimeField(help_text="The server's clock, for hand deadlines.")

@@ -4,6 +4,7 @@ from django.urls import path
 
 from accounts.api.views import (
     MeDetailApi,
+    TokenCheckApi,
     TokenCreateApi,
     TokenListApi,
     TokenLogoutApi,
@@ -15,6 +16,7 @@ urlpatterns = [
     path("auth/register", UserRegisterApi.as_view(), name="auth-register"),
     path("auth/token", TokenCreateApi.as_view(), name="auth-token"),
     path("auth/logout", TokenLogoutApi.as_view(), name="auth-logout"),
+    path("auth/check", TokenCheckApi.as_view(), name="auth-check"),
     path("auth/tokens", TokenListApi.as_view(), name="auth-tokens"),
     path("auth/tokens/<int:token_id>", TokenRevokeApi.as_view(), name="auth-token-revoke"),
     path("me", MeDetailApi.as_view(), name="me"),

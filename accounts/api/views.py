@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.db import transaction
+from django.utils import timezone
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import AllowAny
@@ -14,6 +15,7 @@ from accounts.api.schema import problem_responses
 from accounts.api.serializers import (
     ProfileOutputSerializer,
     RegisterInputSerializer,
+    TokenCheckOutputSerializer,
     TokenCreateInputSerializer,
     TokenIssuedOutputSerializer,
     TokenOutputSerializer,
@@ -89,6 +91,24 @@ class TokenLogoutApi(APIView):
     def post(self, request: Request) -> Response:
         token_revoke(user=request.user, token_id=request.auth.pk)
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class TokenCheckApi(APIView):
+    """The cheapest authenticated request: the token lookup is its only query."""
+
+    @extend_schema(
+        operation_id="auth_check",
+        tags=["auth"],
+        summary="Check my token; read the server's clock (to align with hand deadlines)",
+        responses={200: TokenCheckOutputSerializer, **problem_responses(401)},
+    )
+    def get(self, request: Request) -> Response:
+        body = {
+            "user_id": request.user.pk,
+            "username": request.user.username,
+            "now": timezone.now(),
+        }
+        return Response(TokenCheckOutputSerializer(body).data)
 
 
 class TokenListApi(APIView):

@@ -348,3 +348,30 @@ def test_the_openapi_schema_documents_the_endpoints(api_client):
         assert path in paths
     register_401 = paths["/api/v1/auth/token"]["post"]["responses"]["401"]
     assert PROBLEM in register_401["content"]
+
+
+def test_auth_check_names_the_user_and_the_server_clock_in_one_query(
+    api_client, make_user, django_assert_num_queries
+):
+    from datetime import datetime, timedelta
+
+    from django.utils import timezone
+
+    user, token = make_user()
+    client = bearer(api_client, token)
+    client.get("/api/v1/auth/check")  # the first use stamps last_used_at
+    with django_assert_num_queries(1):
+        response = client.get("/api/v1/auth/check")
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["user_id"], body["username"]) == (user.pk, user.username)
+    assert abs(datetime.fromisoformat(body["now"]) - timezone.now()) < timedelta(seconds=5)
+
+
+def test_auth_check_refuses_a_revoked_token(api_client, make_user):
+    _, token = make_user()
+    client = bearer(api_client, token)
+    assert client.post("/api/v1/auth/logout").status_code == 204
+    response = client.get("/api/v1/auth/check")
+    assert response.status_code == 401
+    assert response.json()["code"] == "authentication_failed"
