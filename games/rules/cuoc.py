@@ -25,6 +25,7 @@ from games.rules.ruleset import (
     Ruleset,
     build_ruleset,
 )
+from games.rules.scoring import score
 from games.rules.shape import best_chan, is_bach_thu
 from games.rules.state import HandState, MatGroup
 
@@ -236,3 +237,8 @@ def detect_cuoc(ruleset: Ruleset | None, facts: WinFacts) -> dict[str, int]:
     if not cuoc:
         cuoc = {"xuong": 1}
     return cuoc
+
+
+def true_total(ruleset: Ruleset, facts: WinFacts) -> int:
+    """The total score (base + gà) of the cước this win truly holds."""
+    return score(ruleset, detect_cuoc(ruleset, facts)).total

@@ -13,9 +13,11 @@ from typing import Any
 
 from games.rules import faults as fault_rules
 from games.rules.cards import CC, CODES, COPIES, N_KINDS, can_pair, counts_of
+from games.rules.cuoc import WinFacts, true_total
 from games.rules.deck import deal
 from games.rules.errors import FaultRefused, IllegalMove
 from games.rules.moves import Chiu, Declare, Discard, Draw, Eat, Move, Pass, SetPrefs, TraCua, U
+from games.rules.ruleset import FOUR_ELEVEN_MIN
 from games.rules.shape import is_bach_thu, wins_with
 from games.rules.state import (
     SRC_DISCARD,
@@ -483,18 +485,39 @@ def _replace_by_pending(w: _Work, seat: int) -> bool:
     ex = w.exposed
     st = w.seats[seat]
     if w.phase is Phase.OFFER and _u_allowed(w.phase, ex, w.n, st, seat):
-        w.seat(seat, missed_win=True)  # let the passed-down stock card it could win on go by
+        _miss_win(w, seat, ex.card, "other_draw")  # let the passed-down stock card go by
         return False
     if w.phase is not Phase.AFTER_DRAW or ex is None or ex.source != SRC_STOCK:
         return False
     could = not st.bao and wins_with(st.hand, st.mat_chan, ex.card)
     if could:
-        w.seat(seat, missed_win=True)
+        _miss_win(w, seat, ex.card, "own_draw")
     if w.pending_u is not None:
         claimant = w.pending_u
         w.pending_u = None
         _win_out_of_turn(w, claimant, replaced=seat)
     return could
+
+
+def _miss_win(w: _Work, seat: int, card: int, source: str) -> None:
+    """The seat lets a stock card it could win on go by: a bỏ ù (§9), except that in 4-11 mode
+    a win truly worth less than 4 may be declined freely (§10.6)."""
+    rs = w.state.config.ruleset
+    if rs is not None and rs.four_eleven:
+        st = w.seats[seat]
+        facts = WinFacts(
+            hand=st.hand,
+            mat=st.mat,
+            card=card,
+            source=source,
+            by_chiu=st.hand[card] == 3,
+            first_draw=w.stock_drawn == 1,
+            previous_winner=w.state.config.previous_winner == seat,
+            dealt=st.dealt,
+        )
+        if true_total(rs, facts) < FOUR_ELEVEN_MIN:
+            return
+    w.seat(seat, missed_win=True)
 
 
 def _win_out_of_turn(w: _Work, seat: int, replaced: int | None = None) -> None:

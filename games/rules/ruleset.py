@@ -32,6 +32,11 @@ __all__ = [
 ]
 
 # Cước slugs in declaration order (RULES.md §6).
+# 4-11 mode (RULES.md §10.6): a win whose true score is below 4 costs the winner 11 points to
+# every other seat, and such a win may be declined without a bỏ ù.
+FOUR_ELEVEN_MIN: Final = 4
+FOUR_ELEVEN_POINTS: Final = 11
+
 CUOC_SLUGS: Final[tuple[str, ...]] = (
     "xuong",
     "thong",

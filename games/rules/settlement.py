@@ -13,11 +13,11 @@ from typing import Any
 from games.rules.cards import CC
 from games.rules.cuoc import ruleset_of
 from games.rules.faults import DEN_LANG, FAULTS, NO_PAY, hidden_penalty, winner_faults
+from games.rules.ruleset import FOUR_ELEVEN_MIN, FOUR_ELEVEN_POINTS
 from games.rules.state import SRC_DISCARD, SRC_STOCK, HandState, Phase
 
 POT = "pot"
 U_LAO_POINTS = 17  # "tám đỏ đôi lèo" (seeds 003/004)
-FOUR_ELEVEN_MIN, FOUR_ELEVEN_POINTS = 4, 11
 POT_HANDS = ("chi_bach_thu", "hoa_roi_cua_phat", "ca_loi_san_dinh")
 
 

@@ -22,6 +22,7 @@ from games.rules.faults import (
     winner_faults,
 )
 from games.rules.moves import Chiu, Discard, Draw, Eat, Move, Pass, TraCua, U
+from games.rules.ruleset import build_ruleset
 from games.rules.shape import is_bach_thu, waiting_set, wins_with
 from games.rules.state import (
     SRC_DISCARD,
@@ -428,6 +429,50 @@ def test_bo_u_real_sequence_pass_on_a_win_then_win_later() -> None:
     later = offer(s, 0, K("9V"), Phase.AFTER_DRAW)
     after = engine.apply(later, U(0))
     assert recorded(after) == ["bo_u"]
+
+
+def with_ruleset(state: HandState, **overrides: object) -> HandState:
+    ruleset = build_ruleset({"preset": "chan_van_van", "overrides": overrides})
+    return replace(state, config=replace(state.config, ruleset=ruleset))
+
+
+@pytest.mark.parametrize(
+    ("hand", "four_eleven", "missed"),
+    [
+        (BA_DAU_9, True, False),  # chì only: 3 points < 4, declined freely (§10.6)
+        (BACH_THU_9V, True, True),  # chì + bạch thủ: 15 points, a real bỏ ù
+        (BA_DAU_9, False, True),  # without 4-11 every declined win is a bỏ ù
+    ],
+)
+def test_four_eleven_a_win_below_four_may_be_declined_without_bo_u(
+    hand: str, four_eleven: bool, missed: bool
+) -> None:
+    # Given a seat that draws a card it could win on, in or out of 4-11 mode,
+    s = with_ruleset(
+        position(ADVANCED, hand, phase=Phase.AFTER_DRAW, card="9V"), four_eleven=four_eleven
+    )
+    # when it passes, a missed win is marked only if the win was worth taking,
+    s = engine.apply(s, Pass(0))
+    assert s.seats[0].missed_win is missed
+    # and its later win carries bỏ ù only then.
+    after = engine.apply(offer(s, 0, K("9V"), Phase.AFTER_DRAW), U(0))
+    assert after.win is not None
+    assert recorded(after) == (["bo_u"] if missed else [])
+
+
+@pytest.mark.parametrize(("hand", "missed"), [(BA_DAU_9, False), (BACH_THU_9V, True)])
+def test_four_eleven_a_stock_card_passed_down_may_be_declined_if_worth_below_four(
+    hand: str, missed: bool
+) -> None:
+    # Given seat 1 (auto ù off) could win on the stock card its cửa trên draws and passes down,
+    s = position(ADVANCED, "2V 3N 4S", card="2N", stock=("9V", "2S", "3S"), others={1: hand})
+    s = with_ruleset(s, four_eleven=True)
+    s = replace(s, seats=(s.seats[0], replace(s.seats[1], auto_u=False)))
+    s = engine.apply(engine.apply(s, Draw(0)), Pass(0))
+    assert (s.phase, s.turn) == (Phase.OFFER, 1)
+    # when seat 1 draws instead of winning, it missed a win only if that win was worth 4 or more.
+    s = engine.apply(s, Draw(1))
+    assert s.seats[1].missed_win is missed
 
 
 def test_bo_u_for_a_win_out_of_turn_comes_from_winner_faults() -> None:
