@@ -8,13 +8,14 @@ the stock order before the hand ends.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pickle
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import fields, is_dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any
@@ -27,6 +28,7 @@ from accounts.selectors import user_is_auditor
 from chan_api.problems import ApiProblem, bad_request, forbidden, not_found
 from games.models import Hand, HandEvent, Seat, Table
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
+from games.rules import state as rules_state
 from games.rules.analysis import analysis_for
 from games.rules.cards import CODES, codes_of, parse_kinds
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset, list_presets
@@ -126,9 +128,30 @@ class _StateLru:
 state_lru = _StateLru(STATE_LRU_SIZE)
 
 
+def _state_format() -> bytes:
+    """A tag naming the shape of the rules core's state classes: a blob pickled by a release with
+    other fields is never loaded by this one (it replays the log instead)."""
+    shape = [
+        (name, [f.name for f in fields(cls)])
+        for name, cls in sorted(vars(rules_state).items())
+        if isinstance(cls, type) and is_dataclass(cls)
+    ]
+    return b"chan-state:" + hashlib.sha256(repr(shape).encode()).hexdigest()[:16].encode() + b":"
+
+
+STATE_FORMAT = _state_format()
+
+
 def state_pickle(state: HandState) -> bytes:
     """The cache blob: the state without its config (rebuilt from the Hand row on load)."""
-    return pickle.dumps(replace(state, config=None), protocol=pickle.HIGHEST_PROTOCOL)
+    return STATE_FORMAT + pickle.dumps(replace(state, config=None), protocol=5)
+
+
+def _unpickle_state(hand: Hand) -> HandState | None:
+    blob = bytes(hand.state_blob or b"")
+    if not blob.startswith(STATE_FORMAT):
+        return None
+    return replace(pickle.loads(blob[len(STATE_FORMAT) :]), config=hand_config(hand))
 
 
 def hand_state(hand: Hand) -> HandState:
@@ -137,9 +160,8 @@ def hand_state(hand: Hand) -> HandState:
     state = state_lru.get(key)
     if state is not None:
         return state
-    if hand.state_seq == hand.seq and hand.state_blob:
-        state = replace(pickle.loads(bytes(hand.state_blob)), config=hand_config(hand))
-    else:
+    state = _unpickle_state(hand) if hand.state_seq == hand.seq else None
+    if state is None:
         state = hand_replay(hand)
     state_lru.put(key, state)
     return state
@@ -147,9 +169,7 @@ def hand_state(hand: Hand) -> HandState:
 
 def hand_cached_state(hand: Hand) -> HandState | None:
     """The state pickled on the Hand row, or None (for checks of cache against replay)."""
-    if not hand.state_blob:
-        return None
-    return replace(pickle.loads(bytes(hand.state_blob)), config=hand_config(hand))
+    return _unpickle_state(hand)
 
 
 # --------------------------------------------------------------------------- tables

@@ -30,6 +30,7 @@ from games.rules.state import (
     HandState,
     MatGroup,
     Mode,
+    Nhai,
     Phase,
     SeatState,
     WinInfo,
@@ -165,6 +166,8 @@ class _Work:
         self.win = state.win
         self.declaration = state.declaration
         self.outcome = state.outcome
+        self.nhai = state.nhai
+        self.nhai_streak = state.nhai_streak
         self.events: list[dict[str, Any]] = []
         self.n = state.n_seats
         self.move_index = state.n_moves
@@ -204,6 +207,8 @@ class _Work:
             declaration=self.declaration,
             outcome=self.outcome,
             n_moves=self.move_index + 1,
+            nhai=self.nhai,
+            nhai_streak=self.nhai_streak,
             events=tuple(self.events),
         )
 
@@ -221,6 +226,8 @@ def apply(state: HandState, move: Move) -> HandState:
     w.events.append(move.to_dict())
     if found:
         _record_faults(w, move.seat, found)
+    if state.phase is Phase.OFFER and not isinstance(move, Draw):
+        w.nhai_streak = 0  # a turn taken by eating or chíu ends a run of nhái
     handler = _HANDLERS[type(move)]
     handler(w, move)
     return w.freeze()
@@ -336,6 +343,7 @@ def _do_draw(w: _Work, move: Draw) -> None:
     w.exposed = Exposed(card, seat, SRC_STOCK, seat)
     w.phase = Phase.AFTER_DRAW
     w.events.append({"type": "drawn", "seat": seat, "card": CODES[card]})
+    _count_nhai(w, seat, card, declined=None if ex is None else ex.card)
     drawer = w.seats[seat]
     drawer_wins = not drawer.bao and wins_with(drawer.hand, drawer.mat_chan, card)
     claimant = _first_u_claimant(w, seat, card)
@@ -347,6 +355,21 @@ def _do_draw(w: _Work, move: Draw) -> None:
         return
     if not drawer_wins:
         _resolve_chiu_claims(w, exclude=(seat,))
+
+
+def _count_nhai(w: _Work, seat: int, card: int, declined: int | None) -> None:
+    """Gà góp (§10.10, seed 000): drawing the very card just let go by at the cửa trên is a
+    nhái; consecutive nhái pay 1, 2, 3… points, doubled on Chi chi. Any other draw ends a run."""
+    rs = w.state.config.ruleset
+    if rs is None or not rs.ga_gop:
+        return
+    if card != declined:
+        w.nhai_streak = 0
+        return
+    w.nhai_streak += 1
+    points = w.nhai_streak * (2 if card == CC else 1)
+    w.nhai = w.nhai + (Nhai(seat, card, points),)
+    w.events.append({"type": "nhai", "seat": seat, "card": CODES[card], "points": points})
 
 
 def _do_pass(w: _Work, move: Pass) -> None:

@@ -157,7 +157,7 @@ def _pot_flows(state: HandState, s: Settlement) -> None:
     """Gà góp (§10.10): each seat's stake for the hand, and the chíu payments into the pot.
 
     A chíu of a stock card makes every other seat pay 1; of a discard, the discarder pays 1;
-    doubled on Chi chi. (Nhái payments need the hand's full log and are added by the server.)
+    doubled on Chi chi. Each nhái makes every other seat pay its points (1, 2, 3… in a run).
     """
     n = state.n_seats
     for seat in range(n):
@@ -173,6 +173,10 @@ def _pot_flows(state: HandState, s: Settlement) -> None:
                         s.transfers.append(Transfer(other, POT, unit, "ga_gop_chiu"))
             elif g.source == SRC_DISCARD:
                 s.transfers.append(Transfer(g.from_door, POT, unit, "ga_gop_chiu"))
+    for nhai in state.nhai:
+        for other in range(n):
+            if other != nhai.seat:
+                s.transfers.append(Transfer(other, POT, nhai.points, "ga_gop_nhai"))
 
 
 __all__ = ["FAULTS", "POT", "Settlement", "Transfer", "settle"]

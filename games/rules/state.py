@@ -65,6 +65,16 @@ class Declined:
 
 
 @dataclass(frozen=True, slots=True)
+class Nhai:
+    """Gà góp (§10.10): ``seat`` drew from the stock the very card it had just let go by at its
+    cửa trên; every other seat pays ``points`` into the pot."""
+
+    seat: int
+    card: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
 class Fault:
     slug: str
     visible: bool
@@ -139,6 +149,8 @@ class HandState:
     declaration: Any = None
     outcome: Any = None
     n_moves: int = 0
+    nhai: tuple[Nhai, ...] = ()  # gà góp tables only
+    nhai_streak: int = 0  # consecutive nhái up to now (the next pays one more)
     events: tuple[dict[str, Any], ...] = field(default=())  # what the last apply did, public
 
     @property

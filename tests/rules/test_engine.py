@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from rules_builders import accounted, make_deck, play, start
 from test_shape import BA_DAU_2, BACH_THU_2V, BACH_THU_CHI
@@ -10,7 +12,9 @@ from games.rules.cards import CODES, KIND_OF, codes_of
 from games.rules.engine import apply, legal_moves, new_hand
 from games.rules.errors import IllegalMove
 from games.rules.moves import Chiu, Discard, Draw, Eat, Pass, TraCua, U, move_from_dict
-from games.rules.state import HandConfig, Phase
+from games.rules.ruleset import build_ruleset
+from games.rules.settlement import POT, settle
+from games.rules.state import HandConfig, Mode, Phase
 
 K = KIND_OF
 # Seat 1 waits bạch thủ on 9N and holds three 9N: a 9N completes it by chíu (chíu ù).
@@ -320,3 +324,56 @@ def test_letting_a_winnable_passed_down_card_go_is_a_missed_win() -> None:
     assert U(2) in legal_moves(state, 2)
     state = apply(state, Draw(2))
     assert state.seats[2].missed_win
+
+
+def ga_gop_hand(dealer_extra: str, stock: str):
+    """Seats 1–3 hold X (no pair, no 9N, no 8S); the dealer Y plus ``dealer_extra``."""
+    deck = make_deck({0: f"{Y} {dealer_extra}", 1: X, 2: X, 3: X}, stock=stock)
+    ruleset = build_ruleset({"preset": "chan_van_van", "overrides": {"ga_gop": True}})
+    return new_hand(HandConfig(4, mode=Mode.ADVANCED, ruleset=ruleset), deck, 0)
+
+
+def test_nhai_drawing_the_card_just_let_go_by_pays_into_the_pot_in_runs() -> None:
+    # Given a gà góp table where the dealer discards 9N and the stock starts 9N 9N 8S 8S,
+    state = dealer_discard(ga_gop_hand("9N 9S 8N 8N", "9N 9N 8S 8S"), "9N")
+    # when seat 1 lets the 9N go by and draws a 9N, then seat 2 does the same (a run of two),
+    state = play(state, (1, {"type": "draw"}), (1, {"type": "pass"}), (2, {"type": "draw"}))
+    assert [(n.seat, CODES[n.card], n.points) for n in state.nhai] == [(1, "9N", 1), (2, "9N", 2)]
+    assert {"type": "nhai", "seat": 2, "card": "9N", "points": 2} in state.events
+    # and seat 3 draws an 8S (no nhái: the run ends), then the dealer draws the other 8S,
+    state = play(state, (2, {"type": "pass"}), (3, {"type": "draw"}), (3, {"type": "pass"}))
+    state = play(state, (0, {"type": "draw"}))
+    # then the dealer's nhái starts a new run at 1 point,
+    assert [(n.seat, n.points) for n in state.nhai] == [(1, 1), (2, 2), (0, 1)]
+    # and every other seat pays each nhái's points into the pot (settled as a hòa here).
+    state = replace(state, phase=Phase.ENDED, outcome={"result": "hoa"})
+    paid = [t for t in settle(state).transfers if t.reason == "ga_gop_nhai"]
+    assert sorted((t.payer, t.points) for t in paid) == sorted(
+        [(s, 1) for s in (0, 2, 3)] + [(s, 2) for s in (0, 1, 3)] + [(s, 1) for s in (1, 2, 3)]
+    )
+    assert {t.payee for t in paid} == {POT}
+
+
+def test_nhai_on_chi_chi_is_doubled() -> None:
+    state = dealer_discard(ga_gop_hand("CC 9S 8N 8N", "CC"), "CC")
+    state = play(state, (1, {"type": "draw"}))
+    assert [(n.seat, n.points) for n in state.nhai] == [(1, 2)]
+
+
+def test_an_eat_ends_a_run_of_nhai() -> None:
+    # Given seat 1's nhái on 9N, passed down to seat 2, which holds a 9V,
+    deck = make_deck({0: f"{Y} 9N 9S 8N 8N", 1: X, 2: X.replace("8V", "9V"), 3: X}, stock="9N 9N")
+    ruleset = build_ruleset({"preset": "chan_van_van", "overrides": {"ga_gop": True}})
+    state = new_hand(HandConfig(4, mode=Mode.ADVANCED, ruleset=ruleset), deck, 0)
+    state = play(dealer_discard(state, "9N"), (1, {"type": "draw"}), (1, {"type": "pass"}))
+    assert state.nhai_streak == 1
+    # when seat 2 takes its turn by eating the 9N with its 9V, the run is over.
+    state = apply(state, Eat(2, K["9N"], K["9V"]))
+    assert state.nhai_streak == 0 and len(state.nhai) == 1
+
+
+def test_no_nhai_is_counted_without_ga_gop() -> None:
+    deck = make_deck({0: f"{Y} 9N 9S 8N 8N", 1: X, 2: X, 3: X}, stock="9N")
+    state = dealer_discard(new_hand(HandConfig(4, mode=Mode.ADVANCED), deck, 0), "9N")
+    state = play(state, (1, {"type": "draw"}))
+    assert state.nhai == () and not any(e["type"] == "nhai" for e in state.events)
