@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +19,30 @@ def _fresh_caches() -> None:
     """Throttle counts and hand versions live in the cache (Redis in CI); states in an LRU."""
     cache.clear()
     state_lru.clear()
+
+
+# Modules that write hand rows by hand (constraint tests), not through the services.
+_RAW_ROW_MODULES = {"test_games_models"}
+
+
+@pytest.fixture(autouse=True)
+def _every_hand_is_the_replay_of_its_log(request: pytest.FixtureRequest) -> Iterator[None]:
+    """After each database test: every hand's cached state equals the replay of its log."""
+    yield
+    if request.node.get_closest_marker("django_db") is None:
+        return
+    if "corrupts_cache" in request.fixturenames or request.module.__name__ in _RAW_ROW_MODULES:
+        return
+    from games.models import Hand
+    from games.selectors import hand_cache_problems
+
+    problems = {h.pk: hand_cache_problems(h) for h in Hand.objects.all()}
+    assert {pk: p for pk, p in problems.items() if p} == {}
+
+
+@pytest.fixture
+def corrupts_cache() -> None:
+    """Requested by tests that damage a cached state on purpose (exempts them from the check)."""
 
 
 @dataclass
