@@ -147,7 +147,7 @@ def test_every_hand_in_the_database_is_the_replay_of_its_log(make_user) -> None:
         assert hand.state_seq == hand.seq == HandEvent.objects.filter(hand=hand).count() - 1
 
 
-def test_a_stale_cache_falls_back_to_the_replay(make_user) -> None:
+def test_a_stale_cache_falls_back_to_the_replay(make_user, corrupts_cache) -> None:
     users = [make_user()[0] for _ in range(2)]
     hand = deal(users, seed=7)
     legal = hand_view_for_user(hand=hand, user=users[0])["legal_moves"]
@@ -167,7 +167,7 @@ def test_a_stale_cache_falls_back_to_the_replay(make_user) -> None:
     [b"chan-state:0000000000000000:" + b"\x80\x05N.", b"\x80\x05N.", b"garbage"],
     ids=["another release's format", "untagged pickle", "garbage"],
 )
-def test_a_cache_blob_of_another_format_is_never_unpickled(make_user, blob) -> None:
+def test_a_cache_blob_of_another_format_is_never_unpickled(make_user, blob, corrupts_cache) -> None:
     # Given a hand whose cached blob was written by a release with other state classes,
     users = [make_user()[0] for _ in range(2)]
     hand = deal(users, seed=8)
