@@ -1,4 +1,5 @@
-"""Register four players, open a table with a scripted deck, play whole hands over HTTP.
+"""Register four players, open a table with a scripted deck, play whole hands over HTTP
+(real sockets to a live server on the test database, as a third-party client would).
 
 After every move each seat's view is compared with the rules core's own view of a local replay
 of the same moves, and checked for hidden information (no other seat's hand, no stock order).
@@ -10,24 +11,24 @@ import hashlib
 from typing import Any
 
 import pytest
-from rest_framework.test import APIClient
+from http_client import HttpClient
 
+from games.models import Hand
 from games.rules import HandConfig, apply, move_from_dict, new_hand, parse_deck
 from games.rules.ruleset import build_ruleset
 from games.rules.views import view_for
+from games.selectors import hand_cache_problems
 from tests.games.decks import HOA_DECK, HOA_MOVES, WIN_DECK, WIN_MOVES, WIN_SEAT, scripted_move
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)
 PASSWORD = "a-long-enough-Passw0rd!"
 
 
-def register(name: str) -> APIClient:
-    client = APIClient()
-    r = client.post(
-        "/api/v1/auth/register", {"username": name, "password": PASSWORD}, format="json"
-    )
+def register(base_url: str, name: str) -> HttpClient:
+    client = HttpClient(base_url)
+    r = client.post("/api/v1/auth/register", {"username": name, "password": PASSWORD})
     assert r.status_code == 201, r.content
-    client.credentials(HTTP_AUTHORIZATION=f"Bearer {r.json()['token']}")
+    client.token = r.json()["token"]
     return client
 
 
@@ -42,7 +43,7 @@ def assert_hides_other_hands(view: dict[str, Any], seat: int) -> None:
         assert move["seat"] == seat
 
 
-def assert_events_hide_other_hands(client: APIClient, hand_id: int, seat: int) -> list[dict]:
+def assert_events_hide_other_hands(client: HttpClient, hand_id: int, seat: int) -> list[dict]:
     r = client.get(f"/api/v1/hands/{hand_id}/events")
     assert r.status_code == 200, r.content
     events = r.json()["events"]
@@ -53,25 +54,23 @@ def assert_events_hide_other_hands(client: APIClient, hand_id: int, seat: int) -
     return events
 
 
-def play_through_the_api(deck: list[str], expected_moves: int) -> tuple[list[APIClient], int]:
+def play_through_the_api(
+    base_url: str, deck: list[str], expected_moves: int
+) -> tuple[list[HttpClient], int]:
     # Given four registered players, a table with a fixed deck and the creator dealing,
-    clients = [register(f"e2e_player_{i}") for i in range(4)]
-    r = clients[0].post(
-        "/api/v1/tables",
-        {"name": "e2e", "stake": 5, "deck": deck, "dealer": 0},
-        format="json",
-    )
+    clients = [register(base_url, f"e2e_player_{i}") for i in range(4)]
+    r = clients[0].post("/api/v1/tables", {"name": "e2e", "stake": 5, "deck": deck, "dealer": 0})
     assert r.status_code == 201, r.content
     table = r.json()
     assert table["seats"][0]["username"] == "e2e_player_0" and table["fixed_deck"] is True
     for client in clients[1:]:
-        r = client.post(f"/api/v1/tables/{table['id']}/join", {}, format="json")
+        r = client.post(f"/api/v1/tables/{table['id']}/join", {})
         assert r.status_code == 200, r.content
     assert [s["number"] for s in r.json()["seats"]] == [0, 1, 2, 3]
     # when all four say ready, the last one deals the hand,
     hand_ids = []
     for client in clients:
-        r = client.post(f"/api/v1/tables/{table['id']}/ready", {}, format="json")
+        r = client.post(f"/api/v1/tables/{table['id']}/ready", {})
         assert r.status_code == 200, r.content
         hand_ids.append(r.json()["hand_id"])
     assert hand_ids[:3] == [None, None, None] and hand_ids[3] is not None
@@ -100,9 +99,7 @@ def play_through_the_api(deck: list[str], expected_moves: int) -> tuple[list[API
             break
         turn = views[0]["turn_seat"]
         move = scripted_move(views[turn]["legal_moves"])
-        r = clients[turn].post(
-            f"/api/v1/hands/{hand_id}/moves", {**move, "expected_seq": seq}, format="json"
-        )
+        r = clients[turn].post(f"/api/v1/hands/{hand_id}/moves", {**move, "expected_seq": seq})
         assert r.status_code == 201, r.content
         seq += 1
         state = apply(state, move_from_dict(move))
@@ -125,19 +122,21 @@ def play_through_the_api(deck: list[str], expected_moves: int) -> tuple[list[API
     events = clients[2].get(f"/api/v1/hands/{hand_id}/events").json()["events"]
     assert len(events[0]["effects"][0]["hands"]) == 4
     assert [e["seq"] for e in events] == list(range(expected_moves + 1))
+    # and the hand's cached state is the replay of its log.
+    assert hand_cache_problems(Hand.objects.get(pk=hand_id)) == []
     return clients, hand_id
 
 
-def test_a_fixed_deck_hand_played_to_a_win_through_the_api() -> None:
-    clients, hand_id = play_through_the_api(WIN_DECK, WIN_MOVES)
+def test_a_fixed_deck_hand_played_to_a_win_through_the_api(live_server) -> None:
+    clients, hand_id = play_through_the_api(live_server.url, WIN_DECK, WIN_MOVES)
     view = clients[0].get(f"/api/v1/hands/{hand_id}").json()
     assert view["result"]["outcome"] == {"result": "u", "seat": WIN_SEAT}
     assert view["result"]["win"]["source"] == "own_draw"
     assert view["result"]["win"]["card"] == "9V"
 
 
-def test_a_fixed_deck_hand_played_to_a_hoa_through_the_api() -> None:
-    clients, hand_id = play_through_the_api(HOA_DECK, HOA_MOVES)
+def test_a_fixed_deck_hand_played_to_a_hoa_through_the_api(live_server) -> None:
+    clients, hand_id = play_through_the_api(live_server.url, HOA_DECK, HOA_MOVES)
     view = clients[3].get(f"/api/v1/hands/{hand_id}").json()
     assert view["result"]["outcome"] == {"result": "hoa"}
     assert view["result"]["win"] is None
