@@ -11,6 +11,11 @@ PORT ?= 8000
 
 .PHONY: run test install lint format typecheck migrate worker bench bench-api simulate clean
 
+# The settings default to production-safe values (DEBUG off, SECRET_KEY required, no fixed decks).
+# The development targets turn DEBUG on unless the environment says otherwise: a dev-only key,
+# fixed decks allowed, Django's debug pages. `make test` leaves DEBUG alone (pytest runs with it off).
+run migrate worker: export DEBUG ?= 1
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 

@@ -1,3 +1,8 @@
+"""Admin for users and tokens. Token hashes are never shown, and neither they nor password hashes
+can be used in a changelist filter (Django's UserAdmin already refuses ``?password…`` lookups)."""
+
+from typing import Any
+
 from django.contrib import admin
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.http import HttpRequest
@@ -33,6 +38,12 @@ class ApiTokenAdmin(admin.ModelAdmin):
     readonly_fields = fields
     list_select_related = ("user",)
     actions = ("revoke",)
+
+    def lookup_allowed(self, lookup: str, value: Any, request: HttpRequest | None = None) -> bool:
+        # ?key_hash__startswith=… would read the hash out one character at a time.
+        if lookup.split("__", 1)[0] == "key_hash":
+            return False
+        return super().lookup_allowed(lookup, value, request)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

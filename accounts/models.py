@@ -11,10 +11,26 @@ import hashlib
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
-from django.db.models.functions import Lower
+from django.db.models import F, Q, Value
+from django.db.models.functions import Length, Lower
+from django.db.models.lookups import Exact
 
 TOKEN_PREFIX_LENGTH = 8
+# secrets.token_urlsafe: the URL-safe base64 alphabet.
+TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+HEX_DIGITS = "0123456789abcdef"
 AUDIT_HANDS_PERMISSION = "accounts.audit_hands"
+
+
+def only_chars(field: str, alphabet: str) -> Exact:
+    """A check constraint that ``field`` holds only characters of ``alphabet`` (LTRIM strips
+    them all). Portable where a regex is not: SQLite has no native REGEXP (Django registers a
+    Python one on its own connections only); LTRIM(text, characters) is built into SQLite and
+    PostgreSQL."""
+    stripped = models.Func(
+        F(field), Value(alphabet), function="LTRIM", output_field=models.CharField()
+    )
+    return Exact(stripped, Value(""))
 
 
 class User(AbstractUser):
@@ -34,6 +50,9 @@ class User(AbstractUser):
             models.UniqueConstraint(Lower("username"), name="accounts_user_username_ci_unique"),
             models.CheckConstraint(
                 condition=models.Q(level__gte=1), name="accounts_user_level_gte_1"
+            ),
+            models.CheckConstraint(
+                condition=~Q(username=""), name="accounts_user_username_not_empty"
             ),
         ]
 
@@ -57,6 +76,23 @@ class ApiToken(models.Model):
     class Meta:
         ordering = ["-created_at", "-id"]
         verbose_name = "API token"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(
+                    Exact(Length("key_prefix"), TOKEN_PREFIX_LENGTH),
+                    only_chars("key_prefix", TOKEN_CHARS),
+                ),
+                name="accounts_apitoken_key_prefix_8_urlsafe",
+            ),
+            models.CheckConstraint(
+                condition=Q(Exact(Length("key_hash"), 64), only_chars("key_hash", HEX_DIGITS)),
+                name="accounts_apitoken_key_hash_sha256",
+            ),
+            models.CheckConstraint(
+                condition=Q(revoked_at__isnull=True) | Q(revoked_at__gte=F("created_at")),
+                name="accounts_apitoken_revoked_after_created",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.key_prefix}… ({self.user_id})"

@@ -7,6 +7,7 @@ machine ``code`` and a ``detail`` in the request's language (English or Vietname
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
@@ -86,6 +87,33 @@ def unprocessable(code: str, en: str, vi: str | None = None, **kw: Any) -> ApiPr
     return ApiProblem(422, code, en, vi, **kw)
 
 
+def flatten_errors(errors: Any, prefix: str = "") -> dict[str, list[str]]:
+    """Field errors as ``{dotted field: [messages]}``, however deeply DRF nested them.
+
+    ``{"timeouts": {"turn": [...]}}`` becomes ``{"timeouts.turn": [...]}``; a list field's
+    ``{"deck": {99: [...]}}`` becomes ``{"deck.99": [...]}``; a list of per-item dicts is keyed
+    by index. Errors on the body itself are ``non_field_errors``.
+    """
+    flat: dict[str, list[str]] = {}
+
+    def walk(value: Any, key: str) -> None:
+        if isinstance(value, Mapping):
+            for name, inner in value.items():
+                walk(inner, f"{key}.{name}" if key else str(name))
+        elif isinstance(value, list | tuple) and any(
+            isinstance(v, Mapping | list | tuple) for v in value
+        ):
+            for i, inner in enumerate(value):
+                if inner:
+                    walk(inner, f"{key}.{i}" if key else str(i))
+        else:
+            messages = value if isinstance(value, list | tuple) else [value]
+            flat.setdefault(key or "non_field_errors", []).extend(str(m) for m in messages)
+
+    walk(errors, prefix)
+    return flat
+
+
 def problem_body(problem: ApiProblem) -> dict[str, Any]:
     body: dict[str, Any] = {
         "type": f"https://chan.example/problems/{problem.code}",
@@ -95,7 +123,7 @@ def problem_body(problem: ApiProblem) -> dict[str, Any]:
         "detail": problem.detail(),
     }
     if problem.errors:
-        body["errors"] = problem.errors
+        body["errors"] = flatten_errors(problem.errors)
     body.update(problem.extra)
     return body
 

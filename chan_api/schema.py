@@ -1,17 +1,24 @@
-"""OpenAPI pieces shared by every app: the problem+json error body and its responses."""
+"""OpenAPI pieces shared by every app: the problem+json error body, its responses and the headers
+every operation documents."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
 
 from chan_api.problems import PROBLEM_CONTENT_TYPE
 
 
 class ProblemSerializer(serializers.Serializer):
-    """An ``application/problem+json`` error body (see chan_api/problems.py)."""
+    """An ``application/problem+json`` error body (RFC 9457; see chan_api/problems.py).
+
+    Every error has this shape: also ``404 not_found`` for a URL outside the API and
+    ``405 method_not_allowed`` for a method a path does not offer (its ``Allow`` header lists the
+    methods it does).
+    """
 
     type = serializers.CharField()
     title = serializers.CharField()
@@ -21,33 +28,67 @@ class ProblemSerializer(serializers.Serializer):
     errors = serializers.DictField(
         child=serializers.ListField(child=serializers.CharField()),
         required=False,
-        help_text="Field name -> messages, for code 'invalid'.",
+        help_text="Field errors: the field's dotted path (`stake`, `timeouts.turn`, `deck.99`, "
+        "`ruleset.overrides.ga_points`, `context.dealt_hand`) → messages. With `invalid` and "
+        "the codes of a bad ruleset, cước or calculator input.",
     )
 
 
 COMMON_DESCRIPTIONS: dict[int, str] = {
     400: "Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with "
     "`errors` per field).",
-    401: "Not authenticated, or the token is invalid or revoked.",
+    401: "`not_authenticated` (no token) or `authentication_failed` (the token is invalid or "
+    "revoked).",
     403: "`permission_denied`.",
     404: "`not_found`.",
     409: "Conflict.",
-    413: "`body_too_large`: the body is larger than the server accepts.",
+    413: "`body_too_large`: the body is larger than the server accepts (64 KiB by default).",
     415: "`unsupported_media_type`: the body is not application/json.",
-    429: "Too many requests (`throttled`); see Retry-After.",
+    429: "`throttled`: too many requests; retry after `Retry-After` seconds.",
+    500: "`server_error`: a bug on the server; the body says nothing more.",
 }
+
+# Statuses every operation can answer, whatever it does.
+ALWAYS = (429, 500)
+# Statuses of every operation that reads a JSON body (parse_error, invalid, too large, not JSON).
+WITH_BODY = (400, 413, 415)
+
+ACCEPT_LANGUAGE = OpenApiParameter(
+    "Accept-Language",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="`vi` for Vietnamese error `detail`s; English otherwise.",
+)
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    OpenApiTypes.INT,
+    OpenApiParameter.HEADER,
+    response=[429],
+    description="Seconds to wait before the next request.",
+)
+# Header parameters of every operation: put them in each ``@extend_schema(parameters=…)``.
+COMMON_HEADERS = [ACCEPT_LANGUAGE, RETRY_AFTER]
 
 
 def problem_responses_for(
     statuses: tuple[int, ...],
     descriptions: Mapping[int, str] = COMMON_DESCRIPTIONS,
     body: type[serializers.Serializer] = ProblemSerializer,
+    *,
+    authenticated: bool = True,
+    request_body: bool = False,
 ) -> dict[tuple[int, str], OpenApiResponse]:
-    """``responses=`` entries documenting problem+json errors for these statuses."""
+    """``responses=`` entries documenting problem+json errors: these statuses, plus 429 and 500
+    always, 401 when the endpoint needs a token and 400/413/415 when it reads a JSON body."""
+    codes = set(statuses) | set(ALWAYS)
+    if authenticated:
+        codes.add(401)
+    if request_body:
+        codes |= set(WITH_BODY)
     return {
         (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
             response=body,
             description=descriptions.get(status) or COMMON_DESCRIPTIONS.get(status, "Error."),
         )
-        for status in statuses
+        for status in sorted(codes)
     }

@@ -1,8 +1,11 @@
 """Settings, all from the environment.
 
-With no environment at all the service runs on the embedded default: SQLite in ``var/`` and a
-Celery broker on the local filesystem, so ``make run`` needs no server. Production sets
-``DATABASE_URL`` (PostgreSQL), ``CELERY_BROKER_URL`` (Redis), ``SECRET_KEY`` and ``DEBUG=0``.
+The defaults are safe, not convenient: ``DEBUG`` is off, fixed decks are refused, only localhost
+names are served, and ``SECRET_KEY`` is required. ``make run`` sets ``DEBUG=1`` for the embedded
+development setup (SQLite in ``var/``, a Celery broker on the local filesystem, a dev-only key,
+fixed decks allowed). The test suite runs with ``DEBUG`` off, as production does, with a test-only
+key and fixed decks allowed. Production sets ``DATABASE_URL`` (PostgreSQL), ``CELERY_BROKER_URL``
+(Redis), ``SECRET_KEY`` and ``ALLOWED_HOSTS``.
 """
 
 import os
@@ -22,13 +25,26 @@ def env_bool(name: str, default: bool) -> bool:
     return raw.strip().lower() in {"1", "true", "yes", "on"}
 
 
-DEBUG = env_bool("DEBUG", True)
+DEBUG = env_bool("DEBUG", False)
+# pytest (8.2 and later) sets PYTEST_VERSION for its whole session, before Django is configured.
+TESTING = "PYTEST_VERSION" in os.environ
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise RuntimeError("SECRET_KEY must be set when DEBUG is off")
-    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
-ALLOWED_HOSTS = [h for h in os.environ.get("ALLOWED_HOSTS", "*").split(",") if h]
+    if DEBUG:
+        SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
+    elif TESTING:
+        SECRET_KEY = "test-only-insecure-key-do-not-use-in-production"
+    else:
+        raise RuntimeError(
+            "SECRET_KEY must be set when DEBUG is off "
+            "(for local development set DEBUG=1, as `make run` does)"
+        )
+# Production names its hosts; unset (or empty), only the local machine is served.
+ALLOWED_HOSTS = [
+    h.strip()
+    for h in (os.environ.get("ALLOWED_HOSTS") or "localhost,127.0.0.1,[::1]").split(",")
+    if h.strip()
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -164,8 +180,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 
-# Test/dev only: a table may be created with a fixed deck and dealer (RULES.md §3).
-CHAN_ALLOW_FIXED_DECK = env_bool("CHAN_ALLOW_FIXED_DECK", DEBUG)
+# Test/dev only: a table may be created with a fixed deck and dealer (RULES.md §3); its creator then
+# knows every card, so it is off unless DEBUG is on or the test suite is running.
+CHAN_ALLOW_FIXED_DECK = env_bool("CHAN_ALLOW_FIXED_DECK", DEBUG or TESTING)
 
 LOGGING = {
     "version": 1,

@@ -1,5 +1,12 @@
-"""Admin for tables, seats and hands. Hand logs are read-only; a hand's seed stays hidden while
-the hand is being played (staff must not be able to peek at the deck)."""
+"""Admin for tables, seats and hands. Hand logs are read-only.
+
+Staff must not be able to peek at cards: a hand's seed stays hidden while the hand is being
+played, a table's fixed deck is shown to auditors (``accounts.audit_hands``) only, a stored move
+response (the mover's view, with its private hand) only to auditors once the hand has ended, and
+the cached state is never shown. None of these fields can be used in a changelist filter
+(``?seed__startswith=…`` would otherwise answer yes/no questions about a secret). The log itself
+holds only what every seat sees (moves, drawn cards, the deal without its hands).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,23 @@ from typing import Any
 from django.contrib import admin
 from django.http import HttpRequest
 
+from accounts.selectors import user_is_auditor
 from games.models import Hand, HandEvent, IdempotencyRecord, Seat, Table
+
+HIDDEN_TO_AUDITORS_ONLY = "(hidden: shown to auditors only)"
+HIDDEN_UNTIL_ENDED = "(hidden until the hand ends)"
+HIDDEN_RESPONSE = "(hidden: shown to auditors once the hand has ended)"
+
+
+class SecretFieldsAdmin(admin.ModelAdmin):
+    """Refuses changelist filters on ``secret_fields`` (a 400), whoever asks."""
+
+    secret_fields: tuple[str, ...] = ()
+
+    def lookup_allowed(self, lookup: str, value: Any, request: HttpRequest | None = None) -> bool:
+        if lookup.split("__", 1)[0] in self.secret_fields:
+            return False
+        return super().lookup_allowed(lookup, value, request)
 
 
 class SeatInline(admin.TabularInline):
@@ -19,13 +42,25 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(SecretFieldsAdmin):
+    """Tables are editable; the fixed deck (every card of every hand dealt at the table) is not
+    part of the form and is shown to auditors only."""
+
     list_display = ("id", "name", "room", "stake", "max_seats", "mode", "status", "owner")
     list_filter = ("status", "mode", "room")
     search_fields = ("name", "room", "owner__username")
     raw_id_fields = ("owner",)
-    readonly_fields = ("fixed_deck", "fixed_dealer", "created_at", "updated_at")
+    exclude = ("fixed_deck",)
+    secret_fields = ("fixed_deck",)
     inlines = (SeatInline,)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        deck = "fixed_deck" if user_is_auditor(request.user) else "fixed_deck_hidden"
+        return (deck, "fixed_dealer", "created_at", "updated_at")
+
+    @admin.display(description="fixed deck")
+    def fixed_deck_hidden(self, obj: Table) -> str:
+        return "-" if obj.fixed_deck is None else HIDDEN_TO_AUDITORS_ONLY
 
 
 @admin.register(Seat)
@@ -36,7 +71,7 @@ class SeatAdmin(admin.ModelAdmin):
     raw_id_fields = ("table", "player")
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
+class ReadOnlyAdmin(SecretFieldsAdmin):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
@@ -67,6 +102,7 @@ class HandAdmin(ReadOnlyAdmin):
     list_display = ("id", "table", "number", "n_seats", "dealer", "status", "seq", "created_at")
     list_filter = ("status", "mode")
     search_fields = ("table__name", "seed_hash")
+    secret_fields = ("seed", "deck", "state_blob")
     inlines = (HandEventInline,)
     fields = (
         "table",
@@ -96,7 +132,7 @@ class HandAdmin(ReadOnlyAdmin):
         """The seed once the hand has ended; hidden while it is being played."""
         if obj.status == Hand.Status.ENDED:
             return obj.seed
-        return "(hidden until the hand ends)"
+        return HIDDEN_UNTIL_ENDED
 
 
 @admin.register(HandEvent)
@@ -109,15 +145,26 @@ class HandEventAdmin(ReadOnlyAdmin):
 
 @admin.register(IdempotencyRecord)
 class IdempotencyRecordAdmin(ReadOnlyAdmin):
+    """The stored response is the mover's view of the hand, its private hand included: shown
+    only to auditors, and only once the hand has ended."""
+
     list_display = ("id", "user", "key", "hand", "response_status", "created_at")
     search_fields = ("key", "user__username")
-    fields = (
-        "user",
-        "key",
-        "hand",
-        "request_hash",
-        "response_status",
-        "response_body",
-        "created_at",
-    )
-    readonly_fields = fields
+    list_select_related = ("user", "hand")
+    secret_fields = ("response_body",)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        shown = (
+            obj is not None
+            and obj.hand.status == Hand.Status.ENDED
+            and user_is_auditor(request.user)
+        )
+        body = "response_body" if shown else "response_body_hidden"
+        return ("user", "key", "hand", "request_hash", "response_status", body, "created_at")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return self.get_fields(request, obj)
+
+    @admin.display(description="response body")
+    def response_body_hidden(self, obj: IdempotencyRecord) -> str:
+        return HIDDEN_RESPONSE

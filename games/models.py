@@ -10,18 +10,39 @@ from typing import Any, ClassVar
 
 from django.conf import settings
 from django.db import models
-from django.db.models import F, Q
-from django.db.models.functions import Length
-from django.db.models.lookups import Exact
+from django.db.models import F, Q, Value
+from django.db.models.fields.json import KT
+from django.db.models.functions import Cast, Coalesce, Length
+from django.db.models.lookups import Exact, GreaterThanOrEqual, LessThanOrEqual
 
+from accounts.models import HEX_DIGITS, only_chars
+from games.rules.moves import MOVE_TYPES
 from games.rules.ruleset import DEFAULT_PRESET
 
 MIN_SEATS, MAX_SEATS = 2, 4
 MAX_TIMEOUT_SECONDS = 3600
+DECK_SIZE = 100
+# Seq 0 is the deal; every later event is a move of one of the rules core's move types.
+EVENT_TYPES = ("deal", *sorted(MOVE_TYPES))
+ROOM_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+ROOM_MAX_LENGTH = 32
+VISIBLE_ASCII = "".join(chr(c) for c in range(0x21, 0x7F))
+IDEMPOTENCY_KEY_MAX_LENGTH = 128
 
 
 def default_ruleset_spec() -> dict[str, Any]:
     return {"preset": DEFAULT_PRESET, "overrides": {}}
+
+
+class JsonArrayLength(models.Func):
+    """The length of a JSON array (JSON_ARRAY_LENGTH on SQLite, JSONB_ARRAY_LENGTH on
+    PostgreSQL, where a non-array is an error rather than a length)."""
+
+    function = "JSON_ARRAY_LENGTH"
+    output_field = models.IntegerField()
+
+    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
+        return self.as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra)
 
 
 class Mode(models.TextChoices):
@@ -38,7 +59,7 @@ class Table(models.Model):
         CLOSED = "closed", "Closed"
 
     name = models.CharField(max_length=64)
-    room = models.CharField(max_length=32, default="main", db_index=True)
+    room = models.CharField(max_length=ROOM_MAX_LENGTH, default="main", db_index=True)
     stake = models.PositiveIntegerField(help_text="Quan per point.")
     max_seats = models.PositiveSmallIntegerField(default=MAX_SEATS)
     mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.BASIC)
@@ -97,6 +118,22 @@ class Table(models.Model):
             models.CheckConstraint(
                 condition=Q(fixed_dealer__isnull=True) | Q(fixed_deck__isnull=False),
                 name="games_table_fixed_dealer_needs_deck",
+            ),
+            models.CheckConstraint(
+                condition=Q(fixed_deck__isnull=True)
+                | Q(Exact(JsonArrayLength("fixed_deck"), DECK_SIZE)),
+                name="games_table_fixed_deck_100_cards",
+            ),
+            models.CheckConstraint(
+                condition=GreaterThanOrEqual(Length("name"), 1), name="games_table_name_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    GreaterThanOrEqual(Length("room"), 1),
+                    LessThanOrEqual(Length("room"), ROOM_MAX_LENGTH),
+                    only_chars("room", ROOM_CHARS),
+                ),
+                name="games_table_room_slug",
             ),
         ]
 
@@ -206,6 +243,30 @@ class Hand(models.Model):
             models.CheckConstraint(
                 condition=Exact(Length("seed_hash"), 64), name="games_hand_seed_hash_sha256"
             ),
+            models.CheckConstraint(
+                condition=only_chars("seed", HEX_DIGITS), name="games_hand_seed_lowercase_hex"
+            ),
+            models.CheckConstraint(
+                condition=only_chars("seed_hash", HEX_DIGITS),
+                name="games_hand_seed_hash_lowercase_hex",
+            ),
+            models.CheckConstraint(condition=Q(number__gte=1), name="games_hand_number_gte_1"),
+            models.CheckConstraint(
+                condition=Q(ended_at__isnull=True) | Q(ended_at__gte=F("created_at")),
+                name="games_hand_ended_after_created",
+            ),
+            models.CheckConstraint(
+                condition=Exact(JsonArrayLength("seats"), F("n_seats")),
+                name="games_hand_seats_per_seat",
+            ),
+            models.CheckConstraint(
+                condition=Exact(JsonArrayLength("prefs"), F("n_seats")),
+                name="games_hand_prefs_per_seat",
+            ),
+            models.CheckConstraint(
+                condition=Q(deck__isnull=True) | Q(Exact(JsonArrayLength("deck"), DECK_SIZE)),
+                name="games_hand_deck_100_cards",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -264,6 +325,38 @@ class HandEvent(models.Model):
                 condition=Q(seq=0, type="deal") | (Q(seq__gt=0) & ~Q(type="deal")),
                 name="games_handevent_deal_is_seq_0",
             ),
+            models.CheckConstraint(
+                condition=Q(type__in=EVENT_TYPES), name="games_handevent_type_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(seq__gt=0) | Q(system=True, actor_seat__isnull=True),
+                name="games_handevent_deal_by_the_system",
+            ),
+            # A move's row repeats its payload's type and seat (the payload is what is replayed).
+            models.CheckConstraint(
+                condition=Q(seq=0) | Q(actor_seat__isnull=False),
+                name="games_handevent_move_has_a_seat",
+            ),
+            models.CheckConstraint(
+                condition=Q(seq=0)
+                | Q(
+                    Exact(
+                        Coalesce(KT("payload__type"), Value(""), output_field=models.TextField()),
+                        F("type"),
+                    )
+                ),
+                name="games_handevent_payload_type",
+            ),
+            models.CheckConstraint(
+                condition=Q(seq=0)
+                | Q(
+                    Exact(
+                        Coalesce(Cast(KT("payload__seat"), models.IntegerField()), Value(-1)),
+                        F("actor_seat"),
+                    )
+                ),
+                name="games_handevent_payload_seat",
+            ),
         ]
 
     def __str__(self) -> str:
@@ -284,7 +377,7 @@ class IdempotencyRecord(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_records"
     )
-    key = models.CharField(max_length=128)
+    key = models.CharField(max_length=IDEMPOTENCY_KEY_MAX_LENGTH)
     hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="idempotency_records")
     request_hash = models.CharField(max_length=64)
     response_status = models.PositiveSmallIntegerField()
@@ -299,6 +392,20 @@ class IdempotencyRecord(models.Model):
             models.CheckConstraint(
                 condition=Q(response_status__gte=100, response_status__lte=599),
                 name="games_idempotency_status_http",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    GreaterThanOrEqual(Length("key"), 1),
+                    LessThanOrEqual(Length("key"), IDEMPOTENCY_KEY_MAX_LENGTH),
+                    only_chars("key", VISIBLE_ASCII),
+                ),
+                name="games_idempotency_key_visible_ascii",
+            ),
+            models.CheckConstraint(
+                condition=Q(
+                    Exact(Length("request_hash"), 64), only_chars("request_hash", HEX_DIGITS)
+                ),
+                name="games_idempotency_request_hash_sha256",
             ),
         ]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import pickle
 import threading
 import time
@@ -18,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import fields, is_dataclass, replace
 from datetime import datetime, timedelta
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.core.cache import cache
 from django.db import connection
@@ -36,9 +37,12 @@ from games.rules.scoring import score
 from games.rules.state import Phase
 from games.rules.views import full_view, view_for
 
+logger = logging.getLogger(__name__)
+
 EVENTS_PAGE_MAX = 100
 TABLE_LIST_MAX = 100
 STATE_LRU_SIZE = 512
+HAND_VERSION_TTL_SECONDS = 24 * 3600
 
 
 # --------------------------------------------------------------------------- hand state
@@ -50,8 +54,21 @@ def hand_version_key(hand_id: int) -> str:
 
 
 def hand_cached_seq(hand_id: int) -> int | None:
-    value = cache.get(hand_version_key(hand_id))
+    """The hand's seq as published in the cache; None when the cache has none or is down."""
+    try:
+        value = cache.get(hand_version_key(hand_id))
+    except Exception:
+        logger.warning("hand %s: the cache did not answer", hand_id, exc_info=True)
+        return None
     return value if isinstance(value, int) else None
+
+
+def _hand_seed_cached_seq(hand_id: int, seq: int) -> None:
+    """Put a seq read from the row into an empty cache (``add`` never lowers a published seq)."""
+    try:
+        cache.add(hand_version_key(hand_id), seq, timeout=HAND_VERSION_TTL_SECONDS)
+    except Exception:
+        logger.warning("hand %s: the cache did not answer", hand_id, exc_info=True)
 
 
 @lru_cache(maxsize=64)
@@ -256,15 +273,23 @@ def hand_etag(hand_id: int, seq: int) -> str:
     return f'"{hand_id}-{seq}"'
 
 
-def hand_etag_for_user(*, hand_id: int, user: Any) -> tuple[str, int]:
-    """The ETag and seq of a hand for a participant, reading one row (no state, no view)."""
-    row = Hand.objects.filter(pk=hand_id).values_list("seq", "seats").first()
+class HandVersion(NamedTuple):
+    """What a conditional or long-polling read needs to know of a hand before building a view."""
+
+    etag: str
+    seq: int
+    ended: bool  # an ended hand never changes again
+
+
+def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
+    """The ETag, seq and end of a hand for a participant, reading one row (no state, no view)."""
+    row = Hand.objects.filter(pk=hand_id).values_list("seq", "seats", "status").first()
     if row is None:
         raise not_found("No such hand.", "Không có ván này.")
-    seq, seats = row
+    seq, seats, status = row
     if not any(entry["user"] == user.pk for entry in seats):
         raise not_a_participant()
-    return hand_etag(hand_id, seq), seq
+    return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED)
 
 
 def _deadline(hand: Hand, table: Table, state: HandState) -> str | None:
@@ -346,13 +371,20 @@ def _deal_effects(hand: Hand, seat: int | None, effects: list[dict[str, Any]]) -
 def hand_events_for_user(
     *, hand: Hand, user: Any, after_seq: int | None = None, limit: int = EVENTS_PAGE_MAX
 ) -> dict[str, Any]:
-    """One page of the caller's events after ``after_seq`` (all from the deal when None)."""
+    """One page of the caller's events after ``after_seq`` (all from the deal when None).
+
+    The page's ``seq`` is the hand's seq as of the events query, never below its last event:
+    ``hand`` was read before it, and moves appended since then are in the page.
+    """
     seat = hand_seat_for_user(hand, user)
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
     qs = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
     if after_seq is not None:
         qs = qs.filter(seq__gt=after_seq)
     rows = list(qs[: limit + 1])
+    # Events are appended in seq order under the hand's lock: the last row read is at most the
+    # hand's seq when the query ran (equal to it when the page reaches the end of the log).
+    seq = max([hand.seq, *(ev.seq for ev in rows)])
     has_more = len(rows) > limit
     rows = rows[:limit]
     events = []
@@ -363,7 +395,7 @@ def hand_events_for_user(
         events.append(d)
     return {
         "hand_id": hand.pk,
-        "seq": hand.seq,
+        "seq": seq,
         "events": events,
         "next_after_seq": rows[-1].seq if rows else after_seq,
         "has_more": has_more,
@@ -468,17 +500,24 @@ def table_summary(*, table_id: int) -> dict[str, Any]:
 
 
 def hand_wait_for_seq(
-    *, hand_id: int, after_seq: int, timeout: float, poll: float = 0.02, db_every: float = 1.0
+    *,
+    hand_id: int,
+    after_seq: int,
+    timeout: float,
+    poll: float = 0.02,
+    db_backoff: tuple[float, float] = (0.5, 2.0),
 ) -> None:
     """Block until the hand's seq is above ``after_seq`` or ``timeout`` seconds pass.
 
-    Watches the version key in Django's cache (set on commit by every move) every ``poll``
-    seconds without holding a database connection; checks the row itself every ``db_every``
-    seconds in case the cache lost the key.
+    Watches the version key in Django's cache (published on commit by every move) every
+    ``poll`` seconds, holding no database connection. Only when the cache has no seq for the
+    hand (never published, evicted, or the cache is down) does it read the row, and put its seq
+    in the cache for the next polls; while the cache still has none it reads the row again
+    after ``db_backoff[0]`` seconds, doubling up to ``db_backoff[1]``.
     """
     start = time.monotonic()
     deadline = start + timeout
-    next_db = start + db_every
+    next_db, db_every = start, db_backoff[0]
     _release_connection()
     while True:
         seq = hand_cached_seq(hand_id)
@@ -487,13 +526,18 @@ def hand_wait_for_seq(
         now = time.monotonic()
         if now >= deadline:
             return
-        if now >= next_db:
-            row_seq = Hand.objects.filter(pk=hand_id).values_list("seq", flat=True).first()
-            _release_connection()
-            if row_seq is None or row_seq > after_seq:
-                return
-            next_db = now + db_every
-        time.sleep(min(poll, max(0.0, deadline - now)))
+        pause = poll
+        if seq is None:
+            if now >= next_db:
+                row_seq = Hand.objects.filter(pk=hand_id).values_list("seq", flat=True).first()
+                _release_connection()
+                if row_seq is None or row_seq > after_seq:
+                    return
+                _hand_seed_cached_seq(hand_id, row_seq)
+                next_db, db_every = now + db_every, min(2 * db_every, db_backoff[1])
+            else:
+                pause = next_db - now  # the cache keeps no seq: wait for the next row read
+        time.sleep(min(pause, max(0.0, deadline - now)))
 
 
 def _release_connection() -> None:
@@ -562,14 +606,17 @@ def hand_cache_problems(hand: Hand) -> list[str]:
 
 
 def rules_evaluate(
-    *, ruleset_spec: Any, mat: Any, hand: Any, card: Any, source: str, context: Any
+    *, ruleset_spec: Any, mat: Any, hand: Any, card: Any, source: Any, context: Any
 ) -> dict[str, Any]:
-    """The calculator: whether ``hand`` + ``card`` wins, its cước and score; 400 on bad input."""
-    from games.rules.calculator import evaluate
+    """The calculator: whether ``hand`` + ``card`` wins, its cước and score; 400 on bad input,
+    whose ``errors`` name the fields at fault (``hand``, ``mat``, ``context.dealt_hand`` …)."""
+    from games.rules.calculator import InvalidField, evaluate
     from games.rules.errors import InvalidInput
 
     ruleset = ruleset_from_spec(ruleset_spec)
     try:
         return evaluate(ruleset, mat=mat, hand=hand, card=card, source=source, context=context)
     except InvalidInput as exc:
-        raise bad_request(exc.code, exc.message, exc.message_vi) from exc
+        fields = exc.fields if isinstance(exc, InvalidField) else ()
+        errors = {field: [exc.message] for field in fields} or None
+        raise bad_request(exc.code, exc.message, exc.message_vi, errors=errors) from exc

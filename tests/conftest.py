@@ -1,4 +1,8 @@
-"""Fixtures shared by the whole suite."""
+"""Fixtures shared by the whole suite.
+
+The settings see pytest (``PYTEST_VERSION``) and give the suite a test-only ``SECRET_KEY`` and
+fixed decks; pytest-django keeps ``DEBUG`` off, as in production.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,21 @@ from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
+    """On PostgreSQL the hand log refuses TRUNCATE unless ``chan.allow_log_truncate`` is on
+    (migration games 0004); Django empties the test database with TRUNCATE after each
+    transactional test, so that test database, and it alone, turns it on."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        name = connection.ops.quote_name(connection.settings_dict["NAME"])
+        cursor.execute(f"ALTER DATABASE {name} SET chan.allow_log_truncate = 'on'")
+        cursor.execute("SET chan.allow_log_truncate = 'on'")  # this connection is already open
 
 
 @pytest.fixture

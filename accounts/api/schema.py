@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse
 
@@ -13,11 +15,23 @@ _DESCRIPTIONS = {
     404: "`not_found`: no such token among yours.",
     409: "`username_taken`.",
 }
+BAD_CREDENTIALS = {401: "`invalid_credentials`: the username or password is wrong."}
 
 
-def problem_responses(*statuses: int) -> dict[tuple[int, str], OpenApiResponse]:
-    """``responses=`` entries documenting problem+json errors for these statuses."""
-    return problem_responses_for(statuses, _DESCRIPTIONS)
+def problem_responses(
+    *statuses: int,
+    authenticated: bool = True,
+    request_body: bool = False,
+    descriptions: Mapping[int, str] | None = None,
+) -> dict[tuple[int, str], OpenApiResponse]:
+    """``responses=`` entries documenting problem+json errors for these statuses, plus 429 and
+    500, 401 when ``authenticated`` and 400/413/415 with a ``request_body``."""
+    return problem_responses_for(
+        statuses,
+        {**_DESCRIPTIONS, **(descriptions or {})},
+        authenticated=authenticated,
+        request_body=request_body,
+    )
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):

@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.api.schema import problem_responses
+from accounts.api.schema import BAD_CREDENTIALS, problem_responses
 from accounts.api.serializers import (
     ProfileOutputSerializer,
     RegisterInputSerializer,
@@ -24,6 +24,7 @@ from accounts.api.throttles import AuthRateThrottle
 from accounts.models import ApiToken, User
 from accounts.selectors import token_list, user_profile
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
+from chan_api.schema import COMMON_HEADERS
 
 
 def _issued(user: User, token: ApiToken, raw: str) -> Response:
@@ -42,8 +43,12 @@ class UserRegisterApi(APIView):
         operation_id="auth_register",
         tags=["auth"],
         summary="Create an account and its first token",
+        parameters=COMMON_HEADERS,
         request=RegisterInputSerializer,
-        responses={201: TokenIssuedOutputSerializer, **problem_responses(400, 409, 415, 429)},
+        responses={
+            201: TokenIssuedOutputSerializer,
+            **problem_responses(409, authenticated=False, request_body=True),
+        },
     )
     def post(self, request: Request) -> Response:
         serializer = RegisterInputSerializer(data=request.data)
@@ -65,8 +70,14 @@ class TokenCreateApi(APIView):
         operation_id="auth_token_create",
         tags=["auth"],
         summary="Log in and get a new token",
+        parameters=COMMON_HEADERS,
         request=TokenCreateInputSerializer,
-        responses={201: TokenIssuedOutputSerializer, **problem_responses(400, 401, 415, 429)},
+        responses={
+            201: TokenIssuedOutputSerializer,
+            **problem_responses(
+                401, authenticated=False, request_body=True, descriptions=BAD_CREDENTIALS
+            ),
+        },
     )
     def post(self, request: Request) -> Response:
         serializer = TokenCreateInputSerializer(data=request.data)
@@ -85,8 +96,9 @@ class TokenLogoutApi(APIView):
         operation_id="auth_logout",
         tags=["auth"],
         summary="Log out (revoke the current token)",
+        parameters=COMMON_HEADERS,
         request=None,
-        responses={204: None, **problem_responses(401)},
+        responses={204: None, **problem_responses()},
     )
     def post(self, request: Request) -> Response:
         token_revoke(user=request.user, token_id=request.auth.pk)
@@ -100,7 +112,8 @@ class TokenCheckApi(APIView):
         operation_id="auth_check",
         tags=["auth"],
         summary="Check my token; read the server's clock (to align with hand deadlines)",
-        responses={200: TokenCheckOutputSerializer, **problem_responses(401)},
+        parameters=COMMON_HEADERS,
+        responses={200: TokenCheckOutputSerializer, **problem_responses()},
     )
     def get(self, request: Request) -> Response:
         body = {
@@ -116,7 +129,8 @@ class TokenListApi(APIView):
         operation_id="auth_tokens_list",
         tags=["auth"],
         summary="List my tokens (newest first, at most 100)",
-        responses={200: TokenOutputSerializer(many=True), **problem_responses(401)},
+        parameters=COMMON_HEADERS,
+        responses={200: TokenOutputSerializer(many=True), **problem_responses()},
     )
     def get(self, request: Request) -> Response:
         tokens = token_list(user=request.user)
@@ -128,7 +142,8 @@ class TokenRevokeApi(APIView):
         operation_id="auth_tokens_revoke",
         tags=["auth"],
         summary="Revoke one of my tokens",
-        responses={204: None, **problem_responses(401, 404)},
+        parameters=COMMON_HEADERS,
+        responses={204: None, **problem_responses(404)},
     )
     def delete(self, request: Request, token_id: int) -> Response:
         token_revoke(user=request.user, token_id=token_id)
@@ -140,7 +155,8 @@ class MeDetailApi(APIView):
         operation_id="me_retrieve",
         tags=["me"],
         summary="My profile",
-        responses={200: ProfileOutputSerializer, **problem_responses(401)},
+        parameters=COMMON_HEADERS,
+        responses={200: ProfileOutputSerializer, **problem_responses()},
     )
     def get(self, request: Request) -> Response:
         return Response(ProfileOutputSerializer(user_profile(user=request.user)).data)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -12,16 +13,15 @@ from chan_api.strict_input import (
     StrictIntegerField,
 )
 from games.models import MAX_SEATS, MAX_TIMEOUT_SECONDS, MIN_SEATS, Hand, Mode, Table
+from games.rules.calculator import MAX_NHAI, NO_WIN_REASONS
+from games.rules.cuoc import WIN_SOURCES
 from games.rules.moves import MOVE_TYPES
 from games.rules.ruleset import PRESETS
 
 MAX_STAKE = 1_000_000_000
 MAX_SEQ = 2**31 - 1
 CARD_HELP = "A kind code: 2V…9V, 2N…9N, 2S…9S or CC."
-
-
-# --------------------------------------------------------------------------- strict input
-
+ROOM_RE = r"^[A-Za-z0-9_-]{1,32}$"
 
 # --------------------------------------------------------------------------- shared
 
@@ -47,6 +47,13 @@ class CuocField(serializers.JSONField):
     """A cước map slug → count, validated by the rules core (400 ``invalid_cuoc``)."""
 
 
+class RulesetSerializer(serializers.Serializer):
+    """A table's ruleset as stored: its preset and the overrides (possibly empty)."""
+
+    preset = serializers.ChoiceField(choices=list(PRESETS))
+    overrides = serializers.DictField(help_text="Overrides of the preset (RULES.md §7).")
+
+
 class TimeoutsSerializer(StrictInputSerializer):
     turn = StrictIntegerField(min_value=1, max_value=MAX_TIMEOUT_SECONDS, required=False)
     tra_cua = StrictIntegerField(min_value=1, max_value=MAX_TIMEOUT_SECONDS, required=False)
@@ -54,12 +61,21 @@ class TimeoutsSerializer(StrictInputSerializer):
     ready = StrictIntegerField(min_value=1, max_value=MAX_TIMEOUT_SECONDS, required=False)
 
 
+class TableTimeoutsSerializer(serializers.Serializer):
+    """A table's seconds per decision, every one of them."""
+
+    turn = serializers.IntegerField()
+    tra_cua = serializers.IntegerField()
+    declare = serializers.IntegerField()
+    ready = serializers.IntegerField()
+
+
 # --------------------------------------------------------------------------- tables
 
 
 class TableCreateInputSerializer(StrictInputSerializer):
     name = StrictCharField(max_length=64, default="Chắn")
-    room = serializers.RegexField(r"^[A-Za-z0-9_-]{1,32}$", max_length=32, default="main")
+    room = StrictCharField(max_length=32, default="main", validators=[RegexValidator(ROOM_RE)])
     stake = StrictIntegerField(min_value=1, max_value=MAX_STAKE, help_text="Quan per point.")
     max_seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, default=MAX_SEATS)
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.BASIC)
@@ -133,8 +149,8 @@ class TableOutputSerializer(serializers.Serializer):
     stake = serializers.IntegerField()
     max_seats = serializers.IntegerField()
     mode = serializers.ChoiceField(choices=Mode.choices)
-    ruleset = RulesetSpecSerializer()
-    timeouts = TimeoutsSerializer()
+    ruleset = RulesetSerializer()
+    timeouts = TableTimeoutsSerializer()
     owner = UserRefSerializer()
     status = serializers.ChoiceField(choices=Table.Status.choices)
     seats = SeatOutputSerializer(many=True)
@@ -154,13 +170,10 @@ class SeatReadyOutputSerializer(serializers.Serializer):
 # --------------------------------------------------------------------------- hands
 
 
-class MoveSerializer(serializers.Serializer):
-    """A move in the rules core's JSON (RULES.md §4); only the fields of its type are allowed."""
+class _MoveFieldsSerializer(serializers.Serializer):
+    """The fields of a move in the rules core's JSON (RULES.md §4), each for its types only."""
 
     type = serializers.ChoiceField(choices=list(MOVE_TYPES))
-    seat = serializers.IntegerField(
-        required=False, help_text="The acting seat; optional, must be the caller's own."
-    )
     card = serializers.CharField(required=False, help_text=CARD_HELP)
     with_ = serializers.CharField(required=False, help_text="eat: the hand card it pairs with.")
     cuoc = serializers.DictField(
@@ -169,7 +182,6 @@ class MoveSerializer(serializers.Serializer):
     auto = serializers.BooleanField(required=False, help_text="declare: let the server declare.")
     auto_u = serializers.BooleanField(required=False, help_text="set_prefs")
     auto_chiu = serializers.BooleanField(required=False, help_text="set_prefs")
-    system = serializers.BooleanField(required=False, read_only=True)
 
     def get_fields(self):  # type: ignore[no-untyped-def]
         fields = super().get_fields()
@@ -177,7 +189,18 @@ class MoveSerializer(serializers.Serializer):
         return fields
 
 
-class MoveInputSerializer(MoveSerializer):
+class LegalMoveSerializer(_MoveFieldsSerializer):
+    """A move the caller may make now, exactly as it may be sent back to ``/moves``."""
+
+    seat = serializers.IntegerField(help_text="The acting seat: the caller's.")
+
+
+class MoveInputSerializer(_MoveFieldsSerializer):
+    """A move in the rules core's JSON (RULES.md §4); only the fields of its type are allowed."""
+
+    seat = serializers.IntegerField(
+        required=False, help_text="The acting seat; optional, must be the caller's own."
+    )
     expected_seq = serializers.IntegerField(
         min_value=0,
         max_value=MAX_SEQ,
@@ -279,7 +302,7 @@ class HandViewSerializer(serializers.Serializer):
     offer = OfferSerializer(allow_null=True)
     seats = PublicSeatSerializer(many=True)
     players = PlayerSerializer(many=True)
-    legal_moves = MoveSerializer(many=True)
+    legal_moves = LegalMoveSerializer(many=True)
     my_faults = FaultSerializer(many=True, required=False)
     analysis = serializers.JSONField(
         allow_null=True,
@@ -417,22 +440,90 @@ class ScoreOutputSerializer(serializers.Serializer):
     total = serializers.IntegerField()
 
 
+class CardsJSONField(serializers.JSONField):
+    """Card codes in the shape ``shape`` (``card``, ``cards`` or ``mat``), checked by the rules
+    core so that each malformed value gets the core's own code; games/api/schema.py documents
+    the shape with the ``CardCode`` enum."""
+
+    shape = "cards"
+
+
+class CardCodeField(CardsJSONField):
+    shape = "card"
+
+
+class CardCodesField(CardsJSONField):
+    shape = "cards"
+
+
+class MatField(CardsJSONField):
+    shape = "mat"
+
+
+@extend_schema_field({"type": "string", "enum": list(WIN_SOURCES)})
+class WinSourceField(serializers.JSONField):
+    """Where the candidate card comes from, checked by the rules core."""
+
+
+@extend_schema_field(
+    {"oneOf": [{"type": "integer", "minimum": 0, "maximum": MAX_NHAI}, {"type": "boolean"}]}
+)
+class NhaiField(serializers.JSONField):
+    """A count of nhái or a bool, checked by the rules core."""
+
+
+class EvaluateContextSerializer(serializers.Serializer):
+    """The calculator's optional facts about the hand (documentation only: the rules core
+    validates ``context`` and refuses any other key)."""
+
+    first_draw = serializers.BooleanField(
+        required=False, help_text="The card is the hand's first stock card (Địa ù)."
+    )
+    previous_winner = serializers.BooleanField(
+        required=False, help_text="The winner also won the previous hand (Thông)."
+    )
+    dealt_hand = CardCodesField(
+        required=False,
+        help_text="The 19 (or the dealer's 20) kinds dealt to the winner, for Thiên khai and "
+        "Phá thiên; for a Thiên ù it must equal `hand`.",
+    )
+    nhai = NhaiField(
+        required=False,
+        help_text="The winner's nhái: a count, or true/false. Accepted for completeness; nhái "
+        "only matter for the gà góp pot, never for cước, so they never change the answer.",
+    )
+
+
+@extend_schema_field(EvaluateContextSerializer)
+class EvaluateContextField(serializers.JSONField):
+    """The calculator's context, checked by the rules core."""
+
+
 class EvaluateInputSerializer(StrictInputSerializer):
     ruleset = RulesetSpecField(required=False, help_text="The default preset if omitted.")
-    mat = serializers.JSONField(
+    mat = MatField(
         default=list, help_text='Eaten pairs, e.g. [["5V","5V"],["7N","7S"]]; four alike = a chíu.'
     )
-    hand = serializers.JSONField(help_text="Kind codes of the hand before the candidate card.")
-    card = serializers.JSONField(
+    hand = CardCodesField(help_text="Kind codes of the hand before the candidate card.")
+    card = CardCodeField(
         allow_null=True, help_text="The candidate card (null for Thiên ù: hand holds 20)."
     )
-    source = serializers.CharField(
-        max_length=20,
-        help_text="own_draw, other_draw, discard, returned, chiu, chiu_own_door or dealt.",
+    source = WinSourceField(
+        help_text="own_draw, other_draw, discard, returned (trả cửa into another door), chiu "
+        "(chíu of another door's card), chiu_own_door (chíu of a card returned into the "
+        "caller's door) or dealt (Thiên ù).",
     )
-    context = serializers.JSONField(
-        required=False, help_text="first_draw, previous_winner (bool), dealt_hand (codes)."
+    context = EvaluateContextField(
+        required=False,
+        help_text="Optional facts: first_draw, previous_winner, dealt_hand, nhai; any other key "
+        "is a 400.",
     )
+
+
+class NoWinReasonSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=list(NO_WIN_REASONS))
+    message = serializers.CharField()
+    message_vi = serializers.CharField()
 
 
 class EvaluateOutputSerializer(serializers.Serializer):
@@ -443,4 +534,4 @@ class EvaluateOutputSerializer(serializers.Serializer):
     base = serializers.IntegerField()
     ga = serializers.IntegerField()
     total = serializers.IntegerField()
-    reason = serializers.DictField(required=False, help_text="Why it is not a win: code, message.")
+    reason = NoWinReasonSerializer(required=False, help_text="Only when `win` is false: why.")

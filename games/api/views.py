@@ -18,7 +18,23 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from chan_api.problems import bad_request
-from games.api.schema import problem_responses
+from chan_api.schema import COMMON_HEADERS
+from games.api.schema import (
+    BAD_EVALUATE,
+    BAD_MOVE,
+    BAD_QUERY,
+    BAD_REPLAY,
+    BAD_SCORE,
+    BAD_SEAT,
+    BAD_TABLE,
+    ETAG,
+    IDEMPOTENCY_KEY,
+    IDEMPOTENT_REPLAYED,
+    IF_NONE_MATCH,
+    LOCATION_CREATED,
+    LOCATION_REDIRECT,
+    problem_responses,
+)
 from games.api.serializers import (
     MAX_SEQ,
     EvaluateInputSerializer,
@@ -92,8 +108,11 @@ class TableListCreateApi(APIView):
         operation_id="tables_list",
         tags=["tables"],
         summary="List open tables (newest first, at most 100)",
-        parameters=[TableListQuerySerializer],
-        responses={200: TableOutputSerializer(many=True), **problem_responses(400, 401, 429)},
+        parameters=[TableListQuerySerializer, *COMMON_HEADERS],
+        responses={
+            200: TableOutputSerializer(many=True),
+            **problem_responses(400, descriptions=BAD_QUERY),
+        },
     )
     def get(self, request: Request) -> Response:
         filters = _query(TableListQuerySerializer, request)
@@ -104,8 +123,12 @@ class TableListCreateApi(APIView):
         operation_id="tables_create",
         tags=["tables"],
         summary="Create a table; the creator sits down (seat 0 unless it asks for another)",
+        parameters=[LOCATION_CREATED, *COMMON_HEADERS],
         request=TableCreateInputSerializer,
-        responses={201: TableOutputSerializer, **problem_responses(400, 401, 413, 415, 429)},
+        responses={
+            201: TableOutputSerializer,
+            **problem_responses(request_body=True, descriptions=BAD_TABLE),
+        },
     )
     def post(self, request: Request) -> Response:
         data = _body(TableCreateInputSerializer, request)
@@ -120,8 +143,8 @@ class TableDetailApi(APIView):
         operation_id="tables_retrieve",
         tags=["tables"],
         summary="One table with its seats",
-        parameters=[TABLE_ID],
-        responses={200: TableOutputSerializer, **problem_responses(401, 404, 429)},
+        parameters=[TABLE_ID, *COMMON_HEADERS],
+        responses={200: TableOutputSerializer, **problem_responses(404)},
     )
     def get(self, request: Request, table_id: int) -> Response:
         return _table_response(table_id)
@@ -132,11 +155,11 @@ class SeatJoinApi(APIView):
         operation_id="tables_join",
         tags=["tables"],
         summary="Sit down at a table (optional seat; the lowest free one otherwise)",
-        parameters=[TABLE_ID],
+        parameters=[TABLE_ID, *COMMON_HEADERS],
         request=SeatJoinInputSerializer,
         responses={
             200: TableOutputSerializer,
-            **problem_responses(400, 401, 404, 409, 413, 415, 429),
+            **problem_responses(404, 409, request_body=True, descriptions=BAD_SEAT),
         },
     )
     def post(self, request: Request, table_id: int) -> Response:
@@ -150,9 +173,9 @@ class SeatLeaveApi(APIView):
         operation_id="tables_leave",
         tags=["tables"],
         summary="Stand up (mid-hand: the seat is played automatically to the end of the hand)",
-        parameters=[TABLE_ID],
+        parameters=[TABLE_ID, *COMMON_HEADERS],
         request=None,
-        responses={200: TableOutputSerializer, **problem_responses(401, 404, 409, 429)},
+        responses={200: TableOutputSerializer, **problem_responses(404, 409)},
     )
     def post(self, request: Request, table_id: int) -> Response:
         seat_leave(table_id=table_id, user=request.user)
@@ -164,11 +187,11 @@ class SeatReadyApi(APIView):
         operation_id="tables_ready",
         tags=["tables"],
         summary="Say ready for the next hand; deals when ≥ 2 seated players are all ready",
-        parameters=[TABLE_ID],
+        parameters=[TABLE_ID, *COMMON_HEADERS],
         request=SeatReadyInputSerializer,
         responses={
             200: SeatReadyOutputSerializer,
-            **problem_responses(400, 401, 404, 409, 413, 415, 429),
+            **problem_responses(404, 409, request_body=True, descriptions=BAD_SEAT),
         },
     )
     def post(self, request: Request, table_id: int) -> Response:
@@ -183,10 +206,10 @@ class TableHandRedirectApi(APIView):
         operation_id="tables_hand",
         tags=["tables"],
         summary="Redirect (302) to the table's current hand (or its latest)",
-        parameters=[TABLE_ID],
+        parameters=[TABLE_ID, LOCATION_REDIRECT, *COMMON_HEADERS],
         responses={
-            302: OpenApiResponse(description="Location: /api/v1/hands/{id}"),
-            **problem_responses(401, 404, 429),
+            302: OpenApiResponse(description="Found: `Location` is the hand's URL."),
+            **problem_responses(404),
         },
     )
     def get(self, request: Request, table_id: int) -> Any:
@@ -197,11 +220,20 @@ class TableHandRedirectApi(APIView):
 # --------------------------------------------------------------------------- hands
 
 
-def _etag_matches(request: Request, etag: str) -> bool:
-    header = request.headers.get("If-None-Match")
-    if not header:
-        return False
-    return header.strip() == "*" or etag in [t.strip() for t in header.split(",")]
+_ENTITY_TAG_RE = re.compile(r'(?:W/)?("[^"]*")')
+
+
+def _if_none_match(request: Request) -> list[str] | None:
+    """The opaque tags of ``If-None-Match`` (``W/`` dropped: RFC 9110 weak comparison, since a
+    compressing proxy weakens our ETags), ``["*"]`` for ``*``; None without a usable header."""
+    header = request.headers.get("If-None-Match", "").strip()
+    if header == "*":
+        return ["*"]
+    return _ENTITY_TAG_RE.findall(header) or None
+
+
+def _etag_matches(tags: list[str], etag: str) -> bool:
+    return "*" in tags or etag in tags
 
 
 def _not_modified(etag: str) -> Response:
@@ -224,29 +256,29 @@ class HandDetailApi(APIView):
             "it back in `If-None-Match` to get a 304 while nothing changed. `?wait=N` (≤ 30 s) "
             "with `after_seq=S` answers as soon as the hand's seq is above S."
         ),
-        parameters=[
-            HAND_ID,
-            HandQuerySerializer,
-            OpenApiParameter("If-None-Match", OpenApiTypes.STR, OpenApiParameter.HEADER),
-        ],
+        parameters=[HAND_ID, HandQuerySerializer, IF_NONE_MATCH, ETAG, *COMMON_HEADERS],
         responses={
             200: HandViewSerializer,
             304: OpenApiResponse(description="Not modified (the ETag still matches)."),
-            **problem_responses(400, 401, 403, 404, 429),
+            **problem_responses(400, 403, 404, descriptions=BAD_QUERY),
         },
     )
     def get(self, request: Request, hand_id: int) -> Response:
         query = _query(HandQuerySerializer, request)
         wait = query["wait"]
-        if wait or "If-None-Match" in request.headers:
+        tags = _if_none_match(request)
+        if wait or tags is not None:
             # Cheap checks first: one row, no state and no view.
-            etag, seq = hand_etag_for_user(hand_id=hand_id, user=request.user)
-            after_seq = query.get("after_seq", seq)
-            if wait and seq <= after_seq:
+            version = hand_etag_for_user(hand_id=hand_id, user=request.user)
+            # Wait only while there is nothing new to say: not when the client's ETag is
+            # already stale, nor on an ended hand, which never changes.
+            stale = tags is not None and not _etag_matches(tags, version.etag)
+            after_seq = query.get("after_seq", version.seq)
+            if wait and not stale and not version.ended and version.seq <= after_seq:
                 hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
-                etag, seq = hand_etag_for_user(hand_id=hand_id, user=request.user)
-            if _etag_matches(request, etag):
-                return _not_modified(etag)
+                version = hand_etag_for_user(hand_id=hand_id, user=request.user)
+            if tags is not None and _etag_matches(tags, version.etag):
+                return _not_modified(version.etag)
         hand = hand_get(hand_id=hand_id)
         view = hand_view_for_user(hand=hand, user=request.user)
         # The hot read path renders the selector's JSON-ready view as it is (a serializer pass
@@ -264,8 +296,11 @@ class HandEventListApi(APIView):
         operation_id="hands_events",
         tags=["hands"],
         summary="My events of a hand, by seq (cursor: after_seq; at most 100 a page)",
-        parameters=[HAND_ID, EventsQuerySerializer],
-        responses={200: HandEventPageSerializer, **problem_responses(400, 401, 403, 404, 429)},
+        parameters=[HAND_ID, EventsQuerySerializer, *COMMON_HEADERS],
+        responses={
+            200: HandEventPageSerializer,
+            **problem_responses(400, 403, 404, descriptions=BAD_QUERY),
+        },
     )
     def get(self, request: Request, hand_id: int) -> Response:
         query = _query(EventsQuerySerializer, request)
@@ -319,14 +354,13 @@ class MoveSubmitApi(APIView):
             "header to retry safely: a repeat with the same key and body returns the first "
             "response (header `Idempotent-Replayed: true`) and appends nothing."
         ),
-        parameters=[
-            HAND_ID,
-            OpenApiParameter("Idempotency-Key", OpenApiTypes.STR, OpenApiParameter.HEADER),
-        ],
+        parameters=[HAND_ID, IDEMPOTENCY_KEY, IDEMPOTENT_REPLAYED, *COMMON_HEADERS],
         request=MoveInputSerializer,
         responses={
             201: MoveCreatedSerializer,
-            **problem_responses(400, 401, 403, 404, 409, 413, 415, 422, 429, move=True),
+            **problem_responses(
+                403, 404, 409, 422, move=True, request_body=True, descriptions=BAD_MOVE
+            ),
         },
     )
     def post(self, request: Request, hand_id: int) -> Response:
@@ -358,8 +392,11 @@ class HandReplayApi(APIView):
         operation_id="hands_replay",
         tags=["hands"],
         summary="The full state at seq N (participants after the end; auditors any time)",
-        parameters=[HAND_ID, ReplayQuerySerializer],
-        responses={200: HandReplaySerializer, **problem_responses(400, 401, 403, 404, 429)},
+        parameters=[HAND_ID, ReplayQuerySerializer, *COMMON_HEADERS],
+        responses={
+            200: HandReplaySerializer,
+            **problem_responses(400, 403, 404, descriptions=BAD_REPLAY),
+        },
     )
     def get(self, request: Request, hand_id: int) -> Response:
         query = _query(ReplayQuerySerializer, request)
@@ -376,7 +413,8 @@ class RulesPresetListApi(APIView):
         operation_id="rules_presets",
         tags=["rules"],
         summary="The ruleset presets, in full (default first)",
-        responses={200: PresetSerializer(many=True), **problem_responses(401, 429)},
+        parameters=COMMON_HEADERS,
+        responses={200: PresetSerializer(many=True), **problem_responses()},
     )
     def get(self, request: Request) -> Response:
         return Response(PresetSerializer(rules_presets(), many=True).data)
@@ -387,8 +425,19 @@ class RulesEvaluateApi(APIView):
         operation_id="rules_evaluate",
         tags=["rules"],
         summary="The calculator: does this hand win with this card, with which cước and score",
+        description=(
+            "Whether `hand` + `mat` (the 19-set) wins on `card` from `source`, with which cước "
+            "and how many points. `context` may hold `first_draw`, `previous_winner`, "
+            "`dealt_hand` and `nhai` (accepted; nhái only matter for the gà góp pot, never for "
+            "cước, so they never change the answer); any other key is a 400. When `win` is "
+            "false, `cuoc` is empty and `reason` says why."
+        ),
+        parameters=COMMON_HEADERS,
         request=EvaluateInputSerializer,
-        responses={200: EvaluateOutputSerializer, **problem_responses(400, 401, 413, 415, 429)},
+        responses={
+            200: EvaluateOutputSerializer,
+            **problem_responses(request_body=True, descriptions=BAD_EVALUATE),
+        },
     )
     def post(self, request: Request) -> Response:
         data = _body(EvaluateInputSerializer, request)
@@ -408,8 +457,16 @@ class RulesScoreApi(APIView):
         operation_id="rules_score",
         tags=["rules"],
         summary="Score a cước map under a ruleset: base + gà = total",
+        description=(
+            '`{"cuoc": {}}` (an empty win) is a 200 with every score 0. A cước the ruleset '
+            "turns off scores nothing."
+        ),
+        parameters=COMMON_HEADERS,
         request=ScoreInputSerializer,
-        responses={200: ScoreOutputSerializer, **problem_responses(400, 401, 413, 415, 429)},
+        responses={
+            200: ScoreOutputSerializer,
+            **problem_responses(request_body=True, descriptions=BAD_SCORE),
+        },
     )
     def post(self, request: Request) -> Response:
         data = _body(ScoreInputSerializer, request)

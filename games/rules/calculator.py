@@ -2,7 +2,8 @@
 
 :func:`evaluate` takes kind codes as the API speaks them and returns the JSON the REST endpoint
 renders as is; :func:`score_dict` scores a cước map under a ruleset spec. Malformed input raises
-:class:`~games.rules.errors.InvalidInput` with a stable code and a message naming the problem.
+:class:`InvalidField` (an :class:`~games.rules.errors.InvalidInput`) with a stable code, a message
+naming the problem and the request fields at fault (``hand``, ``mat``, ``context.dealt_hand`` …).
 """
 
 from __future__ import annotations
@@ -27,11 +28,21 @@ from games.rules.scoring import normalize_cuoc, score
 from games.rules.shape import best_chan, is_bach_thu, waiting_set, wins_with
 from games.rules.state import MatGroup
 
-__all__ = ["CONTEXT_KEYS", "evaluate", "parse_ruleset", "score_dict"]
+__all__ = [
+    "CONTEXT_KEYS",
+    "NO_WIN_REASONS",
+    "InvalidField",
+    "evaluate",
+    "parse_ruleset",
+    "score_dict",
+]
 
 SET_SIZE = 19  # a seat's 19-set: hand + mat, a chíu counted as its four cards (two pairs)
 DEALT_SIZE = 20  # the dealer's dealt hand (Thiên ù)
-CONTEXT_KEYS = ("first_draw", "previous_winner", "dealt_hand")
+# ``nhai`` (the winner's nhái: a count, or true for "some") only matter for the gà góp pot, which
+# is settled at the table, never for cước or points: it is accepted and changes nothing here.
+CONTEXT_KEYS = ("first_draw", "previous_winner", "dealt_hand", "nhai")
+MAX_NHAI = 100
 # Sources on which a win is only possible by chíu ù (three copies of the card in hand).
 _CHIU_ONLY = frozenset({"discard", "returned", "chiu", "chiu_own_door"})
 
@@ -55,13 +66,44 @@ _REASONS: dict[str, tuple[str, str]] = {
 }
 
 
+NO_WIN_REASONS = tuple(_REASONS)
+
+
 def _reason(code: str) -> dict[str, str]:
     message, message_vi = _REASONS[code]
     return {"code": code, "message": message, "message_vi": message_vi}
 
 
-def _bad(code: str, message: str, message_vi: str | None = None) -> InvalidInput:
-    return InvalidInput(code, message, message_vi)
+class InvalidField(InvalidInput):
+    """Malformed calculator input; ``fields`` are the request fields at fault, dotted for nested
+    keys (``hand``, ``mat``, ``card``, ``source``, ``context.nhai``, ``ruleset.preset`` …)."""
+
+    def __init__(
+        self, fields: Sequence[str], code: str, message: str, message_vi: str | None = None
+    ) -> None:
+        super().__init__(code, message, message_vi)
+        self.fields = tuple(fields)
+
+
+def _bad(
+    field: str | Sequence[str], code: str, message: str, message_vi: str | None = None
+) -> InvalidField:
+    return InvalidField((field,) if isinstance(field, str) else field, code, message, message_vi)
+
+
+def _kinds(values: object, field: str) -> list[int]:
+    """``parse_kinds`` naming the field when a code (or the list itself) is malformed."""
+    try:
+        return parse_kinds(values)
+    except InvalidInput as exc:
+        raise _bad(field, exc.code, exc.message, exc.message_vi) from exc
+
+
+def _kind(value: object, field: str) -> int:
+    try:
+        return parse_kind(value)
+    except InvalidInput as exc:
+        raise _bad(field, exc.code, exc.message, exc.message_vi) from exc
 
 
 def parse_ruleset(ruleset: Ruleset | Mapping[str, Any] | None) -> Ruleset:
@@ -72,7 +114,10 @@ def parse_ruleset(ruleset: Ruleset | Mapping[str, Any] | None) -> Ruleset:
         return build_ruleset(ruleset)
     except RulesetError as exc:
         raise _bad(
-            "invalid_ruleset", f"Invalid ruleset: {exc}", f"Bộ luật không hợp lệ: {exc}"
+            f"ruleset.{exc.key}",
+            "invalid_ruleset",
+            f"Invalid ruleset: {exc}",
+            f"Bộ luật không hợp lệ: {exc}",
         ) from exc
 
 
@@ -80,12 +125,12 @@ def _parse_mat(mat: object) -> tuple[MatGroup, ...]:
     if mat is None:
         return ()
     if not isinstance(mat, list | tuple):
-        raise _bad("invalid_mat", "'mat' must be a list of groups of card codes.")
+        raise _bad("mat", "invalid_mat", "'mat' must be a list of groups of card codes.")
     groups = []
     for i, raw in enumerate(mat):
         if not isinstance(raw, list | tuple):
-            raise _bad("invalid_mat", f"mat[{i}] must be a list of card codes.")
-        cards = tuple(parse_kinds(list(raw)))
+            raise _bad("mat", "invalid_mat", f"mat[{i}] must be a list of card codes.")
+        cards = tuple(_kinds(list(raw), "mat"))
         shown = "+".join(CODES[k] for k in cards)
         if len(cards) == 2 and (kind := can_pair(*cards)) is not None:
             groups.append(MatGroup(kind, cards, cards[0], "discard", -1))
@@ -93,6 +138,7 @@ def _parse_mat(mat: object) -> tuple[MatGroup, ...]:
             groups.append(MatGroup("chiu", cards, cards[0], "discard", -1))
         else:
             raise _bad(
+                "mat",
                 "invalid_mat_group",
                 f"mat[{i}] ({shown}) is not a chắn, a cạ or a chíu (four of a kind).",
                 f"mat[{i}] ({shown}) không phải chắn, cạ hay chíu (bốn quân giống nhau).",
@@ -103,35 +149,52 @@ def _parse_mat(mat: object) -> tuple[MatGroup, ...]:
 def _parse_bool(context: Mapping[str, Any], key: str) -> bool:
     value = context.get(key, False)
     if not isinstance(value, bool):
-        raise _bad("invalid_context", f"context.{key} must be true or false.")
+        raise _bad(f"context.{key}", "invalid_context", f"context.{key} must be true or false.")
     return value
+
+
+def _check_nhai(context: Mapping[str, Any]) -> None:
+    """``nhai``: a count of nhái (0…MAX_NHAI) or a bool; validated, then ignored (gà góp only)."""
+    value = context.get("nhai", 0)
+    if isinstance(value, bool):
+        return
+    if not isinstance(value, int) or not 0 <= value <= MAX_NHAI:
+        raise _bad(
+            "context.nhai",
+            "invalid_context",
+            f"context.nhai must be a count of nhái from 0 to {MAX_NHAI}, or true or false.",
+        )
 
 
 def _parse_context(context: object) -> tuple[bool, bool, list[int] | None]:
     if context is None:
         return False, False, None
     if not isinstance(context, Mapping):
-        raise _bad("invalid_context", "'context' must be an object.")
+        raise _bad("context", "invalid_context", "'context' must be an object.")
     unknown = sorted(str(k) for k in context if k not in CONTEXT_KEYS)
     if unknown:
         raise _bad(
+            [f"context.{key}" for key in unknown],
             "invalid_context",
             f"Unknown context key(s) {', '.join(unknown)}; use {', '.join(CONTEXT_KEYS)}.",
         )
+    _check_nhai(context)
     dealt = context.get("dealt_hand")
-    dealt_kinds = None if dealt is None else parse_kinds(dealt)
+    dealt_kinds = None if dealt is None else _kinds(dealt, "context.dealt_hand")
     if dealt_kinds is not None and len(dealt_kinds) not in (SET_SIZE, DEALT_SIZE):
         raise _bad(
+            "context.dealt_hand",
             "invalid_context",
             f"context.dealt_hand must hold 19 or 20 cards, not {len(dealt_kinds)}.",
         )
     return _parse_bool(context, "first_draw"), _parse_bool(context, "previous_winner"), dealt_kinds
 
 
-def _check_copies(counts: Sequence[int], what: str) -> None:
+def _check_copies(counts: Sequence[int], what: str, fields: Sequence[str]) -> None:
     over = [CODES[k] for k in range(N_KINDS) if counts[k] > COPIES]
     if over:
         raise _bad(
+            fields,
             "too_many_copies",
             f"{what} hold more than four {', '.join(over)}.",
             f"Có hơn bốn quân {', '.join(over)}.",
@@ -152,37 +215,42 @@ def evaluate(
     ``card`` None is Thiên ù: ``hand`` is the dealer's 20 and ``source`` must be ``dealt``.
     ``source`` ``returned`` is a trả cửa card in another seat's door (into the winner's own door
     it is ``chiu_own_door``). ``bach_thu`` in the answer is true for any bạch-thủ win, bạch thủ chi
-    included; ``waiting`` is W(S), empty for Thiên ù.
+    included; ``waiting`` is W(S), empty for Thiên ù. ``context`` may hold ``first_draw``,
+    ``previous_winner``, ``dealt_hand`` and ``nhai`` (accepted, never changes the answer); any
+    other key is refused.
     """
     rs = parse_ruleset(ruleset)
     if not isinstance(source, str) or source not in WIN_SOURCES:
         raise _bad(
+            "source",
             "unknown_source",
             f"Unknown source {str(source)[:20]!r}; use one of {', '.join(WIN_SOURCES)}.",
         )
     groups = _parse_mat(mat)
-    hand_counts = counts_of(parse_kinds(hand))
-    kind = None if card is None else parse_kind(card)
+    hand_counts = counts_of(_kinds(hand, "hand"))
+    kind = None if card is None else _kind(card, "card")
     first_draw, previous_winner, dealt_kinds = _parse_context(context)
 
     mat_cards = sum(len(g.cards) for g in groups)
     n_hand = sum(hand_counts)
     if kind is None:
         if source != "dealt":
-            raise _bad("missing_card", "'card' is required unless the source is 'dealt'.")
+            raise _bad("card", "missing_card", "'card' is required unless the source is 'dealt'.")
         if groups:
-            raise _bad("invalid_mat", "A Thiên ù (source 'dealt') has nothing on the mat.")
+            raise _bad("mat", "invalid_mat", "A Thiên ù (source 'dealt') has nothing on the mat.")
         if n_hand != DEALT_SIZE:
             raise _bad(
+                "hand",
                 "wrong_card_count",
                 f"A Thiên ù needs the dealer's 20 cards in 'hand', not {n_hand}.",
                 f"Thiên ù cần đủ 20 quân của nhà cái, không phải {n_hand}.",
             )
     else:
         if source == "dealt":
-            raise _bad("unexpected_card", "Source 'dealt' (Thiên ù) takes no 'card'.")
+            raise _bad("card", "unexpected_card", "Source 'dealt' (Thiên ù) takes no 'card'.")
         if n_hand + mat_cards != SET_SIZE:
             raise _bad(
+                ("hand", "mat") if groups else "hand",
                 "wrong_card_count",
                 f"hand + mat must hold 19 cards (a chíu counts its four), not {n_hand + mat_cards}.",
                 f"Bài trên tay và dưới chiếu phải đủ 19 quân, không phải {n_hand + mat_cards}.",
@@ -194,13 +262,18 @@ def evaluate(
     held = tuple(all_cards)
     if kind is not None:
         all_cards[kind] += 1
-    _check_copies(all_cards, "hand, mat and card")
+    held_in = ("hand", "mat") if groups else ("hand",)
+    _check_copies(all_cards, "hand, mat and card", held_in if kind is None else (*held_in, "card"))
     dealt = None
     if dealt_kinds is not None:
         dealt = counts_of(dealt_kinds)
-        _check_copies(dealt, "context.dealt_hand")
+        _check_copies(dealt, "context.dealt_hand", ("context.dealt_hand",))
         if kind is None and dealt != hand_counts:
-            raise _bad("invalid_context", "For a Thiên ù, context.dealt_hand must equal 'hand'.")
+            raise _bad(
+                "context.dealt_hand",
+                "invalid_context",
+                "For a Thiên ù, context.dealt_hand must equal 'hand'.",
+            )
     elif kind is None:
         dealt = hand_counts
 
@@ -208,6 +281,7 @@ def evaluate(
     three = kind is not None and hand_counts[kind] == 3
     if source in ("chiu", "chiu_own_door") and not three:
         raise _bad(
+            "source",
             "chiu_needs_three",
             f"A chíu ù needs three {CODES[kind] if kind is not None else ''} in hand.",
             "Chíu ù cần ba quân giống quân ù trên tay.",
@@ -265,9 +339,10 @@ def score_dict(ruleset: Ruleset | Mapping[str, Any] | None, cuoc: object) -> dic
     """``{"base", "ga", "total"}`` of a cước map (slug → count) under a ruleset or its spec."""
     rs = parse_ruleset(ruleset)
     if not isinstance(cuoc, Mapping):
-        raise _bad("invalid_cuoc", "'cuoc' must be an object of slug → count.")
+        raise _bad("cuoc", "invalid_cuoc", "'cuoc' must be an object of slug → count.")
     try:
         normalize_cuoc(cuoc)
     except ValueError as exc:
-        raise _bad("invalid_cuoc", str(exc)) from exc
+        key, _, _ = str(exc).partition(": ")
+        raise _bad(key, "invalid_cuoc", str(exc)) from exc
     return score(rs, cuoc).to_dict()

@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import logging
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from chan_api.problems import ApiProblem, bad_request, conflict, forbidden, not_found, unprocessable
 from games.models import Hand, HandEvent, IdempotencyRecord, Seat, Table
 from games.rules import HandState, apply, move_from_dict
-from games.rules.errors import IllegalMove, InvalidInput
+from games.rules.errors import InvalidInput, RuleError
 from games.rules.moves import SetPrefs
 from games.rules.state import Phase
 from games.rules.views import full_view
 from games.selectors import (
+    HAND_VERSION_TTL_SECONDS,
     hand_state,
     hand_version_key,
     hand_view_for_user,
@@ -27,7 +30,7 @@ from games.selectors import (
 
 # Rule refusals that mean "not now" rather than "never": the client's picture is stale.
 CONFLICT_CODES = frozenset({"not_your_turn", "wrong_phase", "hand_over"})
-VERSION_TTL_SECONDS = 24 * 3600
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +44,36 @@ class MoveResult:
 
 def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
     """Once the transaction commits: remember the state in the LRU and publish the new seq in
-    the cache, where long polls watch it."""
+    the cache, where long polls watch it.
+
+    Best effort: the move is committed whatever the cache does, so a failure here is logged and
+    never reaches the client (``robust``). The seq only ever rises in the cache, so a late
+    publish of an older move cannot hide a newer one from the long polls.
+    """
     key, seq, hand_id = (hand.pk, hand.seq, hand.seed_hash), hand.seq, hand.pk
 
     def publish() -> None:
         state_lru.put(key, state)
-        cache.set(hand_version_key(hand_id), seq, timeout=VERSION_TTL_SECONDS)
+        version_key = hand_version_key(hand_id)
+        try:
+            cached = cache.get(version_key)
+            if not isinstance(cached, int) or cached < seq:
+                cache.set(version_key, seq, timeout=HAND_VERSION_TTL_SECONDS)
+        except Exception:
+            logger.warning("hand %s: could not publish seq %s", hand_id, seq, exc_info=True)
+            # Without the key the long polls read the row instead of an outdated seq.
+            with suppress(Exception):
+                cache.delete(version_key)
 
-    transaction.on_commit(publish)
+    transaction.on_commit(publish, robust=True)
+
+
+def _key_reused() -> ApiProblem:
+    return unprocessable(
+        "idempotency_key_reused",
+        "This Idempotency-Key was already used for a different request.",
+        "Idempotency-Key này đã được dùng cho một yêu cầu khác.",
+    )
 
 
 def _check_body_seat(move_json: Any, seat: int) -> None:
@@ -78,9 +103,30 @@ def _check_body_seat(move_json: Any, seat: int) -> None:
             )
 
 
-def _rule_problem(exc: IllegalMove, seq: int) -> ApiProblem:
-    status = 409 if exc.code in CONFLICT_CODES else 422
+def _rule_problem(exc: RuleError, seq: int) -> ApiProblem:
+    """A refusal of the rules core as a problem carrying the hand's seq: bad input (an unknown
+    cước, an impossible count) is a 400, "not now" a 409, any other refusal a 422."""
+    if isinstance(exc, InvalidInput):
+        status = 400
+    elif exc.code in CONFLICT_CODES:
+        status = 409
+    else:
+        status = 422
     return ApiProblem(status, exc.code, exc.message, exc.message_vi, extra={"seq": seq})
+
+
+def _check_prefs_change(state: HandState, new_state: HandState, seat: int, seq: int) -> None:
+    """A set_prefs must change the seat's preferences: one that changes nothing would still
+    append an event and bump the seq, making the turn seat's ``expected_seq`` stale. Checked
+    here rather than in the rules core so that logs holding such events still replay."""
+    before, after = state.seats[seat], new_state.seats[seat]
+    if (before.auto_u, before.auto_chiu) == (after.auto_u, after.auto_chiu):
+        raise conflict(
+            "prefs_unchanged",
+            "Your preferences already have these values.",
+            "Tùy chọn của bạn đã có các giá trị này.",
+            extra={"seq": seq},
+        )
 
 
 def _result(state: HandState) -> dict[str, Any]:
@@ -139,11 +185,7 @@ def move_submit(
             record = IdempotencyRecord.objects.filter(user=user, key=idempotency_key).first()
             if record is not None:
                 if record.request_hash != request_hash:
-                    raise unprocessable(
-                        "idempotency_key_reused",
-                        "This Idempotency-Key was already used for a different request.",
-                        "Idempotency-Key này đã được dùng cho một yêu cầu khác.",
-                    )
+                    raise _key_reused()
                 return MoveResult(record.response_status, record.response_body, replayed=True)
         _check_body_seat(move_json, seat)
         if expected_seq is not None and expected_seq != hand.seq:
@@ -156,12 +198,14 @@ def move_submit(
         try:
             move = move_from_dict(move_json, seat=seat)
         except InvalidInput as exc:
-            raise bad_request(exc.code, exc.message, exc.message_vi) from exc
+            raise _rule_problem(exc, hand.seq) from exc
         state = hand_state(hand)
         try:
             new_state = apply(state, move)
-        except IllegalMove as exc:
+        except RuleError as exc:
             raise _rule_problem(exc, hand.seq) from exc
+        if isinstance(move, SetPrefs):
+            _check_prefs_change(state, new_state, move.seat, hand.seq)
 
         seq = hand.seq + 1
         now = timezone.now()
@@ -178,7 +222,10 @@ def move_submit(
         hand.seq = seq
         hand.state_blob = state_pickle(new_state)
         hand.state_seq = seq
-        hand.last_event_at = now
+        if not isinstance(move, SetPrefs):
+            # The turn's deadline runs from here (selectors._deadline): a seat changing its
+            # preferences must not push back the deadline of the seat whose turn it is.
+            hand.last_event_at = now
         if new_state.phase is Phase.ENDED:
             _hand_finish(hand, new_state)
         hand.save()
@@ -193,12 +240,21 @@ def move_submit(
 
         body = {"seq": seq, "state": hand_view_for_user(hand=hand, user=user, state=new_state)}
         if idempotency_key is not None:
-            IdempotencyRecord.objects.create(
-                user=user,
-                key=idempotency_key,
-                hand=hand,
-                request_hash=request_hash,
-                response_status=201,
-                response_body=body,
-            )
+            try:
+                with transaction.atomic():  # a savepoint: the transaction stays usable
+                    IdempotencyRecord.objects.create(
+                        user=user,
+                        key=idempotency_key,
+                        hand=hand,
+                        request_hash=request_hash,
+                        response_status=201,
+                        response_body=body,
+                    )
+            except IntegrityError as exc:
+                # The same key, sent at the same time to another hand (whose lock we do not
+                # hold), was stored first: refuse, and the move rolls back with the exception.
+                # Any other integrity error is a bug and stays one.
+                if not IdempotencyRecord.objects.filter(user=user, key=idempotency_key).exists():
+                    raise
+                raise _key_reused() from exc
         return MoveResult(201, body)

@@ -45,3 +45,17 @@ def test_token_admin_revoke_action(staff_client):
         {"action": "revoke", "_selected_action": [token.pk]},
     )
     assert ApiToken.objects.get(pk=token.pk).revoked_at is not None
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/accounts/apitoken/?key_hash__startswith=a",
+        "/admin/accounts/apitoken/?key_hash=0",
+        "/admin/accounts/user/?password__startswith=pbkdf2",
+    ],
+)
+def test_hashes_cannot_be_probed_with_changelist_filters(staff_client, url):
+    token_create(user=User.objects.create_user(username="lan", password="a-long-password-1"))
+    assert staff_client.get(url).status_code == 400
+    assert staff_client.get("/admin/accounts/apitoken/?revoked_at__isnull=True").status_code == 200

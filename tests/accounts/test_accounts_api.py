@@ -350,6 +350,30 @@ def test_the_openapi_schema_documents_the_endpoints(api_client):
     assert PROBLEM in register_401["content"]
 
 
+def test_the_openapi_schema_documents_every_accounts_error(api_client):
+    paths = api_client.get("/api/schema/?format=json").json()["paths"]
+    authenticated = [
+        ("/api/v1/me", "get"),
+        ("/api/v1/auth/check", "get"),
+        ("/api/v1/auth/tokens", "get"),
+        ("/api/v1/auth/tokens/{token_id}", "delete"),
+        ("/api/v1/auth/logout", "post"),
+    ]
+    for path, method in authenticated:
+        responses = paths[path][method]["responses"]
+        assert {"401", "429", "500"} <= set(responses), path
+        assert "Retry-After" in responses["429"]["headers"], path
+    for path in ("/api/v1/auth/register", "/api/v1/auth/token"):
+        responses = paths[path]["post"]["responses"]
+        assert {"400", "413", "415", "429", "500"} <= set(responses), path
+        for status in ("400", "413", "415", "429", "500"):
+            assert PROBLEM in responses[status]["content"], (path, status)
+    assert (
+        "invalid_credentials"
+        in paths["/api/v1/auth/token"]["post"]["responses"]["401"]["description"]
+    )
+
+
 def test_auth_check_names_the_user_and_the_server_clock_in_one_query(
     api_client, make_user, django_assert_num_queries
 ):

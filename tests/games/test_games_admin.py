@@ -1,28 +1,94 @@
-"""The admin: tables and seats editable, hands and their logs read-only, seeds hidden in play."""
+"""The admin: tables and seats editable, hands and their logs read-only, secrets hidden.
+
+``staff`` is a superuser (and so an auditor); ``clerk`` is staff with view rights on every games
+model and change rights on tables, but not ``accounts.audit_hands``.
+"""
 
 from __future__ import annotations
 
+import html
+import json
+
 import pytest
+from django.contrib.auth.models import Permission
 from django.test import Client
 
-from games.models import Hand, HandEvent
+from games.models import Hand, HandEvent, IdempotencyRecord, Table
+from tests.games.decks import WIN_DECK
 
 pytestmark = pytest.mark.django_db
 
+GAMES_MODELS = ("table", "seat", "hand", "handevent", "idempotencyrecord")
 
-@pytest.fixture
-def staff(make_user) -> Client:
-    user, _ = make_user(username="admin", is_staff=True, is_superuser=True)
+
+def logged_in(user) -> Client:
     client = Client()
     client.force_login(user)
     return client
 
 
-def test_the_admin_lists_tables_seats_hands_and_events(staff, win_hand) -> None:
-    for model in ("table", "seat", "hand", "handevent", "idempotencyrecord"):
-        r = staff.get(f"/admin/games/{model}/")
-        assert r.status_code == 200, model
-    assert staff.get(f"/admin/games/table/{win_hand['table']}/change/").status_code == 200
+@pytest.fixture
+def staff(make_user) -> Client:
+    user, _ = make_user(username="admin", is_staff=True, is_superuser=True)
+    return logged_in(user)
+
+
+@pytest.fixture
+def clerk(make_user) -> Client:
+    user, _ = make_user(username="clerk", is_staff=True)
+    codenames = [f"view_{m}" for m in GAMES_MODELS] + ["change_table"]
+    user.user_permissions.set(
+        Permission.objects.filter(content_type__app_label="games", codename__in=codenames)
+    )
+    assert not user.has_perm("accounts.audit_hands")
+    return logged_in(user)
+
+
+@pytest.fixture
+def auditor(make_user) -> Client:
+    user, _ = make_user(username="auditor", is_staff=True)
+    codenames = [f"view_{m}" for m in GAMES_MODELS]
+    user.user_permissions.set(
+        Permission.objects.filter(content_type__app_label="games", codename__in=codenames)
+    )
+    user.user_permissions.add(Permission.objects.get(codename="audit_hands"))
+    return logged_in(user)
+
+
+def shown(value) -> str:
+    """How the admin renders a JSON field's value on a read-only page."""
+    return html.escape(json.dumps(value))
+
+
+def end(hand_id: int) -> None:
+    hand = Hand.objects.get(pk=hand_id)
+    Hand.objects.filter(pk=hand_id).update(
+        status="ended", result={"outcome": {"result": "hoa"}}, ended_at=hand.created_at
+    )
+
+
+@pytest.fixture
+def moved(players, win_hand) -> dict:
+    """The dealer discarded with an Idempotency-Key: its stored response holds its hand."""
+    r = players[0].client.post(
+        f"/api/v1/hands/{win_hand['hand']}/moves",
+        {"type": "discard", "card": "2N"},
+        format="json",
+        HTTP_IDEMPOTENCY_KEY="discard-1",
+    )
+    assert r.status_code == 201, r.content
+    record = IdempotencyRecord.objects.get(key="discard-1")
+    private_hand = record.response_body["state"]["hand"]
+    assert private_hand == r.json()["state"]["hand"] and len(private_hand) > 1
+    return {**win_hand, "record": record.pk, "private_hand": private_hand}
+
+
+def test_the_admin_lists_tables_seats_hands_and_events(staff, clerk, moved) -> None:
+    for client in (staff, clerk):
+        for model in GAMES_MODELS:
+            r = client.get(f"/admin/games/{model}/")
+            assert r.status_code == 200, model
+        assert client.get(f"/admin/games/table/{moved['table']}/change/").status_code == 200
 
 
 def test_a_hands_seed_is_hidden_until_it_ends(staff, win_hand) -> None:
@@ -48,3 +114,90 @@ def test_hands_and_events_cannot_be_changed_or_deleted_in_the_admin(staff, win_h
     r = staff.post(f"/admin/games/hand/{win_hand['hand']}/delete/", {"post": "yes"})
     assert r.status_code == 403
     assert HandEvent.objects.filter(pk=event.pk, type="deal").exists()
+
+
+def test_a_stored_move_response_is_hidden_from_staff_who_are_not_auditors(
+    clerk, auditor, moved
+) -> None:
+    # given a hand in play whose dealer's stored response holds its private hand
+    url = f"/admin/games/idempotencyrecord/{moved['record']}/change/"
+    secret = shown(moved["private_hand"])
+    # then nobody sees it while the hand is being played, not even an auditor
+    for client in (clerk, auditor):
+        page = client.get(url).content.decode()
+        assert secret not in page and "hidden: shown to auditors once the hand has ended" in page
+    # when the hand ends, then an auditor sees the stored response and the clerk still does not
+    end(moved["hand"])
+    assert secret in auditor.get(url).content.decode()
+    assert secret not in clerk.get(url).content.decode()
+
+
+def test_no_admin_page_shows_a_private_hand_or_the_deck_in_play(clerk, moved) -> None:
+    hand = Hand.objects.get(pk=moved["hand"])
+    pages = [f"/admin/games/{model}/" for model in GAMES_MODELS] + [
+        f"/admin/games/hand/{hand.pk}/change/",
+        f"/admin/games/table/{moved['table']}/change/",
+        f"/admin/games/idempotencyrecord/{moved['record']}/change/",
+    ]
+    pages += [f"/admin/games/handevent/{e.pk}/change/" for e in HandEvent.objects.filter(hand=hand)]
+    for url in pages:
+        r = clerk.get(url)
+        assert r.status_code == 200, url
+        page = r.content.decode()
+        for secret in (shown(moved["private_hand"]), shown(WIN_DECK), hand.seed):
+            assert secret not in page, url
+
+
+def test_a_fixed_deck_is_shown_to_auditors_only_and_survives_a_clerks_edit(
+    clerk, auditor, win_hand
+) -> None:
+    table = Table.objects.get(pk=win_hand["table"])
+    assert table.fixed_deck == WIN_DECK
+    url = f"/admin/games/table/{table.pk}/change/"
+    assert shown(WIN_DECK) in auditor.get(url).content.decode()
+    page = clerk.get(url).content.decode()
+    assert shown(WIN_DECK) not in page and "hidden: shown to auditors only" in page
+
+    # when the clerk renames the table through the admin form
+    form = {
+        "name": "renamed",
+        "room": table.room,
+        "stake": table.stake,
+        "max_seats": table.max_seats,
+        "mode": table.mode,
+        "ruleset": json.dumps(table.ruleset),
+        "turn_timeout": table.turn_timeout,
+        "tra_cua_timeout": table.tra_cua_timeout,
+        "declare_timeout": table.declare_timeout,
+        "ready_timeout": table.ready_timeout,
+        "owner": table.owner_id,
+        "status": table.status,
+        "seats-TOTAL_FORMS": 0,
+        "seats-INITIAL_FORMS": 0,
+    }
+    r = clerk.post(url, form)
+    assert r.status_code == 302, r.content.decode()[:2000]
+    # then the fixed deck is untouched
+    table.refresh_from_db()
+    assert (table.name, table.fixed_deck) == ("renamed", WIN_DECK)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "/admin/games/hand/?seed__startswith=a",
+        "/admin/games/hand/?seed=0",
+        "/admin/games/hand/?deck__contains=2N",
+        "/admin/games/hand/?state_blob__isnull=False",
+        "/admin/games/table/?fixed_deck__0=2N",
+        "/admin/games/idempotencyrecord/?response_body__state__hand__contains=2N",
+    ],
+)
+def test_secrets_cannot_be_probed_with_changelist_filters(staff, clerk, moved, url) -> None:
+    for client in (staff, clerk):
+        assert client.get(url).status_code == 400, url
+
+
+def test_public_fields_still_filter(clerk, moved) -> None:
+    assert clerk.get("/admin/games/hand/?status__exact=playing").status_code == 200
+    assert clerk.get("/admin/games/handevent/?type__exact=discard").status_code == 200

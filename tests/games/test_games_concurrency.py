@@ -12,6 +12,7 @@ from django.db import connection, connections
 
 from games.models import HandEvent
 from tests.games.conftest import client_with
+from tests.games.decks import WIN_DECK
 
 pytestmark = pytest.mark.django_db(transaction=True)
 postgres_only = pytest.mark.skipif(
@@ -76,6 +77,29 @@ def test_retries_with_one_idempotency_key_give_one_event_and_one_answer(players,
     assert all(r.json() == first for r in responses)
     assert sum(r.get("Idempotent-Replayed") == "true" for r in responses) == N_CLIENTS - 1
     assert HandEvent.objects.filter(hand_id=win_hand["hand"]).count() == 2
+
+
+@postgres_only
+def test_one_idempotency_key_sent_to_two_hands_at_once_is_applied_once(players, start_hand) -> None:
+    # Given a player dealing at two tables, sending the same key to both hands at once,
+    hands = [start_hand(WIN_DECK), start_hand(WIN_DECK)]
+    clients = [client_with(players[0].token) for _ in hands]
+    body = {"type": "discard", "card": "2N"}
+    responses = at_once(
+        len(hands),
+        lambda i: clients[i].post(
+            f"/api/v1/hands/{hands[i]['hand']}/moves",
+            body,
+            format="json",
+            HTTP_IDEMPOTENCY_KEY="one-key",
+        ),
+    )
+    # one move is applied and the other refused, never a 500, and the refused one kept nothing.
+    assert sorted(r.status_code for r in responses) == [201, 422]
+    refused = next(i for i, r in enumerate(responses) if r.status_code == 422)
+    assert responses[refused].json()["code"] == "idempotency_key_reused"
+    assert HandEvent.objects.filter(hand_id=hands[refused]["hand"]).count() == 1
+    assert HandEvent.objects.filter(hand_id=hands[1 - refused]["hand"]).count() == 2
 
 
 def test_a_long_poll_returns_soon_after_another_seats_move(players, win_hand) -> None:

@@ -43,17 +43,99 @@ def test_evaluate_no_win_on_a_discard_says_why(api_client, make_user) -> None:
 
 
 @pytest.mark.parametrize(
-    "body",
+    ("body", "code", "fields"),
     [
-        {"mat": MAT, "hand": HAND[:-1], "card": "2V", "source": "own_draw"},
-        {"mat": MAT, "hand": HAND, "card": "ZZ", "source": "own_draw"},
-        {"mat": MAT, "hand": HAND, "card": "2V", "source": "teleport"},
-        {"mat": [["4V", "5V"]], "hand": HAND, "card": "2V", "source": "own_draw"},
-        {"mat": MAT, "hand": ["CC"] * 5 + HAND[5:], "card": "2V", "source": "own_draw"},
+        (
+            {"mat": MAT, "hand": HAND[:-1], "card": "2V", "source": "own_draw"},
+            "wrong_card_count",
+            {"hand", "mat"},
+        ),
+        ({"mat": MAT, "hand": HAND, "card": "ZZ", "source": "own_draw"}, "unknown_card", {"card"}),
+        (
+            {"mat": MAT, "hand": HAND[:-1] + ["1V"], "card": "2V", "source": "own_draw"},
+            "unknown_card",
+            {"hand"},
+        ),
+        ({"mat": MAT, "hand": "2V", "card": "2V", "source": "own_draw"}, "invalid_cards", {"hand"}),
+        (
+            {"mat": MAT, "hand": HAND, "card": "2V", "source": "teleport"},
+            "unknown_source",
+            {"source"},
+        ),
+        ({"mat": MAT, "hand": HAND, "card": "2V", "source": 7}, "unknown_source", {"source"}),
+        (
+            {"mat": [["4V", "5V"]], "hand": HAND, "card": "2V", "source": "own_draw"},
+            "invalid_mat_group",
+            {"mat"},
+        ),
+        ({"mat": "4V", "hand": HAND, "card": "2V", "source": "own_draw"}, "invalid_mat", {"mat"}),
+        (
+            {"mat": MAT, "hand": ["CC"] * 5 + HAND[5:], "card": "2V", "source": "own_draw"},
+            "too_many_copies",
+            {"hand", "mat", "card"},
+        ),
+        ({"mat": MAT, "hand": HAND, "card": None, "source": "own_draw"}, "missing_card", {"card"}),
+        ({"mat": [], "hand": HAND, "card": "2V", "source": "dealt"}, "unexpected_card", {"card"}),
+        (
+            {"mat": MAT, "hand": HAND, "card": "2V", "source": "chiu"},
+            "chiu_needs_three",
+            {"source"},
+        ),
+        (
+            {
+                "mat": MAT,
+                "hand": HAND,
+                "card": "2V",
+                "source": "own_draw",
+                "context": {"dealt_hand": ["2V"]},
+            },
+            "invalid_context",
+            {"context.dealt_hand"},
+        ),
+        (
+            {"mat": MAT, "hand": HAND, "card": "2V", "source": "own_draw", "context": {"x": 1}},
+            "invalid_context",
+            {"context.x"},
+        ),
+        (
+            {"mat": MAT, "hand": HAND, "card": "2V", "source": "own_draw", "context": {"nhai": -2}},
+            "invalid_context",
+            {"context.nhai"},
+        ),
+        (
+            {"ruleset": {"preset": "zz"}, "hand": HAND, "card": "2V", "source": "own_draw"},
+            "invalid_ruleset",
+            {"ruleset.preset"},
+        ),
+        ({"hand": HAND, "source": "own_draw"}, "invalid", {"card"}),
+        ({"mat": MAT, "hand": HAND, "card": "2V", "source": "own_draw", "x": 1}, "invalid", {"x"}),
     ],
 )
-def test_evaluate_malformed_input_is_a_400_naming_the_problem(api_client, make_user, body) -> None:
+def test_evaluate_malformed_input_is_a_400_naming_the_field(
+    api_client, make_user, body, code, fields
+) -> None:
     r = post(api_client, make_user, body)
-    assert r.status_code == 400
+    assert r.status_code == 400, r.content
     assert r["Content-Type"].startswith("application/problem+json")
-    assert r.json()["code"] and r.json()["detail"]
+    problem = r.json()
+    assert problem["code"] == code and problem["detail"]
+    assert set(problem["errors"]) == fields
+    assert all(isinstance(m, str) for messages in problem["errors"].values() for m in messages)
+
+
+@pytest.mark.parametrize("nhai", [0, 2, True])
+def test_evaluate_accepts_nhai_and_it_changes_nothing(api_client, make_user, nhai) -> None:
+    body = {"mat": MAT, "hand": HAND, "card": "2V", "source": "own_draw"}
+    plain = post(api_client, make_user, body).json()
+    r = post(api_client, make_user, {**body, "context": {"nhai": nhai}})
+    assert r.status_code == 200, r.content
+    assert r.json() == plain and plain["win"] is True
+
+
+def test_evaluate_thien_u_takes_a_null_card(api_client, make_user) -> None:
+    # the dealer's 20: 10 chắn, a Thiên ù
+    hand = ["2V", "2V", "3V", "3V", "4V", "4V", "5V", "5V", "6V", "6V"]
+    hand += ["7V", "7V", "8V", "8V", "9V", "9V", "2N", "2N", "3N", "3N"]
+    r = post(api_client, make_user, {"hand": hand, "card": None, "source": "dealt"})
+    assert r.status_code == 200, r.content
+    assert r.json()["win"] is True and r.json()["waiting"] == []

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import Permission
+from django.utils import timezone
 
-from games.models import HandEvent
+from games.models import Hand, HandEvent
 from games.rules import HandConfig, apply, move_from_dict, new_hand, parse_deck
 from games.rules.ruleset import build_ruleset
 from games.rules.views import full_view
-from tests.games.decks import WIN_DECK, scripted_move
+from tests.games.decks import WIN_DECK, WIN_MOVES, WIN_SEAT, scripted_move
 
 pytestmark = pytest.mark.django_db
 
@@ -206,6 +208,28 @@ def test_an_unknown_hand_is_404_and_an_absurd_id_too(players) -> None:
     assert_problem(r, 404, "not_found")
 
 
+@pytest.mark.parametrize(
+    ("cuoc", "code"),
+    [
+        ({"zz": 1}, "unknown_cuoc"),
+        ({"tom": 5}, "invalid_cuoc_count"),
+        ({"chi": 3}, "invalid_cuoc_count"),
+    ],
+)
+def test_declaring_an_unknown_or_impossible_cuoc_is_400_with_the_seq(
+    players, win_hand, cuoc, code
+) -> None:
+    # Given the winner in the declare phase,
+    play(players, win_hand, WIN_MOVES - 1)
+    # when it declares a cước that does not exist or a count no win can reach,
+    r = post_move(players[WIN_SEAT], win_hand, {"type": "declare", "cuoc": cuoc})
+    # then the move is refused as bad input, the hand is unchanged and may still be declared.
+    assert assert_problem(r, 400, code)["seq"] == WIN_MOVES - 1
+    assert event_count(win_hand) == WIN_MOVES
+    r = post_move(players[WIN_SEAT], win_hand, {"type": "declare", "auto": True})
+    assert r.status_code == 201 and r.json()["state"]["status"] == "ended"
+
+
 def test_set_prefs_is_logged_and_kept_for_the_next_hands(players, win_hand) -> None:
     # Given seat 3 turns automatic chíu off out of turn,
     r = post_move(players[3], win_hand, {"type": "set_prefs", "auto_chiu": False})
@@ -215,6 +239,45 @@ def test_set_prefs_is_logged_and_kept_for_the_next_hands(players, win_hand) -> N
     assert HandEvent.objects.get(hand_id=win_hand["hand"], seq=1).type == "set_prefs"
     table = players[3].client.get(f"/api/v1/tables/{win_hand['table']}").json()
     assert table["seats"][3]["auto_chiu"] is False
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"type": "set_prefs", "auto_chiu": True},
+        {"type": "set_prefs", "auto_u": True, "auto_chiu": True},
+        {"type": "set_prefs", "auto_u": True},
+    ],
+)
+def test_set_prefs_that_changes_nothing_is_409_and_appends_nothing(players, win_hand, body) -> None:
+    # Given seat 3 with both automatic ù and chíu on (the defaults),
+    view = players[3].client.get(f"/api/v1/hands/{win_hand['hand']}").json()
+    assert view["seats"][3]["auto_u"] is True and view["seats"][3]["auto_chiu"] is True
+    # a set_prefs that leaves them as they are is refused and does not move the seq.
+    problem = assert_problem(post_move(players[3], win_hand, body), 409, "prefs_unchanged")
+    assert problem["seq"] == 0
+    assert event_count(win_hand) == 1
+    # The turn seat's expected_seq still holds.
+    body = {"type": "discard", "card": DEALER_CARD, "expected_seq": 0}
+    assert post_move(players[0], win_hand, body).status_code == 201
+
+
+def test_set_prefs_of_another_seat_does_not_push_back_the_turn_deadline(players, win_hand) -> None:
+    # Given the dealer's turn started 10 seconds ago,
+    url = f"/api/v1/hands/{win_hand['hand']}"
+    Hand.objects.filter(pk=win_hand["hand"]).update(
+        last_event_at=timezone.now() - timedelta(seconds=10)
+    )
+    deadline = players[0].client.get(url).json()["deadline"]
+    # when seat 3 changes its preferences,
+    r = post_move(players[3], win_hand, {"type": "set_prefs", "auto_u": False})
+    assert r.status_code == 201, r.content
+    # then the set_prefs is in the log, but the dealer's deadline stays where it was,
+    assert r.json()["state"]["deadline"] == deadline
+    assert players[0].client.get(url).json()["deadline"] == deadline
+    # and the next turn's deadline is counted from the move that started it.
+    r = post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD})
+    assert r.json()["state"]["deadline"] > deadline
 
 
 # --------------------------------------------------------------------------- idempotency
@@ -258,6 +321,36 @@ def test_a_refused_move_is_not_remembered_under_its_key(players, win_hand) -> No
     assert r.status_code == 201
 
 
+class _BrokenCache:
+    """The version cache failing after the COMMIT (Redis gone), while reads find nothing."""
+
+    def get(self, *args: Any, **kwargs: Any) -> Any:
+        return None
+
+    def set(self, *args: Any, **kwargs: Any) -> None:
+        raise ConnectionError("the cache is down")
+
+    delete = set
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_committed_move_answers_201_when_the_cache_fails_after_commit(
+    players, win_hand, monkeypatch
+) -> None:
+    # Given the cache failing once the move has committed,
+    monkeypatch.setattr("games.services.hands.cache", _BrokenCache())
+    body = {"type": "discard", "card": DEALER_CARD}
+    # the move still answers 201 (it is in the log),
+    first = post_move(players[0], win_hand, body, HTTP_IDEMPOTENCY_KEY="after-commit")
+    assert first.status_code == 201, first.content
+    assert event_count(win_hand) == 2
+    # and a retry with the same key replays it.
+    again = post_move(players[0], win_hand, body, HTTP_IDEMPOTENCY_KEY="after-commit")
+    assert again.status_code == 201 and again["Idempotent-Replayed"] == "true"
+    assert again.json() == first.json()
+    assert event_count(win_hand) == 2
+
+
 def test_a_malformed_idempotency_key_is_400(players, win_hand) -> None:
     body = {"type": "discard", "card": DEALER_CARD}
     r = post_move(players[0], win_hand, body, HTTP_IDEMPOTENCY_KEY="x" * 200)
@@ -298,6 +391,55 @@ def test_a_long_poll_behind_the_hand_answers_at_once(players, win_hand) -> None:
     r = players[1].client.get(f"/api/v1/hands/{win_hand['hand']}?wait=30&after_seq=0")
     assert time.monotonic() - start < 1
     assert r.json()["seq"] == 1
+
+
+def test_a_long_poll_with_a_stale_etag_answers_at_once(players, win_hand) -> None:
+    # Given a client whose last view is at seq 0 while the hand moved on,
+    url = f"/api/v1/hands/{win_hand['hand']}"
+    etag = players[1].client.get(url)["ETag"]
+    post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD})
+    # its long poll with that ETag answers the new view at once instead of waiting.
+    start = time.monotonic()
+    r = players[1].client.get(url + "?wait=5", HTTP_IF_NONE_MATCH=etag)
+    assert time.monotonic() - start < 1
+    assert r.status_code == 200 and r.json()["seq"] == 1
+    assert r["ETag"] == f'"{win_hand["hand"]}-1"'
+
+
+@pytest.mark.parametrize(
+    "header",
+    ['W/"{etag}"', '"{etag}"', '"0-0", W/"{etag}"', 'W/"0-0" , "{etag}"', "*", " * "],
+)
+def test_if_none_match_compares_weakly_and_takes_lists(players, win_hand, header) -> None:
+    # A proxy that compresses the body (nginx gzip) weakens the ETag: W/"…" still matches.
+    url = f"/api/v1/hands/{win_hand['hand']}"
+    header = header.format(etag=f"{win_hand['hand']}-0")
+    r = players[2].client.get(url, HTTP_IF_NONE_MATCH=header)
+    assert r.status_code == 304 and r["ETag"] == f'"{win_hand["hand"]}-0"'
+    post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD})
+    r = players[2].client.get(url, HTTP_IF_NONE_MATCH=header)
+    assert r.status_code == (304 if "*" in header else 200)
+
+
+@pytest.mark.parametrize("header", ['W/"0-0"', '"{hand}-00"', 'W/"{hand}-0'])
+def test_if_none_match_of_another_version_is_200(players, win_hand, header) -> None:
+    url = f"/api/v1/hands/{win_hand['hand']}"
+    r = players[2].client.get(url, HTTP_IF_NONE_MATCH=header.format(hand=win_hand["hand"]))
+    assert r.status_code == 200 and r.json()["seq"] == 0
+
+
+def test_a_long_poll_on_an_ended_hand_answers_at_once(players, win_hand) -> None:
+    # Given a hand that has ended (it never changes again),
+    play_to_end(players, win_hand)
+    url = f"/api/v1/hands/{win_hand['hand']}"
+    etag = players[1].client.get(url)["ETag"]
+    # a long poll answers at once: the view without an ETag, a 304 with the current one.
+    start = time.monotonic()
+    r = players[1].client.get(url + "?wait=5")
+    assert r.status_code == 200 and r.json()["status"] == "ended"
+    r = players[1].client.get(url + "?wait=5", HTTP_IF_NONE_MATCH=etag)
+    assert r.status_code == 304
+    assert time.monotonic() - start < 1
 
 
 @pytest.mark.parametrize("query", ["wait=31", "wait=-1", "wait=x", "after_seq=-2&wait=1"])

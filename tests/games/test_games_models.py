@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
-from django.db import IntegrityError, connection, transaction
+from django.db import DataError, IntegrityError, connection, transaction
 from django.utils import timezone
 
-from games.models import AppendOnlyError, Hand, HandEvent, Seat, Table
+from games.models import (
+    EVENT_TYPES,
+    AppendOnlyError,
+    Hand,
+    HandEvent,
+    IdempotencyRecord,
+    Seat,
+    Table,
+)
+from games.rules.moves import MOVE_TYPES
 
 pytestmark = pytest.mark.django_db
 
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="a PostgreSQL trigger"
+)
+
 
 def make_table(owner, **fields) -> Table:
-    return Table.objects.create(name="t", stake=fields.pop("stake", 1), owner=owner, **fields)
+    return Table.objects.create(owner=owner, **{"name": "t", "stake": 1, **fields})
 
 
 def make_hand(table: Table, **fields) -> Hand:
@@ -21,10 +36,13 @@ def make_hand(table: Table, **fields) -> Hand:
         "number": 1,
         "n_seats": 2,
         "dealer": 0,
-        "seats": [],
+        "seats": [
+            {"user": 1, "username": "a", "table_seat": 0},
+            {"user": 2, "username": "b", "table_seat": 1},
+        ],
         "mode": "basic",
         "ruleset": {},
-        "prefs": [],
+        "prefs": [[True, True], [True, True]],
         "seed": "a" * 64,
         "seed_hash": "b" * 64,
         "last_event_at": timezone.now(),
@@ -42,14 +60,29 @@ def make_hand(table: Table, **fields) -> Hand:
         {"mode": "expert"},
         {"status": "gone"},
         {"turn_timeout": 0},
-        {"fixed_dealer": 3, "max_seats": 2, "fixed_deck": []},
+        {"fixed_dealer": 3, "max_seats": 2, "fixed_deck": ["2N"] * 100},
         {"fixed_dealer": 0},
+        {"fixed_deck": ["2N"] * 99},
+        {"fixed_deck": []},
+        {"name": ""},
+        {"room": ""},
+        {"room": "a b"},
+        {"room": "phòng"},
+        {"room": "main;"},
     ],
 )
 def test_table_constraints(make_user, fields) -> None:
     owner, _ = make_user()
     with pytest.raises(IntegrityError), transaction.atomic():
         make_table(owner, **fields)
+
+
+@pytest.mark.parametrize(
+    "fields", [{}, {"room": "A-z_09"}, {"room": "r" * 32}, {"fixed_deck": ["2N"] * 100}]
+)
+def test_valid_tables_pass_the_constraints(make_user, fields) -> None:
+    owner, _ = make_user()
+    make_table(owner, **fields)
 
 
 def test_a_seat_number_and_a_player_are_unique_per_table(make_user) -> None:
@@ -77,6 +110,17 @@ def test_a_seat_number_and_a_player_are_unique_per_table(make_user) -> None:
         {"status": "ended"},
         {"result": {"outcome": None}},
         {"seq": 1, "state_seq": 2},
+        {"number": 0},
+        {"seed": "A" * 64},
+        {"seed": "g" * 64},
+        {"seed": "a" * 63 + " "},
+        {"seed_hash": "B" * 64},
+        {"seed_hash": "b" * 63 + "-"},
+        {"seats": []},
+        {"prefs": [[True, True]]},
+        {"n_seats": 3},
+        {"deck": ["2N"] * 99},
+        {"deck": []},
     ],
 )
 def test_hand_constraints(make_user, fields) -> None:
@@ -84,6 +128,23 @@ def test_hand_constraints(make_user, fields) -> None:
     table = make_table(owner)
     with pytest.raises(IntegrityError), transaction.atomic():
         make_hand(table, **fields)
+
+
+def test_a_hand_ends_after_it_was_created(make_user) -> None:
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    ended = {"status": "ended", "result": {"outcome": {"result": "hoa"}}}
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Hand.objects.filter(pk=hand.pk).update(
+            **ended, ended_at=hand.created_at - timedelta(seconds=1)
+        )
+    Hand.objects.filter(pk=hand.pk).update(**ended, ended_at=hand.created_at)
+
+
+def test_a_fixed_deck_hand_and_a_shuffled_one_pass_the_constraints(make_user) -> None:
+    owner, _ = make_user()
+    make_hand(make_table(owner), deck=["2N"] * 100)
+    make_hand(make_table(owner), seed="0123456789abcdef" * 4, seed_hash="fedcba9876543210" * 4)
 
 
 def test_a_table_plays_one_hand_at_a_time(make_user) -> None:
@@ -102,9 +163,13 @@ def test_the_log_is_unique_by_seq_and_append_only(make_user) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
     deal = HandEvent.objects.create(hand=hand, seq=0, type="deal", system=True)
-    HandEvent.objects.create(hand=hand, seq=1, type="draw", actor_seat=1, payload={"type": "draw"})
+    HandEvent.objects.create(
+        hand=hand, seq=1, type="draw", actor_seat=1, payload={"type": "draw", "seat": 1}
+    )
     with pytest.raises(IntegrityError), transaction.atomic():
-        HandEvent.objects.create(hand=hand, seq=1, type="pass", actor_seat=1)
+        HandEvent.objects.create(
+            hand=hand, seq=1, type="pass", actor_seat=1, payload={"type": "pass", "seat": 1}
+        )
     with pytest.raises(IntegrityError), transaction.atomic():
         HandEvent.objects.create(hand=hand, seq=2, type="pass")  # neither an actor nor system
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -124,7 +189,103 @@ def test_the_log_is_unique_by_seq_and_append_only(make_user) -> None:
     ]
 
 
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="a PostgreSQL trigger")
+def test_event_types_are_the_deal_and_the_rules_cores_moves() -> None:
+    assert set(EVENT_TYPES) == {"deal", *MOVE_TYPES}
+
+
+@pytest.mark.parametrize("move_type", sorted(MOVE_TYPES))
+def test_every_move_type_can_be_logged(make_user, move_type) -> None:
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    HandEvent.objects.create(
+        hand=hand, seq=1, type=move_type, actor_seat=0, payload={"type": move_type, "seat": 0}
+    )
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"seq": 1, "type": "peek", "actor_seat": 0, "payload": {"type": "peek", "seat": 0}},
+        {"seq": 1, "type": "", "actor_seat": 0, "payload": {"type": "", "seat": 0}},
+        {"seq": 0, "type": "deal", "system": False, "actor_seat": 0},
+        {"seq": 0, "type": "deal", "system": True, "actor_seat": 0},
+        {"seq": 1, "type": "draw", "system": True, "payload": {"type": "draw", "system": True}},
+        {"seq": 1, "type": "draw", "actor_seat": 0, "payload": {"type": "pass", "seat": 0}},
+        {"seq": 1, "type": "draw", "actor_seat": 0, "payload": {"seat": 0}},
+        {"seq": 1, "type": "draw", "actor_seat": 0, "payload": {"type": "draw", "seat": 1}},
+        {"seq": 1, "type": "draw", "actor_seat": 0, "payload": {"type": "draw"}},
+    ],
+)
+def test_event_constraints(make_user, fields) -> None:
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        HandEvent.objects.create(hand=hand, **fields)
+
+
+def test_a_system_move_names_its_seat(make_user) -> None:
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    HandEvent.objects.create(
+        hand=hand,
+        seq=1,
+        type="draw",
+        system=True,
+        actor_seat=1,
+        payload={"type": "draw", "seat": 1, "system": True},
+    )
+
+
+def make_record(hand: Hand, user, **fields) -> IdempotencyRecord:
+    values = {
+        "user": user,
+        "key": "k-1",
+        "hand": hand,
+        "request_hash": "c" * 64,
+        "response_status": 201,
+        "response_body": {},
+    }
+    values.update(fields)
+    return IdempotencyRecord.objects.create(**values)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"key": ""},
+        {"key": "a b"},
+        {"key": "clé"},
+        {"request_hash": "C" * 64},
+        {"request_hash": "c" * 63},
+        {"response_status": 99},
+    ],
+)
+def test_idempotency_record_constraints(make_user, fields) -> None:
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        make_record(hand, owner, **fields)
+
+
+def test_too_long_a_room_or_key_is_refused(make_user) -> None:
+    # SQLite ignores varchar lengths, so a check refuses them there; on PostgreSQL the column
+    # type refuses them first (a DataError).
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    with pytest.raises((IntegrityError, DataError)), transaction.atomic():
+        make_table(owner, room="x" * 33)
+    with pytest.raises((IntegrityError, DataError)), transaction.atomic():
+        make_record(hand, owner, key="x" * 129)
+
+
+def test_an_idempotency_key_is_any_visible_ascii(make_user) -> None:
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    make_record(hand, owner, key="".join(chr(c) for c in range(0x21, 0x7F)))
+    make_record(hand, owner, key="k" * 128)
+
+
+@postgresql_only
 def test_postgresql_itself_refuses_to_change_the_log(make_user) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
@@ -136,3 +297,19 @@ def test_postgresql_itself_refuses_to_change_the_log(make_user) -> None:
         with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
             cursor.execute(sql, [hand.pk])
     assert HandEvent.objects.get(hand=hand).type == "deal"
+
+
+@postgresql_only
+def test_postgresql_itself_refuses_to_truncate_the_log(make_user) -> None:
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    HandEvent.objects.create(hand=hand, seq=0, type="deal", system=True)
+    with connection.cursor() as cursor:  # run the insert's deferred FK checks: TRUNCATE needs it
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+    # the suite's own test database allows TRUNCATE (for Django's flush); a production one does not
+    with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL chan.allow_log_truncate = 'off'")
+        cursor.execute("TRUNCATE games_handevent")
+    assert HandEvent.objects.filter(hand=hand).count() == 1
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL DEFERRED")

@@ -40,6 +40,22 @@ def test_score_without_a_ruleset_uses_the_default_preset(players) -> None:
     assert r.json() == score(build_ruleset({}), {"chi": 1}).to_dict()
 
 
+def test_score_of_no_cuoc_is_an_empty_win_worth_nothing(players) -> None:
+    # an empty map is a well-formed question (a win with no cước): 200 with zeros, not a 400
+    r = players[0].client.post("/api/v1/rules/score", {"cuoc": {}}, format="json")
+    assert r.status_code == 200, r.content
+    assert r.json() == {"base": 0, "ga": 0, "total": 0}
+
+
+def test_score_of_a_cuoc_the_ruleset_turns_off_is_zero(players) -> None:
+    spec = {"preset": "chan_van_van", "overrides": {"cuoc": {"tam_do": "off"}}}
+    r = players[0].client.post(
+        "/api/v1/rules/score", {"ruleset": spec, "cuoc": {"tam_do": 1}}, format="json"
+    )
+    assert r.status_code == 200, r.content
+    assert r.json() == {"base": 0, "ga": 0, "total": 0}
+
+
 @pytest.mark.parametrize(
     ("body", "code", "key"),
     [

@@ -3,25 +3,35 @@ cached state checked against the replay of the log, dealing and ending."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
+import time
 from typing import Any
 
 import pytest
+from django.core.cache import cache
+from django.db import IntegrityError, connection
+from django.test.utils import CaptureQueriesContext
 
 from chan_api.problems import ApiProblem
-from games.models import Hand, HandEvent
+from games.models import Hand, HandEvent, IdempotencyRecord
 from games.rules import shuffle
 from games.rules.cards import CODES
+from games.rules.errors import InvalidInput, RuleError
 from games.rules.moves import MOVE_TYPES
 from games.selectors import (
     hand_cache_problems,
+    hand_cached_seq,
     hand_events_for_user,
     hand_replay,
     hand_state,
+    hand_version_key,
     hand_view_for_user,
+    hand_wait_for_seq,
     state_lru,
 )
+from games.services import hands as services_hands
 from games.services.hands import move_submit
 from games.services.tables import seat_join, seat_ready, table_create
 
@@ -52,9 +62,13 @@ def deal(users: list[Any], *, seed: int | None = None, mode: str = "basic") -> H
     return hand
 
 
+def request_hash(body: Any) -> str:
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
 def submit(hand: Hand, user: Any, move: dict[str, Any], **kw: Any) -> Any:
     return move_submit(
-        hand_id=hand.pk, user=user, move_json=move, request_hash=json.dumps(move), **kw
+        hand_id=hand.pk, user=user, move_json=move, request_hash=request_hash(move), **kw
     )
 
 
@@ -198,3 +212,164 @@ def test_idempotent_submit_appends_once(make_user) -> None:
     again = submit(hand, users[0], move, idempotency_key="abc")
     assert again.replayed and not first.replayed and first.body == again.body
     assert HandEvent.objects.filter(hand=hand).count() == 2
+
+
+def _rule_error_classes(cls: type = RuleError) -> list[type]:
+    return [cls] + [c for sub in cls.__subclasses__() for c in _rule_error_classes(sub)]
+
+
+@pytest.mark.parametrize("error", _rule_error_classes(), ids=lambda c: c.__name__)
+def test_every_rule_error_from_apply_is_a_4xx_problem_with_the_seq(
+    make_user, monkeypatch, error
+) -> None:
+    # Given the rules core refusing a move with any of its error types,
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=9)
+    move = hand_view_for_user(hand=hand, user=users[0])["legal_moves"][0]
+
+    def refuse(state: Any, move: Any) -> Any:
+        raise error("some_code", "Refused.", "Bị từ chối.")
+
+    monkeypatch.setattr("games.services.hands.apply", refuse)
+    # the service answers a problem with the code and the seq, and appends nothing.
+    with pytest.raises(ApiProblem) as refused:
+        submit(hand, users[0], move)
+    assert refused.value.code == "some_code" and refused.value.extra == {"seq": 0}
+    assert refused.value.status == (400 if issubclass(error, InvalidInput) else 422)
+    assert HandEvent.objects.filter(hand=hand).count() == 1
+
+
+def test_a_late_publish_never_lowers_the_seq_the_long_polls_watch(
+    make_user, django_capture_on_commit_callbacks
+) -> None:
+    # Given the cache already holding a later seq of the hand (a newer move published first),
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=10)
+    cache.set(hand_version_key(hand.pk), 5)
+    move = hand_view_for_user(hand=hand, user=users[0])["legal_moves"][0]
+    # when the move at seq 1 publishes after it,
+    with django_capture_on_commit_callbacks(execute=True):
+        submit(hand, users[0], move)
+    # the cache keeps the later seq; on an empty cache the move publishes its own.
+    assert hand_cached_seq(hand.pk) == 5
+    cache.clear()
+    move = hand_view_for_user(hand=Hand.objects.get(pk=hand.pk), user=users[1])["legal_moves"][0]
+    with django_capture_on_commit_callbacks(execute=True):
+        submit(hand, users[1], move)
+    assert hand_cached_seq(hand.pk) == 2
+
+
+def test_the_same_idempotency_key_raced_on_two_hands_is_422_and_rolls_back(
+    make_user, monkeypatch
+) -> None:
+    # Given one user about to move in a hand with key "k",
+    users = [make_user()[0] for _ in range(2)]
+    hand, other = deal(users, seed=11), deal(users, seed=12)
+    move = hand_view_for_user(hand=hand, user=users[0])["legal_moves"][0]
+    view = services_hands.hand_view_for_user
+
+    def racing_view(**kwargs: Any) -> Any:
+        # its other hand's request with the same key commits between the lookup and the insert.
+        IdempotencyRecord.objects.create(
+            user=users[0],
+            key="k",
+            hand=other,
+            request_hash=request_hash("another request"),
+            response_status=201,
+            response_body={},
+        )
+        return view(**kwargs)
+
+    monkeypatch.setattr(services_hands, "hand_view_for_user", racing_view)
+    # then the move is refused as a reused key, and nothing of it is kept.
+    with pytest.raises(ApiProblem) as refused:
+        submit(hand, users[0], move, idempotency_key="k")
+    assert refused.value.status == 422 and refused.value.code == "idempotency_key_reused"
+    hand.refresh_from_db()
+    assert hand.seq == 0 and HandEvent.objects.filter(hand=hand).count() == 1
+    assert not IdempotencyRecord.objects.filter(hand=hand).exists()
+
+
+class _DownCache:
+    """A cache server that is gone: every call fails."""
+
+    def __getattr__(self, name: str) -> Any:
+        def fail(*args: Any, **kwargs: Any) -> Any:
+            raise ConnectionError("the cache is down")
+
+        return fail
+
+
+def test_a_long_poll_reads_no_row_while_the_cache_holds_the_seq(make_user) -> None:
+    # Given a hand whose seq is published in the cache,
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=13)
+    cache.set(hand_version_key(hand.pk), 0)
+    # a long poll that finds nothing new waits out its time without touching the database.
+    with CaptureQueriesContext(connection) as queries:
+        hand_wait_for_seq(hand_id=hand.pk, after_seq=0, timeout=1.5)
+    assert len(queries) == 0
+
+
+def test_a_long_poll_on_an_unpublished_hand_reads_the_row_once_and_publishes_it(make_user) -> None:
+    # Given a hand whose seq is not in the cache (never published, or evicted),
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=14)
+    assert hand_cached_seq(hand.pk) is None
+    # a long poll reads the row once and leaves its seq in the cache for the next polls.
+    with CaptureQueriesContext(connection) as queries:
+        hand_wait_for_seq(hand_id=hand.pk, after_seq=0, timeout=1.5)
+    assert len(queries) == 1
+    assert hand_cached_seq(hand.pk) == 0
+
+
+def test_a_long_poll_finds_a_move_in_the_row_when_the_cache_missed_it(make_user) -> None:
+    # Given a move the cache never heard of (its publish is lost),
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=15)
+    submit(hand, users[0], hand_view_for_user(hand=hand, user=users[0])["legal_moves"][0])
+    assert hand_cached_seq(hand.pk) is None
+    # a long poll behind it answers at once from the row.
+    start = time.monotonic()
+    hand_wait_for_seq(hand_id=hand.pk, after_seq=0, timeout=5)
+    assert time.monotonic() - start < 0.5
+
+
+def test_a_long_poll_backs_off_the_database_while_the_cache_is_down(make_user, monkeypatch) -> None:
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=16)
+    monkeypatch.setattr("games.selectors.cache", _DownCache())
+    # The poll neither fails nor reads the row at every tick: at 0, 0.5 and 1.5 seconds.
+    with CaptureQueriesContext(connection) as queries:
+        hand_wait_for_seq(hand_id=hand.pk, after_seq=0, timeout=2)
+    assert 2 <= len(queries) <= 3
+
+
+@pytest.mark.parametrize("limit", [1, 100])
+def test_an_events_page_never_holds_events_beyond_its_seq(make_user, limit) -> None:
+    # Given the hand row read just before a move is appended (the API reads the row first),
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=17)
+    read_before = Hand.objects.get(pk=hand.pk)
+    submit(hand, users[0], hand_view_for_user(hand=hand, user=users[0])["legal_moves"][0])
+    # the page of events read after it says a seq at least that of its last event.
+    page = hand_events_for_user(hand=read_before, user=users[1], limit=limit)
+    assert page["seq"] >= max(e["seq"] for e in page["events"])
+    assert page["seq"] == 1 and page["has_more"] is (limit == 1)
+
+
+def test_an_integrity_error_of_another_cause_is_not_taken_for_a_reused_key(
+    make_user, monkeypatch
+) -> None:
+    # Given the idempotency record refused for a reason other than its key (no record holds it),
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=18)
+    move = hand_view_for_user(hand=hand, user=users[0])["legal_moves"][0]
+
+    def refuse(**kwargs: Any) -> None:
+        raise IntegrityError("CHECK constraint failed")
+
+    monkeypatch.setattr(IdempotencyRecord.objects, "create", refuse)
+    # the error stays an error (a bug to see), not a 422 blaming the client's key.
+    with pytest.raises(IntegrityError):
+        submit(hand, users[0], move, idempotency_key="k")

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from games.rules.calculator import evaluate, score_dict
+from games.rules.calculator import InvalidField, evaluate, score_dict
 from games.rules.errors import InvalidInput
 from games.rules.ruleset import PRESETS
 
@@ -182,6 +182,17 @@ def test_context_dealt_hand_gives_thien_khai() -> None:
     assert result["cuoc"] == {"thien_khai": 1}
 
 
+@pytest.mark.parametrize("nhai", [0, 1, 3, 100, True, False])
+def test_context_nhai_is_accepted_and_never_changes_the_answer(nhai: int | bool) -> None:
+    # Nhái only matter for the gà góp pot, settled at the table, never for cước or points.
+    for hand, card, context in [
+        (PLAIN, "3V", {}),
+        (BACH_THU, "8N", {"first_draw": True}),
+        (PLAIN, "8N", {}),  # no win: the reason is unchanged too
+    ]:
+        assert ev(hand, card, context={**context, "nhai": nhai}) == ev(hand, card, context=context)
+
+
 def test_ruleset_instance_or_spec() -> None:
     chiu = "3N 3N 3N 2V 2V 2N 2N 4V 4V 4S 4S 5N 5N 9S 9S 7V 7S 5V 5S"
     assert ev(chiu, "3N", "chiu", ruleset=CVV)["cuoc"] == {"chiu_u": 1}
@@ -192,36 +203,52 @@ def test_ruleset_instance_or_spec() -> None:
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "code"),
+    ("kwargs", "code", "fields"),
     [
-        ({"hand": PLAIN.replace("3N", "1V").split()}, "unknown_card"),
-        ({"card": "10V"}, "unknown_card"),
-        ({"hand": "2V"}, "invalid_cards"),
-        ({"mat": "2V 2V"}, "invalid_mat"),
-        ({"mat": [["2V", "3N"]]}, "invalid_mat_group"),
-        ({"mat": [["2V", "2V", "2V"]]}, "invalid_mat_group"),
-        ({"mat": [["CC", "9V"]]}, "invalid_mat_group"),
-        ({"mat": [["2V", "2V", "2V", "2N"]]}, "invalid_mat_group"),
-        ({"hand": PLAIN.split()[:-1]}, "wrong_card_count"),
-        ({"mat": [["8N", "8N"]]}, "wrong_card_count"),
-        ({"card": "2V", "mat": [["2V", "2V"]], "hand": PLAIN.split()[:17]}, "too_many_copies"),
-        ({"source": "stock"}, "unknown_source"),
-        ({"source": None}, "unknown_source"),
-        ({"context": {"first_draw": "yes"}}, "invalid_context"),
-        ({"context": {"previous_winner": 1}}, "invalid_context"),
-        ({"context": {"dealt_hand": "2V"}}, "invalid_cards"),
-        ({"context": {"dealt_hand": ["2V"] * 19}}, "too_many_copies"),
-        ({"context": {"dealt_hand": ["2V"]}}, "invalid_context"),
-        ({"context": {"seat": 1}}, "invalid_context"),
-        ({"context": ["first_draw"]}, "invalid_context"),
-        ({"card": None}, "missing_card"),
-        ({"source": "dealt"}, "unexpected_card"),
-        ({"source": "chiu"}, "chiu_needs_three"),
-        ({"source": "chiu_own_door"}, "chiu_needs_three"),
-        ({"ruleset": {"preset": "nope"}}, "invalid_ruleset"),
+        ({"hand": PLAIN.replace("3N", "1V").split()}, "unknown_card", ["hand"]),
+        ({"card": "10V"}, "unknown_card", ["card"]),
+        ({"hand": "2V"}, "invalid_cards", ["hand"]),
+        ({"mat": "2V 2V"}, "invalid_mat", ["mat"]),
+        ({"mat": [["2V", "ZZ"]]}, "unknown_card", ["mat"]),
+        ({"mat": [["2V", "3N"]]}, "invalid_mat_group", ["mat"]),
+        ({"mat": [["2V", "2V", "2V"]]}, "invalid_mat_group", ["mat"]),
+        ({"mat": [["CC", "9V"]]}, "invalid_mat_group", ["mat"]),
+        ({"mat": [["2V", "2V", "2V", "2N"]]}, "invalid_mat_group", ["mat"]),
+        ({"hand": PLAIN.split()[:-1]}, "wrong_card_count", ["hand"]),
+        ({"mat": [["8N", "8N"]]}, "wrong_card_count", ["hand", "mat"]),
+        (
+            {"card": "2V", "mat": [["2V", "2V"]], "hand": PLAIN.split()[:17]},
+            "too_many_copies",
+            ["hand", "mat", "card"],
+        ),
+        ({"source": "stock"}, "unknown_source", ["source"]),
+        ({"source": None}, "unknown_source", ["source"]),
+        ({"context": {"first_draw": "yes"}}, "invalid_context", ["context.first_draw"]),
+        ({"context": {"previous_winner": 1}}, "invalid_context", ["context.previous_winner"]),
+        ({"context": {"dealt_hand": "2V"}}, "invalid_cards", ["context.dealt_hand"]),
+        ({"context": {"dealt_hand": ["2V"] * 19}}, "too_many_copies", ["context.dealt_hand"]),
+        ({"context": {"dealt_hand": ["2V"]}}, "invalid_context", ["context.dealt_hand"]),
+        ({"context": {"seat": 1}}, "invalid_context", ["context.seat"]),
+        (
+            {"context": {"seat": 1, "nhai": 2, "ga": 0}},
+            "invalid_context",
+            ["context.ga", "context.seat"],
+        ),
+        ({"context": {"nhai": -1}}, "invalid_context", ["context.nhai"]),
+        ({"context": {"nhai": 1.5}}, "invalid_context", ["context.nhai"]),
+        ({"context": {"nhai": "2"}}, "invalid_context", ["context.nhai"]),
+        ({"context": {"nhai": 101}}, "invalid_context", ["context.nhai"]),
+        ({"context": ["first_draw"]}, "invalid_context", ["context"]),
+        ({"card": None}, "missing_card", ["card"]),
+        ({"source": "dealt"}, "unexpected_card", ["card"]),
+        ({"source": "chiu"}, "chiu_needs_three", ["source"]),
+        ({"source": "chiu_own_door"}, "chiu_needs_three", ["source"]),
+        ({"ruleset": {"preset": "nope"}}, "invalid_ruleset", ["ruleset.preset"]),
     ],
 )
-def test_invalid_input_is_refused_with_a_code(kwargs: dict[str, Any], code: str) -> None:
+def test_invalid_input_is_refused_with_a_code_naming_the_fields(
+    kwargs: dict[str, Any], code: str, fields: list[str]
+) -> None:
     args: dict[str, Any] = {
         "mat": [],
         "hand": PLAIN.split(),
@@ -231,10 +258,11 @@ def test_invalid_input_is_refused_with_a_code(kwargs: dict[str, Any], code: str)
     }
     ruleset = kwargs.pop("ruleset", None)
     args.update(kwargs)
-    with pytest.raises(InvalidInput) as err:
+    with pytest.raises(InvalidField) as err:
         evaluate(ruleset, **args)
     assert err.value.code == code
     assert err.value.message
+    assert list(err.value.fields) == fields
 
 
 def test_thien_u_validation() -> None:
@@ -272,12 +300,26 @@ def test_score_dict_scores_a_cuoc_map_under_a_spec() -> None:
 
 
 @pytest.mark.parametrize(
-    "cuoc", [{"nope": 1}, {"tom": 5}, {"chi": -1}, {"chi": True}, ["chi"], {"chi": "1"}]
+    ("cuoc", "field"),
+    [
+        ({"nope": 1}, "cuoc.nope"),
+        ({"tom": 5}, "cuoc.tom"),
+        ({"chi": -1}, "cuoc.chi"),
+        ({"chi": True}, "cuoc.chi"),
+        (["chi"], "cuoc"),
+        ({"chi": "1"}, "cuoc.chi"),
+    ],
 )
-def test_score_dict_refuses_bad_cuoc(cuoc: Any) -> None:
-    with pytest.raises(InvalidInput) as err:
+def test_score_dict_refuses_bad_cuoc(cuoc: Any, field: str) -> None:
+    with pytest.raises(InvalidField) as err:
         score_dict(None, cuoc)
     assert err.value.code == "invalid_cuoc"
+    assert err.value.fields == (field,)
+
+
+def test_score_dict_of_no_cuoc_is_zero() -> None:
+    # An empty cước map is an empty win: it scores nothing, and is not an error.
+    assert score_dict(None, {}) == {"base": 0, "ga": 0, "total": 0}
 
 
 def test_score_dict_refuses_a_bad_ruleset() -> None:

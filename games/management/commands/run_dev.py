@@ -1,7 +1,8 @@
 """``manage.py run_dev``: the web server and a Celery worker together, for ``make run``.
 
 On the embedded default the worker uses the filesystem broker (no server needed); with
-``CELERY_BROKER_URL`` set it uses that broker. Production runs gunicorn and workers separately
+``CELERY_BROKER_URL`` set it uses that broker. It is a development server: it refuses to run with
+``DEBUG`` off (``make run`` sets ``DEBUG=1``). Production runs gunicorn and workers separately
 (see deploy/).
 """
 
@@ -15,7 +16,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 
 class Command(BaseCommand):
@@ -27,6 +28,11 @@ class Command(BaseCommand):
         parser.add_argument("--no-worker", action="store_true")
 
     def handle(self, *args: Any, **opts: Any) -> None:
+        if not settings.DEBUG:
+            raise CommandError(
+                "run_dev is the development server and needs DEBUG=1 (`make run` sets it); "
+                "production runs gunicorn and Celery workers (see deploy/)."
+            )
         if settings.CELERY_BROKER_URL == "filesystem://":
             for key in ("data_folder_in", "processed_folder", "control_folder"):
                 os.makedirs(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key], exist_ok=True)
@@ -43,7 +49,7 @@ class Command(BaseCommand):
                     "-l",
                     "info",
                 ],
-                env=os.environ.copy(),
+                env={**os.environ, "DEBUG": "1"},
             )
             atexit.register(worker.terminate)
             self.stdout.write(f"Celery worker started (pid {worker.pid}).")

@@ -1,0 +1,106 @@
+"""The settings' defaults are production-safe; development and the test suite opt in.
+
+Each case imports ``chan_api.settings`` in a fresh interpreter with a clean environment (only
+``PATH``, plus a scratch ``CHAN_VAR_DIR``), as a server started with nothing set would.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.core.management import CommandError, call_command
+
+ROOT = Path(__file__).resolve().parents[2]
+PRINT_SETTINGS = (
+    "import json, chan_api.settings as s; print(json.dumps({k: getattr(s, k) for k in "
+    "('DEBUG', 'SECRET_KEY', 'ALLOWED_HOSTS', 'CHAN_ALLOW_FIXED_DECK')}))"
+)
+
+
+def settings_with(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {"PATH": os.environ.get("PATH", ""), "CHAN_VAR_DIR": str(tmp_path), **env}
+    return subprocess.run(
+        [sys.executable, "-c", PRINT_SETTINGS],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def loaded(tmp_path: Path, **env: str) -> dict:
+    result = settings_with(tmp_path, **env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout)
+
+
+def test_with_no_environment_the_settings_refuse_to_load_without_a_secret_key(tmp_path) -> None:
+    result = settings_with(tmp_path)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
+    assert "DEBUG=1" in result.stderr  # and say how to run locally
+
+
+def test_production_defaults_debug_off_no_fixed_decks_localhost_only(tmp_path) -> None:
+    s = loaded(tmp_path, SECRET_KEY="a-production-secret")
+    assert s == {
+        "DEBUG": False,
+        "SECRET_KEY": "a-production-secret",
+        "ALLOWED_HOSTS": ["localhost", "127.0.0.1", "[::1]"],
+        "CHAN_ALLOW_FIXED_DECK": False,
+    }
+
+
+def test_debug_brings_a_dev_key_and_fixed_decks(tmp_path) -> None:
+    s = loaded(tmp_path, DEBUG="1")
+    assert s["DEBUG"] is True and s["CHAN_ALLOW_FIXED_DECK"] is True
+    assert s["SECRET_KEY"].startswith("dev-only-")
+    assert s["ALLOWED_HOSTS"] == ["localhost", "127.0.0.1", "[::1]"]
+
+
+def test_under_pytest_debug_stays_off_with_a_test_key_and_fixed_decks(tmp_path) -> None:
+    s = loaded(tmp_path, PYTEST_VERSION="9")
+    assert s["DEBUG"] is False and s["CHAN_ALLOW_FIXED_DECK"] is True
+    assert s["SECRET_KEY"].startswith("test-only-")
+
+
+@pytest.mark.parametrize(
+    ("env", "allowed"),
+    [
+        ({"DEBUG": "1", "CHAN_ALLOW_FIXED_DECK": "0"}, False),
+        ({"DEBUG": "0", "SECRET_KEY": "k", "CHAN_ALLOW_FIXED_DECK": "1"}, True),
+        ({"DEBUG": "0", "SECRET_KEY": "k"}, False),
+        ({"DEBUG": "", "SECRET_KEY": "k"}, False),
+    ],
+)
+def test_the_fixed_deck_option_follows_debug_unless_set(tmp_path, env, allowed) -> None:
+    assert loaded(tmp_path, **env)["CHAN_ALLOW_FIXED_DECK"] is allowed
+
+
+@pytest.mark.parametrize(
+    ("value", "hosts"),
+    [
+        ("chan.example.org, api.chan.example.org", ["chan.example.org", "api.chan.example.org"]),
+        ("*", ["*"]),
+        ("", ["localhost", "127.0.0.1", "[::1]"]),
+    ],
+)
+def test_allowed_hosts_come_from_the_environment(tmp_path, value, hosts) -> None:
+    assert loaded(tmp_path, SECRET_KEY="k", ALLOWED_HOSTS=value)["ALLOWED_HOSTS"] == hosts
+
+
+def test_this_suite_runs_with_debug_off_and_fixed_decks_on() -> None:
+    assert settings.DEBUG is False
+    assert settings.CHAN_ALLOW_FIXED_DECK is True
+
+
+def test_run_dev_refuses_to_serve_with_debug_off() -> None:
+    with pytest.raises(CommandError, match="DEBUG=1"):
+        call_command("run_dev", "--no-worker")
