@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, JsonResponse
 from django.utils import translation
 from rest_framework import exceptions as drf_exceptions
@@ -152,6 +152,8 @@ def _from_bad_body(exc: Exception) -> ApiProblem | None:
         return ApiProblem(
             413, "body_too_large", "The request body is too large.", "Nội dung yêu cầu quá lớn."
         )
+    if isinstance(exc, SuspiciousOperation):  # too many query or form fields, and the like
+        return bad_request("bad_request", "Bad request.", "Yêu cầu không hợp lệ.")
     if isinstance(exc, RecursionError):
         return bad_request(
             "parse_error",

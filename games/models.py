@@ -142,7 +142,8 @@ class Table(models.Model):
 
 
 class Seat(models.Model):
-    """A player sitting at a table. ``leaving``: left mid-hand, auto-played until the hand ends."""
+    """A player sitting at a table. ``leaving``: left mid-hand, auto-played until the hand ends.
+    ``ready_at``: when the player last said ready (set exactly while ``ready``)."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     player = models.ForeignKey(
@@ -150,6 +151,7 @@ class Seat(models.Model):
     )
     number = models.PositiveSmallIntegerField()
     ready = models.BooleanField(default=False)
+    ready_at = models.DateTimeField(null=True, blank=True)
     leaving = models.BooleanField(default=False)
     auto_u = models.BooleanField(default=True)
     auto_chiu = models.BooleanField(default=True)
@@ -164,6 +166,11 @@ class Seat(models.Model):
             models.CheckConstraint(condition=Q(number__lt=MAX_SEATS), name="games_seat_number_0_3"),
             models.CheckConstraint(
                 condition=Q(leaving=False) | Q(ready=False), name="games_seat_leaving_not_ready"
+            ),
+            models.CheckConstraint(
+                condition=Q(ready=True, ready_at__isnull=False)
+                | Q(ready=False, ready_at__isnull=True),
+                name="games_seat_ready_at_iff_ready",
             ),
         ]
 

@@ -448,6 +448,16 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
 # --------------------------------------------------------------------------- table output
 
 
+def table_ready_deadline(table: Table, seats: list[Seat]) -> datetime | None:
+    """When the next hand is dealt to the ready players without waiting for the others:
+    ``ready_timeout`` seconds after the second player said ready. None while fewer than two are
+    ready or when every seated player is (the hand is dealt at once)."""
+    ready_at = sorted(s.ready_at for s in seats if s.ready and s.ready_at is not None)
+    if len(ready_at) < 2 or len(ready_at) == len(seats):
+        return None
+    return ready_at[1] + timedelta(seconds=table.ready_timeout)
+
+
 def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
     """Tables as the API shows them (seats prefetched by :func:`table_queryset`)."""
     current = table_current_hand_ids(t.pk for t in tables)
@@ -485,6 +495,9 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
                 ],
                 "open_seats": t.max_seats - len(seats),
                 "current_hand_id": current.get(t.pk),
+                "ready_deadline": (
+                    table_ready_deadline(t, seats) if t.status == Table.Status.OPEN else None
+                ),
                 "fixed_deck": t.fixed_deck is not None,
                 "created_at": t.created_at,
             }

@@ -156,6 +156,11 @@ class TableOutputSerializer(serializers.Serializer):
     seats = SeatOutputSerializer(many=True)
     open_seats = serializers.IntegerField()
     current_hand_id = serializers.IntegerField(allow_null=True)
+    ready_deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="With two or more players ready but not all: when the next hand is dealt to "
+        "the ready players alone (the others are unseated).",
+    )
     fixed_deck = serializers.BooleanField(help_text="Dealt from a fixed test deck.")
     created_at = serializers.DateTimeField()
 

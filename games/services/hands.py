@@ -150,7 +150,7 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
         table.status = Table.Status.OPEN
         table.save(update_fields=["status", "updated_at"])
     Seat.objects.filter(table=table, leaving=True).delete()
-    Seat.objects.filter(table=table).update(ready=False, updated_at=timezone.now())
+    Seat.objects.filter(table=table).update(ready=False, ready_at=None, updated_at=timezone.now())
 
 
 def move_submit(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -16,7 +17,7 @@ from games.models import MAX_SEATS, Hand, HandEvent, Seat, Table
 from games.rules import first_dealer, new_hand, parse_deck, shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput
-from games.selectors import hand_config, ruleset_from_spec, state_pickle
+from games.selectors import hand_config, ruleset_from_spec, state_pickle, table_ready_deadline
 from games.services.hands import hand_publish_on_commit
 
 
@@ -158,17 +159,20 @@ def _seat_of(table: Table, user: Any) -> Seat:
 
 @transaction.atomic
 def seat_leave(*, table_id: int, user: Any) -> Table:
-    """Stand up. Between hands the seat is freed; mid-hand it is marked ``leaving`` (played
-    automatically to the end of the hand, then freed)."""
+    """Stand up. Between hands the seat is freed (which may complete the ready seats and deal);
+    mid-hand it is marked ``leaving`` (played automatically to the end of the hand, then freed).
+    Locks the table row."""
     table = _lock_table(table_id)
     seat = _seat_of(table, user)
     playing = Hand.objects.filter(table=table, status=Hand.Status.PLAYING).first()
     if playing is not None and playing.seat_of(user.pk) is not None:
         seat.leaving = True
         seat.ready = False
-        seat.save(update_fields=["leaving", "ready", "updated_at"])
+        seat.ready_at = None
+        seat.save(update_fields=["leaving", "ready", "ready_at", "updated_at"])
     else:
         seat.delete()
+        _deal_if_ready(table)
     return table
 
 
@@ -181,8 +185,8 @@ def seat_ready(
     auto_u: bool | None = None,
     auto_chiu: bool | None = None,
 ) -> Hand | None:
-    """Say ready (or not) for the next hand. When at least two seated players are all ready and
-    no hand is playing, deal a new hand and return it. Locks the table row."""
+    """Say ready (or not) for the next hand; deal it when :func:`_seats_to_deal` says so and
+    return it. Locks the table row."""
     table = _lock_table(table_id)
     seat = _seat_of(table, user)
     if seat.leaving:
@@ -195,16 +199,64 @@ def seat_ready(
             "A hand is being played; say ready after it ends.",
             "Ván đang chơi; hãy sẵn sàng sau khi ván kết thúc.",
         )
+    if ready != seat.ready:
+        seat.ready_at = timezone.now() if ready else None
     seat.ready = ready
     if auto_u is not None:
         seat.auto_u = auto_u
     if auto_chiu is not None:
         seat.auto_chiu = auto_chiu
-    seat.save(update_fields=["ready", "auto_u", "auto_chiu", "updated_at"])
-    seats = list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
-    if len(seats) >= 2 and all(s.ready for s in seats):
-        return hand_start(table=table, seats=seats)
+    seat.save(update_fields=["ready", "ready_at", "auto_u", "auto_chiu", "updated_at"])
+    return _deal_if_ready(table)
+
+
+@transaction.atomic
+def table_deal_if_due(*, table_id: int) -> Hand | None:
+    """The ready clock: deal the next hand if its ready deadline has passed (the Celery task
+    ``games.tasks.table_deal_due`` calls this; safe to run any number of times). Locks the table
+    row."""
+    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    if table is None:
+        return None
+    return _deal_if_ready(table)
+
+
+def _seats_to_deal(table: Table, seats: list[Seat], now: datetime) -> list[Seat] | None:
+    """Who is dealt the next hand, or None to wait. At least two seated players must be ready;
+    the hand is dealt at once when every seated player is ready, else at the table's ready
+    deadline to the ready players only (RULES.md §12: the others are unseated)."""
+    ready = [s for s in seats if s.ready]
+    if len(ready) < 2:
+        return None
+    deadline = table_ready_deadline(table, seats)
+    if deadline is None or now >= deadline:
+        return ready
     return None
+
+
+def _deal_if_ready(table: Table) -> Hand | None:
+    """Deal if the seats say so; otherwise, with two or more ready, wake the ready clock at the
+    deadline. The caller holds the table row lock."""
+    if table.status != Table.Status.OPEN:
+        return None
+    seats = list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
+    chosen = _seats_to_deal(table, seats, timezone.now())
+    if chosen is not None:
+        Seat.objects.filter(table=table, ready=False).delete()
+        return hand_start(table=table, seats=chosen)
+    deadline = table_ready_deadline(table, seats)
+    if deadline is not None:
+        _wake_ready_clock(table.pk, deadline)
+    return None
+
+
+def _wake_ready_clock(table_id: int, at: datetime) -> None:
+    from games.tasks import table_deal_due
+
+    def send() -> None:
+        table_deal_due.apply_async((table_id,), eta=at)
+
+    transaction.on_commit(send, robust=True)
 
 
 def _next_seated(numbers: list[int], start: int, max_seats: int) -> int:

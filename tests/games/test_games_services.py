@@ -228,7 +228,9 @@ def test_every_rule_error_from_apply_is_a_4xx_problem_with_the_seq(
     move = hand_view_for_user(hand=hand, user=users[0])["legal_moves"][0]
 
     def refuse(state: Any, move: Any) -> Any:
-        raise error("some_code", "Refused.", "Bị từ chối.")
+        exc = error.__new__(error)
+        RuleError.__init__(exc, "some_code", "Refused.", "Bị từ chối.")
+        raise exc
 
     monkeypatch.setattr("games.services.hands.apply", refuse)
     # the service answers a problem with the code and the seq, and appends nothing.

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from django.utils import timezone
 
 from games.models import Hand, Seat, Table
+from games.services.tables import table_deal_if_due
 from tests.games.decks import HOA_DECK, WIN_DECK, scripted_move
 
 pytestmark = pytest.mark.django_db
@@ -309,3 +312,72 @@ def test_after_a_hoa_a_departed_next_dealer_is_skipped(players, start_hand) -> N
     second = Hand.objects.get(pk=hand_id)
     assert second.n_seats == 3
     assert second.seats[second.dealer]["table_seat"] == 2
+
+
+# --------------------------------------------------------------------------- the ready clock
+
+
+def seat_three(players: list[Any], **options: Any) -> int:
+    """players[0..2] at a new table; players[0] and [1] ready, players[2] not."""
+    table_id = create(players[0], **options).json()["id"]
+    join(players[1], table_id)
+    join(players[2], table_id)
+    assert ready(players[0], table_id).json()["hand_id"] is None
+    r = ready(players[1], table_id)
+    assert r.json()["hand_id"] is None  # players[2] is not ready yet
+    return table_id
+
+
+def test_two_ready_of_three_wait_for_the_ready_deadline(players) -> None:
+    # Given three seated players, two of them ready,
+    table_id = seat_three(players, timeouts={"ready": 30})
+    # the table shows when the ready ones will be dealt without the third,
+    summary = players[2].client.get(f"/api/v1/tables/{table_id}").json()
+    second = Seat.objects.get(table_id=table_id, player_id=players[1].id).ready_at
+    assert datetime.fromisoformat(summary["ready_deadline"]) == second + timedelta(seconds=30)
+    # and before that deadline the clock deals nothing.
+    assert table_deal_if_due(table_id=table_id) is None
+    assert Table.objects.get(pk=table_id).status == "open"
+
+
+def test_at_the_ready_deadline_the_ready_players_are_dealt_and_the_others_unseated(
+    players,
+) -> None:
+    table_id = seat_three(players, timeouts={"ready": 30})
+    # Given the deadline has passed (both said ready a minute ago),
+    Seat.objects.filter(table_id=table_id, ready=True).update(
+        ready_at=timezone.now() - timedelta(seconds=60)
+    )
+    # when the ready clock fires (twice: the task is safe to repeat),
+    hand = table_deal_if_due(table_id=table_id)
+    assert table_deal_if_due(table_id=table_id) is None
+    # the two ready players are dealt a two-seat hand; the third is unseated (RULES.md §12).
+    assert hand is not None and hand.n_seats == 2
+    assert [e["user"] for e in hand.seats] == [players[0].id, players[1].id]
+    assert_problem(players[2].client.get(f"/api/v1/hands/{hand.pk}"), 403, "not_a_participant")
+    summary = players[2].client.get(f"/api/v1/tables/{table_id}").json()
+    assert summary["current_hand_id"] == hand.pk and summary["ready_deadline"] is None
+    assert [s["user_id"] for s in summary["seats"]] == [players[0].id, players[1].id]
+
+
+def test_when_the_player_not_ready_leaves_the_ready_ones_are_dealt_at_once(players) -> None:
+    table_id = seat_three(players, timeouts={"ready": 600})
+    r = players[2].client.post(f"/api/v1/tables/{table_id}/leave", {}, format="json")
+    assert r.status_code == 200, r.content
+    assert r.json()["status"] == "playing"
+    hand = Hand.objects.get(table_id=table_id)
+    assert [e["user"] for e in hand.seats] == [players[0].id, players[1].id]
+
+
+def test_saying_not_ready_clears_the_ready_time_and_the_deadline(players) -> None:
+    table_id = seat_three(players)
+    ready(players[1], table_id, ready=False)
+    seat = Seat.objects.get(table_id=table_id, player_id=players[1].id)
+    assert (seat.ready, seat.ready_at) == (False, None)
+    assert players[0].client.get(f"/api/v1/tables/{table_id}").json()["ready_deadline"] is None
+
+
+def test_the_ready_clock_ignores_a_table_that_is_gone_or_playing(players, start_hand) -> None:
+    assert table_deal_if_due(table_id=10**9) is None
+    hand = start_hand(WIN_DECK)
+    assert table_deal_if_due(table_id=hand["table"]) is None

@@ -1,0 +1,84 @@
+"""The Celery clock with a real worker on the real broker and database (PostgreSQL + Redis)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.db import connection
+
+from games.models import Hand
+from games.services.tables import seat_join, seat_ready, table_create
+
+ROOT = Path(__file__).resolve().parents[2]
+BROKER = os.environ.get("CELERY_BROKER_URL", "")
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not BROKER.startswith("redis://"), reason="a real worker needs CELERY_BROKER_URL (Redis)"
+    ),
+]
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    if connection.vendor != "postgresql":
+        pytest.skip("the worker shares the test database: PostgreSQL only")
+    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
+    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+
+
+@pytest.fixture
+def worker() -> Iterator[subprocess.Popen]:
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url(),
+        "CELERY_BROKER_URL": BROKER,
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "chan_api", "worker", "--pool=solo", "-l", "info"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    yield proc
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+def wait_for(predicate, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_the_worker_deals_when_the_ready_deadline_passes(worker, make_user) -> None:
+    assert settings.CELERY_TASK_ALWAYS_EAGER is False
+    # Given three seated players with a 1-second ready timeout, two of them ready,
+    owner, other, idle = (make_user()[0] for _ in range(3))
+    table = table_create(owner=owner, name="clock", stake=1, timeouts={"ready": 1})
+    seat_join(table_id=table.pk, user=other)
+    seat_join(table_id=table.pk, user=idle)
+    assert seat_ready(table_id=table.pk, user=owner) is None
+    assert seat_ready(table_id=table.pk, user=other) is None  # committed: the clock is queued
+    assert not Hand.objects.filter(table=table).exists()
+    # when the worker's clock fires, the two ready players are dealt a hand without the third.
+    dealt = wait_for(lambda: Hand.objects.filter(table=table).exists(), timeout=30)
+    assert dealt, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
+    hand = Hand.objects.get(table=table)
+    assert [e["user"] for e in hand.seats] == [owner.pk, other.pk]
