@@ -180,6 +180,16 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
 
+# The clock (games/tasks.py) is woken through the broker after each commit; the test suite keeps
+# it off except where a test runs a real worker.
+CHAN_CLOCK = env_bool("CHAN_CLOCK", not TESTING)
+CELERY_BEAT_SCHEDULE = {
+    "clock-sweep": {"task": "games.tasks.clock_sweep", "schedule": 30.0},
+}
+
+# Seconds before the server plays for a báo seat or one that left mid-hand (RULES.md §9, §12).
+CHAN_AUTO_PLAY_DELAY = float(os.environ.get("CHAN_AUTO_PLAY_DELAY", "3"))
+
 # Test/dev only: a table may be created with a fixed deck and dealer (RULES.md §3); its creator then
 # knows every card, so it is off unless DEBUG is on or the test suite is running.
 CHAN_ALLOW_FIXED_DECK = env_bool("CHAN_ALLOW_FIXED_DECK", DEBUG or TESTING)

@@ -23,14 +23,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chan_api.settings")
 
 class ChanWSGIRequest(WSGIRequest):
     def __init__(self, environ: dict[str, Any]) -> None:
+        original = dict(environ)  # WSGIRequest rewrites PATH_INFO and SCRIPT_NAME in place
         try:
             super().__init__(environ)
             if self.encoding is not None:  # a charset was given: it must decode the query
                 self.GET  # noqa: B018 (parsed now, so that a failure is caught here)
         except (LookupError, UnicodeError, SuspiciousOperation):
-            media_type = environ.get("CONTENT_TYPE", "").split(";", 1)[0].strip()
+            media_type = original.get("CONTENT_TYPE", "").split(";", 1)[0].strip()
             self.__dict__.clear()  # forget the charset and anything parsed with it
-            super().__init__({**environ, "CONTENT_TYPE": media_type})
+            super().__init__({**original, "CONTENT_TYPE": media_type})
 
 
 class ChanWSGIHandler(WSGIHandler):

@@ -21,6 +21,7 @@ from datetime import datetime, timedelta
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Prefetch, QuerySet
@@ -292,15 +293,25 @@ def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
     return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED)
 
 
-def _deadline(hand: Hand, table: Table, state: HandState) -> str | None:
+def hand_deadline(
+    hand: Hand, table: Table, state: HandState, *, actor_leaving: bool = False
+) -> datetime | None:
+    """When the server acts for the seat to move (RULES.md §12): the phase's timeout after the
+    last turn event, or ``CHAN_AUTO_PLAY_DELAY`` for a báo seat or one that left the table."""
     if state.phase is Phase.ENDED:
         return None
     seconds = {
         Phase.TRA_CUA: table.tra_cua_timeout,
         Phase.DECLARE: table.declare_timeout,
     }.get(state.phase, table.turn_timeout)
-    when: datetime = hand.last_event_at + timedelta(seconds=seconds)
-    return when.isoformat()
+    if actor_leaving or state.seats[state.turn].bao:
+        seconds = min(seconds, settings.CHAN_AUTO_PLAY_DELAY)
+    return hand.last_event_at + timedelta(seconds=seconds)
+
+
+def _deadline(hand: Hand, table: Table, state: HandState) -> str | None:
+    when = hand_deadline(hand, table, state)
+    return None if when is None else when.isoformat()
 
 
 def _players(hand: Hand) -> list[dict[str, Any]]:

@@ -318,7 +318,11 @@ class HandViewSerializer(serializers.Serializer):
     declaration = serializers.JSONField(allow_null=True)
     outcome = serializers.JSONField(allow_null=True)
     settlement = settlement_field()
-    deadline = serializers.DateTimeField(allow_null=True, help_text="When the server acts.")
+    deadline = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When the server moves for the seat to act if it has not (RULES.md §12); "
+        "null after the end.",
+    )
     seed_hash = serializers.CharField(help_text="SHA-256 of the seed (hex), public from the deal.")
     fixed_deck = serializers.BooleanField()
     result = HandResultSerializer(allow_null=True, help_text="After the end.")

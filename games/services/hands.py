@@ -5,8 +5,10 @@ from __future__ import annotations
 import logging
 from contextlib import suppress
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -14,12 +16,14 @@ from django.utils import timezone
 from chan_api.problems import ApiProblem, bad_request, conflict, forbidden, not_found, unprocessable
 from games.models import Hand, HandEvent, IdempotencyRecord, Seat, Table
 from games.rules import HandState, apply, move_from_dict
+from games.rules.autoplay import auto_move
 from games.rules.errors import InvalidInput, RuleError
-from games.rules.moves import SetPrefs
+from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
 from games.rules.views import full_view
 from games.selectors import (
     HAND_VERSION_TTL_SECONDS,
+    hand_deadline,
     hand_state,
     hand_version_key,
     hand_view_for_user,
@@ -66,6 +70,7 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
                 cache.delete(version_key)
 
     transaction.on_commit(publish, robust=True)
+    hand_clock_on_commit(hand, state)
 
 
 def _key_reused() -> ApiProblem:
@@ -153,6 +158,86 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
     Seat.objects.filter(table=table).update(ready=False, ready_at=None, updated_at=timezone.now())
 
 
+def _append(hand: Hand, move: Move, new_state: HandState) -> None:
+    """Append ``move`` (already applied: ``new_state``) to the locked hand's log, update the
+    cached state, end the hand if it ended, and publish and wake the clock after commit."""
+    seq = hand.seq + 1
+    payload = move.to_dict()
+    HandEvent.objects.create(
+        hand=hand,
+        seq=seq,
+        type=payload["type"],
+        actor_seat=move.seat,
+        system=move.system,
+        payload=payload,
+        effects=list(new_state.events),
+    )
+    hand.seq = seq
+    hand.state_blob = state_pickle(new_state)
+    hand.state_seq = seq
+    if not isinstance(move, SetPrefs):
+        # The turn's deadline runs from here (selectors.hand_deadline): a seat changing its
+        # preferences must not push back the deadline of the seat whose turn it is.
+        hand.last_event_at = timezone.now()
+    if new_state.phase is Phase.ENDED:
+        _hand_finish(hand, new_state)
+    hand.save()
+    hand_publish_on_commit(hand, new_state)
+
+
+def _lock_hand(hand_id: int) -> Hand | None:
+    """The hand row, locked (``SELECT … FOR UPDATE``) with its table, or None."""
+    return (
+        Hand.objects.select_for_update(of=("self",))
+        .select_related("table")
+        .filter(pk=hand_id)
+        .first()
+    )
+
+
+def hand_clock_on_commit(hand: Hand, state: HandState) -> None:
+    """Once the transaction commits, wake the clock at the deadline of the hand's current seq
+    (``games.tasks.hand_turn_due``). Best effort like publishing: a lost wake-up is caught by
+    the next one or by the periodic ``clock_sweep``."""
+    if state.phase is Phase.ENDED or not settings.CHAN_CLOCK:
+        return
+    table = hand.table
+    actor = hand.seats[state.turn]["user"]
+    leaving = Seat.objects.filter(table_id=hand.table_id, player_id=actor, leaving=True).exists()
+    due = hand_deadline(hand, table, state, actor_leaving=leaving)
+    hand_id, seq = hand.pk, hand.seq
+
+    def wake() -> None:
+        from games.tasks import hand_turn_due
+
+        hand_turn_due.apply_async((hand_id, seq), eta=due)
+
+    transaction.on_commit(wake, robust=True)
+
+
+def hand_clock_tick(*, hand_id: int, seq: int) -> int | None:
+    """The deadline of ``seq`` has come: if the hand is still at ``seq``, play the server's move
+    for the seat to act (games.rules.autoplay) and return the new seq; else do nothing and return
+    None. Safe to run any number of times, and at any moment: a player's move and the clock both
+    lock the hand row, and only one of them finds the seq unchanged. Locks the hand row."""
+    with transaction.atomic():
+        hand = _lock_hand(hand_id)
+        if hand is None or hand.status != Hand.Status.PLAYING or hand.seq != seq:
+            return None
+        state = hand_state(hand)
+        actor = hand.seats[state.turn]["user"]
+        leaving = Seat.objects.filter(
+            table_id=hand.table_id, player_id=actor, leaving=True
+        ).exists()
+        due = hand_deadline(hand, hand.table, state, actor_leaving=leaving)
+        if due is not None and timezone.now() < due:
+            hand_clock_on_commit(hand, state)  # woken early (clock skew): sleep again
+            return None
+        move = auto_move(state)
+        _append(hand, move, apply(state, move))
+        return hand.seq
+
+
 def move_submit(
     *,
     hand_id: int,
@@ -170,12 +255,7 @@ def move_submit(
     appends nothing; the same key with another request is a 422.
     """
     with transaction.atomic():
-        hand = (
-            Hand.objects.select_for_update(of=("self",))
-            .select_related("table")
-            .filter(pk=hand_id)
-            .first()
-        )
+        hand = _lock_hand(hand_id)
         if hand is None:
             raise not_found("No such hand.", "Không có ván này.")
         seat = hand.seat_of(user.pk)
@@ -207,28 +287,8 @@ def move_submit(
         if isinstance(move, SetPrefs):
             _check_prefs_change(state, new_state, move.seat, hand.seq)
 
-        seq = hand.seq + 1
-        now = timezone.now()
-        payload = move.to_dict()
-        HandEvent.objects.create(
-            hand=hand,
-            seq=seq,
-            type=payload["type"],
-            actor_seat=move.seat,
-            system=move.system,
-            payload=payload,
-            effects=list(new_state.events),
-        )
-        hand.seq = seq
-        hand.state_blob = state_pickle(new_state)
-        hand.state_seq = seq
-        if not isinstance(move, SetPrefs):
-            # The turn's deadline runs from here (selectors._deadline): a seat changing its
-            # preferences must not push back the deadline of the seat whose turn it is.
-            hand.last_event_at = now
-        if new_state.phase is Phase.ENDED:
-            _hand_finish(hand, new_state)
-        hand.save()
+        _append(hand, move, new_state)
+        seq = hand.seq
         if isinstance(move, SetPrefs):
             changes = {
                 k: v
@@ -236,7 +296,6 @@ def move_submit(
                 if v is not None
             }
             Seat.objects.filter(table_id=hand.table_id, player=user).update(**changes)
-        hand_publish_on_commit(hand, new_state)
 
         body = {"seq": seq, "state": hand_view_for_user(hand=hand, user=user, state=new_state)}
         if idempotency_key is not None:
@@ -258,3 +317,18 @@ def move_submit(
                     raise
                 raise _key_reused() from exc
         return MoveResult(201, body)
+
+
+def clock_sweep(*, now: datetime | None = None) -> list[int]:
+    """Tick every playing hand that has been quiet for at least the shortest delay (a wake-up
+    lost with a broker outage or a worker crash); each tick checks its own deadline. Returns the
+    ids of the hands it moved."""
+    now = now or timezone.now()
+    quiet = now - timedelta(seconds=settings.CHAN_AUTO_PLAY_DELAY)
+    moved = []
+    for hand_id, seq in Hand.objects.filter(
+        status=Hand.Status.PLAYING, last_event_at__lte=quiet
+    ).values_list("pk", "seq"):
+        if hand_clock_tick(hand_id=hand_id, seq=seq) is not None:
+            moved.append(hand_id)
+    return moved

@@ -253,6 +253,9 @@ def _deal_if_ready(table: Table) -> Hand | None:
 def _wake_ready_clock(table_id: int, at: datetime) -> None:
     from games.tasks import table_deal_due
 
+    if not settings.CHAN_CLOCK:
+        return
+
     def send() -> None:
         table_deal_due.apply_async((table_id,), eta=at)
 

@@ -127,3 +127,34 @@ def test_a_long_poll_returns_soon_after_another_seats_move(players, win_hand) ->
     assert answered["response"].status_code == 200
     assert answered["response"].json()["seq"] == 1
     assert answered["at"] - moved_at < 0.1
+
+
+@postgres_only
+def test_a_timer_firing_during_a_move_applies_exactly_one_of_them(players, win_hand) -> None:
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Hand
+    from games.services.hands import hand_clock_tick
+
+    # Given the dealer's deadline has passed, when its own discard and the clock race,
+    Hand.objects.filter(pk=win_hand["hand"]).update(
+        last_event_at=timezone.now() - timedelta(hours=1)
+    )
+    url = f"/api/v1/hands/{win_hand['hand']}/moves"
+    client = client_with(players[0].token)
+
+    def race(i: int) -> Any:
+        if i % 2:
+            return hand_clock_tick(hand_id=win_hand["hand"], seq=0)
+        return client.post(url, {"type": "discard", "card": "2N"}, format="json").status_code
+
+    results = at_once(N_CLIENTS, race)
+    # then exactly one move is appended: either the player's or the server's.
+    events = HandEvent.objects.filter(hand_id=win_hand["hand"])
+    assert events.count() == 2
+    ticks = [r for i, r in enumerate(results) if i % 2]
+    posts = [r for i, r in enumerate(results) if not i % 2]
+    assert ticks.count(1) + posts.count(201) == 1
+    assert set(posts) <= {201, 409}

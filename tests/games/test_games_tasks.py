@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from games.models import Hand
+from games.models import Hand, HandEvent
 from games.services.tables import seat_join, seat_ready, table_create
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,12 +36,14 @@ def database_url() -> str:
 
 
 @pytest.fixture
-def worker() -> Iterator[subprocess.Popen]:
+def worker(settings) -> Iterator[subprocess.Popen]:
+    settings.CHAN_CLOCK = True  # wake the clock through the broker after each commit
     env = {
         **os.environ,
         "DATABASE_URL": database_url(),
         "CELERY_BROKER_URL": BROKER,
         "CELERY_TASK_ALWAYS_EAGER": "0",
+        "CHAN_CLOCK": "1",  # the worker's own moves wake the clock again
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "chan_api", "worker", "--pool=solo", "-l", "info"],
@@ -82,3 +84,18 @@ def test_the_worker_deals_when_the_ready_deadline_passes(worker, make_user) -> N
     assert dealt, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
     hand = Hand.objects.get(table=table)
     assert [e["user"] for e in hand.seats] == [owner.pk, other.pk]
+
+
+def test_the_worker_plays_for_a_seat_that_lets_its_turn_time_out(worker, make_user) -> None:
+    # Given a two-seat hand with a 1-second turn timeout where nobody ever moves,
+    owner, other = (make_user()[0] for _ in range(2))
+    table = table_create(owner=owner, name="idle", stake=1, max_seats=2, timeouts={"turn": 1})
+    seat_join(table_id=table.pk, user=other)
+    seat_ready(table_id=table.pk, user=owner)
+    hand = seat_ready(table_id=table.pk, user=other)
+    assert hand is not None
+    # the worker's clock plays the dealer's discard, then the next seat's draw and pass.
+    moved = wait_for(lambda: Hand.objects.get(pk=hand.pk).seq >= 3, timeout=40)
+    assert moved, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
+    events = HandEvent.objects.filter(hand=hand, seq__in=(1, 2, 3)).order_by("seq")
+    assert [(e.type, e.system) for e in events][:2] == [("discard", True), ("draw", True)]

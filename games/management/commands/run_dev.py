@@ -46,6 +46,9 @@ class Command(BaseCommand):
                     "chan_api",
                     "worker",
                     "--pool=solo",
+                    "--beat",  # the periodic clock sweep (games.tasks.clock_sweep)
+                    "--schedule",
+                    str(settings.VAR_DIR / "celerybeat-schedule"),
                     "-l",
                     "info",
                 ],
