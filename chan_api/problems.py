@@ -7,6 +7,7 @@ machine ``code`` and a ``detail`` in the request's language (English or Vietname
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -174,8 +175,8 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
         exc = drf_exceptions.PermissionDenied()
     if isinstance(exc, drf_exceptions.APIException):
         response = problem_response(_from_drf(exc))
-        if isinstance(exc, drf_exceptions.Throttled) and exc.wait is not None:
-            response["Retry-After"] = str(int(exc.wait))
+        if isinstance(exc, drf_exceptions.Throttled):
+            response["Retry-After"] = str(max(1, math.ceil(exc.wait or 1)))
         auth_header = getattr(exc, "auth_header", None)
         if auth_header:
             response["WWW-Authenticate"] = auth_header

@@ -130,9 +130,12 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "chan_api.problems.problem_exception_handler",
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
+        "chan_api.throttles.AnonThrottle",
+        "chan_api.throttles.UserThrottle",
     ],
+    # Clients are told apart by REMOTE_ADDR unless the server sits behind that many proxies
+    # (set NUM_PROXIES=1 behind one nginx): a client-sent X-Forwarded-For is never trusted.
+    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "60/min"),
         "user": os.environ.get("THROTTLE_USER", "6000/min"),

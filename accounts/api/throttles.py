@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import os
 
-from rest_framework.throttling import AnonRateThrottle
+from chan_api.throttles import AnonThrottle
 
 
-class AuthRateThrottle(AnonRateThrottle):
+class AuthRateThrottle(AnonThrottle):
     """Per-IP limit on register and login; ``THROTTLE_AUTH`` (default 120/min) sets the rate."""
 
     scope = "auth"

@@ -399,3 +399,28 @@ def test_auth_check_refuses_a_revoked_token(api_client, make_user):
     response = client.get("/api/v1/auth/check")
     assert response.status_code == 401
     assert response.json()["code"] == "authentication_failed"
+
+
+def test_a_client_far_over_its_limit_is_still_told_when_to_retry(api_client, monkeypatch):
+    # Given a limit of 2/min and a history already over it (the limit was lowered, say),
+    monkeypatch.setenv("THROTTLE_AUTH", "2/min")
+    body = {"username": "nobody", "password": STRONG}
+    for _ in range(2):
+        api_client.post("/api/v1/auth/token", body, format="json")
+    monkeypatch.setenv("THROTTLE_AUTH", "1/min")
+    # when it calls again, the 429 still says how long to wait.
+    response = api_client.post("/api/v1/auth/token", body, format="json")
+    assert response.status_code == 429
+    assert 1 <= int(response["Retry-After"]) <= 60
+
+
+def test_a_forged_x_forwarded_for_does_not_escape_the_throttle(api_client, monkeypatch):
+    monkeypatch.setenv("THROTTLE_AUTH", "2/min")
+    body = {"username": "nobody", "password": STRONG}
+    statuses = [
+        api_client.post(
+            "/api/v1/auth/token", body, format="json", HTTP_X_FORWARDED_FOR=f"10.0.0.{i}"
+        ).status_code
+        for i in range(3)
+    ]
+    assert statuses == [401, 401, 429]
