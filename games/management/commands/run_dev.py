@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
 import subprocess
 import sys
 from typing import Any
@@ -55,6 +56,8 @@ class Command(BaseCommand):
                 env={**os.environ, "DEBUG": "1"},
             )
             atexit.register(worker.terminate)
+            # A SIGTERM (not only Ctrl-C) must stop the worker too: exit through atexit.
+            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             self.stdout.write(f"Celery worker started (pid {worker.pid}).")
         self.stdout.write(
             f"API on http://{opts['host']}:{opts['port']}/api/v1/ — docs at /api/docs/"
