@@ -176,6 +176,11 @@ if CELERY_BROKER_URL == "filesystem://":
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
+else:
+    # Redis redelivers an unacknowledged task after visibility_timeout; clock tasks wait for
+    # their deadline (up to MAX_TIMEOUT_SECONDS = 1 hour) before running, so allow more than
+    # that (a redelivered tick is harmless anyway: it does nothing once the hand moved on).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 3600}
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True
