@@ -12,8 +12,10 @@ from __future__ import annotations
 from games.rules import faults as fault_rules
 from games.rules.analysis import analyse
 from games.rules.cards import KIND_OF, N_KINDS
-from games.rules.engine import can_win
+from games.rules.cuoc import facts_from_state, ruleset_of, true_total
+from games.rules.engine import apply, can_win
 from games.rules.moves import Declare, Discard, Draw, Move, Pass, TraCua, U
+from games.rules.ruleset import FOUR_ELEVEN_MIN
 from games.rules.state import HandState, Phase
 
 
@@ -25,7 +27,7 @@ def auto_move(state: HandState) -> Move:
     st = state.seats[seat]
     if state.phase is Phase.DECLARE:
         return Declare(seat, auto=True, system=True)
-    if st.auto_u and not st.bao and can_win(state, seat):
+    if st.auto_u and not st.bao and _worth_claiming(state, seat):
         return U(seat, system=True)
     if state.phase in (Phase.OFFER, Phase.AFTER_DRAW):
         step = Draw if state.phase is Phase.OFFER else Pass
@@ -41,3 +43,19 @@ def auto_move(state: HandState) -> Move:
     moves = [kind(seat, k, system=True) for k in held]
     clean = [m for m in moves if not fault_rules.faults_of(state, m)]
     return (clean or moves)[0]
+
+
+def _worth_claiming(state: HandState, seat: int) -> bool:
+    """Whether the server should claim the seat's win: a real win, no fault (a bỏ ù after a win
+    let go by would void it), and in 4-11 mode worth at least 4 (a lower win costs the winner 11
+    points to every other seat, while letting it go is free: RULES.md §10.6)."""
+    if not can_win(state, seat):
+        return False
+    claim = U(seat, system=True)
+    if fault_rules.faults_of(state, claim):
+        return False
+    ruleset = ruleset_of(state.config.ruleset)
+    if not ruleset.four_eleven:
+        return True
+    won = apply(state, claim)
+    return true_total(ruleset, facts_from_state(won)) >= FOUR_ELEVEN_MIN

@@ -495,7 +495,12 @@ def _first_u_claimant(w: _Work, drawer: int, card: int) -> int | None:
     for step in range(1, w.n):
         s = (drawer + step) % w.n
         st = w.seats[s]
-        if st.auto_u and not st.bao and wins_with(st.hand, st.mat_chan, card):
+        if (
+            st.auto_u
+            and not st.bao
+            and wins_with(st.hand, st.mat_chan, card)
+            and not _below_four_eleven(w, s, card, "other_draw")
+        ):
             return s
     return None
 
@@ -522,25 +527,32 @@ def _replace_by_pending(w: _Work, seat: int) -> bool:
     return could
 
 
+def _below_four_eleven(w: _Work, seat: int, card: int, source: str) -> bool:
+    """In 4-11 mode, whether the seat's win on ``card`` would truly score below 4: such a win
+    costs its winner 11 to every other seat, so it may be let go freely (§10.6) and is never
+    claimed automatically."""
+    rs = w.state.config.ruleset
+    if rs is None or not rs.four_eleven:
+        return False
+    st = w.seats[seat]
+    facts = WinFacts(
+        hand=st.hand,
+        mat=st.mat,
+        card=card,
+        source=source,
+        by_chiu=st.hand[card] == 3,
+        first_draw=w.stock_drawn == 1,
+        previous_winner=w.state.config.previous_winner == seat,
+        dealt=st.dealt,
+    )
+    return true_total(rs, facts) < FOUR_ELEVEN_MIN
+
+
 def _miss_win(w: _Work, seat: int, card: int, source: str) -> None:
     """The seat lets a stock card it could win on go by: a bỏ ù (§9), except that in 4-11 mode
     a win truly worth less than 4 may be declined freely (§10.6)."""
-    rs = w.state.config.ruleset
-    if rs is not None and rs.four_eleven:
-        st = w.seats[seat]
-        facts = WinFacts(
-            hand=st.hand,
-            mat=st.mat,
-            card=card,
-            source=source,
-            by_chiu=st.hand[card] == 3,
-            first_draw=w.stock_drawn == 1,
-            previous_winner=w.state.config.previous_winner == seat,
-            dealt=st.dealt,
-        )
-        if true_total(rs, facts) < FOUR_ELEVEN_MIN:
-            return
-    w.seat(seat, missed_win=True)
+    if not _below_four_eleven(w, seat, card, source):
+        w.seat(seat, missed_win=True)
 
 
 def _win_out_of_turn(w: _Work, seat: int, replaced: int | None = None) -> None:
