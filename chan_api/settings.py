@@ -161,6 +161,13 @@ CACHES = {
             "LOCATION": os.environ["CACHE_URL"],
         }
         if os.environ.get("CACHE_URL")
+        # Under DEBUG (make run) the web server and the worker are two processes: share a file
+        # cache so long polls see the clock's moves. Tests keep a per-process memory cache.
+        else {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache"),
+        }
+        if DEBUG
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}
     )
 }

@@ -11,7 +11,10 @@ class _WaitMixin(SimpleRateThrottle):
     def wait(self) -> float | None:
         wait = super().wait()
         if wait is None and self.history:
-            wait = max(0.0, self.duration - (self.now - self.history[-1]))
+            # History is newest first: a request is allowed again once the num_requests-th
+            # newest leaves the window.
+            oldest_counted = self.history[min(self.num_requests, len(self.history)) - 1]
+            wait = max(0.0, self.duration - (self.now - oldest_counted))
         return wait
 
 

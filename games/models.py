@@ -210,12 +210,22 @@ class Hand(models.Model):
     state_blob = models.BinaryField(null=True, blank=True, editable=False)
     state_seq = models.PositiveIntegerField(null=True, blank=True)
     last_event_at = models.DateTimeField()
+    deadline_at = models.DateTimeField(
+        null=True, blank=True, help_text="When the server moves for the seat to act (the clock)."
+    )
     ended_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(
+                fields=["deadline_at"],
+                condition=Q(status="playing"),
+                name="games_hand_playing_deadline",
+            )
+        ]
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="games_hand_unique_number"),
             models.UniqueConstraint(
@@ -239,6 +249,11 @@ class Hand(models.Model):
                 condition=Q(status="playing", result__isnull=True, ended_at__isnull=True)
                 | Q(status="ended", result__isnull=False, ended_at__isnull=False),
                 name="games_hand_result_iff_ended",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="playing", deadline_at__isnull=False)
+                | Q(status="ended", deadline_at__isnull=True),
+                name="games_hand_deadline_iff_playing",
             ),
             models.CheckConstraint(
                 condition=Q(state_seq__isnull=True) | Q(state_seq__lte=F("seq")),

@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
-from django.db.models import Count, F, Prefetch, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 
 from accounts.selectors import user_is_auditor
 from chan_api.problems import ApiProblem, bad_request, forbidden, not_found
@@ -310,8 +310,29 @@ def hand_deadline(
 
 
 def _deadline(hand: Hand, table: Table, state: HandState) -> str | None:
-    when = hand_deadline(hand, table, state)
-    return None if when is None else when.isoformat()
+    return None if hand.deadline_at is None else hand.deadline_at.isoformat()
+
+
+def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[int]]:
+    """Work the clock is late for (its wake-up was lost: broker outage, worker killed): playing
+    hands whose deadline has passed, and open tables whose ready deadline has."""
+    hands = list(
+        Hand.objects.filter(status=Hand.Status.PLAYING, deadline_at__lte=now)
+        .order_by("deadline_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    tables = []
+    candidates = (
+        Table.objects.filter(status=Table.Status.OPEN)
+        .annotate(n_ready=Count("seats", filter=Q(seats__ready=True)))
+        .filter(n_ready__gte=1)
+        .prefetch_related("seats")[:limit]
+    )
+    for table in candidates:
+        deadline = table_ready_deadline(table, list(table.seats.all()))
+        if deadline is not None and deadline <= now:
+            tables.append(table.pk)
+    return hands, tables
 
 
 def _players(hand: Hand) -> list[dict[str, Any]]:
@@ -460,13 +481,13 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
 
 
 def table_ready_deadline(table: Table, seats: list[Seat]) -> datetime | None:
-    """When the next hand is dealt to the ready players without waiting for the others:
-    ``ready_timeout`` seconds after the second player said ready. None while fewer than two are
-    ready or when every seated player is (the hand is dealt at once)."""
+    """When the players who are not ready are unseated (RULES.md §12) and the ready ones, if two
+    or more, are dealt: ``ready_timeout`` seconds after the first player said ready. None while
+    nobody is ready, or when everybody is (the hand is dealt at once)."""
     ready_at = sorted(s.ready_at for s in seats if s.ready and s.ready_at is not None)
-    if len(ready_at) < 2 or len(ready_at) == len(seats):
+    if not ready_at or len(ready_at) == len(seats):
         return None
-    return ready_at[1] + timedelta(seconds=table.ready_timeout)
+    return ready_at[0] + timedelta(seconds=table.ready_timeout)
 
 
 def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from celery import shared_task
+from django.utils import timezone
 
-from games.services import hands
+from games.selectors import clock_overdue
 from games.services.hands import hand_clock_tick
 from games.services.tables import table_deal_if_due
 
@@ -17,13 +18,19 @@ def table_deal_due(table_id: int) -> int | None:
 
 
 @shared_task(acks_late=True, ignore_result=True)
-def hand_turn_due(hand_id: int, seq: int) -> int | None:
-    """The deadline of a hand's ``seq`` has come: the server moves for the idle seat if nobody
-    has moved since. Returns the new seq, or None when there was nothing to do."""
-    return hand_clock_tick(hand_id=hand_id, seq=seq)
+def hand_turn_due(hand_id: int, seq: int | None = None) -> int | None:
+    """A hand's deadline has come: the server moves for the idle seat if nobody has moved
+    since. Returns the new seq, or None when there was nothing to do. (``seq`` is ignored: the
+    hand's own ``deadline_at`` says whether anything is due.)"""
+    return hand_clock_tick(hand_id=hand_id)
 
 
-@shared_task(ignore_result=True)
-def clock_sweep() -> list[int]:
-    """Every 30 s (celery beat): catch up on deadlines whose wake-up was lost."""
-    return hands.clock_sweep()
+@shared_task(ignore_result=True, expires=25)
+def clock_sweep() -> tuple[list[int], list[int]]:
+    """Every 30 s (celery beat): queue the ticks whose wake-up was lost, one task each."""
+    hands, tables = clock_overdue(now=timezone.now())
+    for hand_id in hands:
+        hand_turn_due.delay(hand_id)
+    for table_id in tables:
+        table_deal_due.delay(table_id)
+    return hands, tables

@@ -158,8 +158,8 @@ class TableOutputSerializer(serializers.Serializer):
     current_hand_id = serializers.IntegerField(allow_null=True)
     ready_deadline = serializers.DateTimeField(
         allow_null=True,
-        help_text="With two or more players ready but not all: when the next hand is dealt to "
-        "the ready players alone (the others are unseated).",
+        help_text="With some players ready but not all: when the others are unseated and the "
+        "ready ones, if two or more, are dealt the next hand.",
     )
     fixed_deck = serializers.BooleanField(help_text="Dealt from a fixed test deck.")
     created_at = serializers.DateTimeField()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -70,7 +70,6 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
                 cache.delete(version_key)
 
     transaction.on_commit(publish, robust=True)
-    hand_clock_on_commit(hand, state)
 
 
 def _key_reused() -> ApiProblem:
@@ -148,6 +147,7 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
     """The hand ended: record the result (the seed is revealed with it), free the table, and
     free the seats of players who left mid-hand."""
     hand.status = Hand.Status.ENDED
+    hand.deadline_at = None
     hand.result = _result(state)
     hand.ended_at = timezone.now()
     table = Table.objects.select_for_update().get(pk=hand.table_id)
@@ -175,17 +175,29 @@ def _append(hand: Hand, move: Move, new_state: HandState) -> None:
     hand.seq = seq
     hand.state_blob = state_pickle(new_state)
     hand.state_seq = seq
-    if not isinstance(move, SetPrefs):
-        # The turn's deadline runs from here (selectors.hand_deadline): a seat changing its
-        # preferences must not push back the deadline of the seat whose turn it is.
+    turn_move = not isinstance(move, SetPrefs)
+    if turn_move:
+        # The turn's deadline runs from here: a seat changing its preferences must not push
+        # back (nor wake) the deadline of the seat whose turn it is.
         hand.last_event_at = timezone.now()
     if new_state.phase is Phase.ENDED:
         _hand_finish(hand, new_state)
+    elif turn_move:
+        hand.deadline_at = hand_deadline_for(hand, new_state)
     hand.save()
     hand_publish_on_commit(hand, new_state)
+    if turn_move:
+        hand_clock_on_commit(hand)
 
 
-def _lock_hand(hand_id: int) -> Hand | None:
+def hand_deadline_for(hand: Hand, state: HandState) -> datetime | None:
+    """The deadline of the seat to act in ``state`` (RULES.md §12), shorter if it left."""
+    actor = hand.seats[state.turn]["user"]
+    leaving = Seat.objects.filter(table_id=hand.table_id, player_id=actor, leaving=True).exists()
+    return hand_deadline(hand, hand.table, state, actor_leaving=leaving)
+
+
+def hand_lock(hand_id: int) -> Hand | None:
     """The hand row, locked (``SELECT … FOR UPDATE``) with its table, or None."""
     return (
         Hand.objects.select_for_update(of=("self",))
@@ -195,44 +207,37 @@ def _lock_hand(hand_id: int) -> Hand | None:
     )
 
 
-def hand_clock_on_commit(hand: Hand, state: HandState) -> None:
-    """Once the transaction commits, wake the clock at the deadline of the hand's current seq
-    (``games.tasks.hand_turn_due``). Best effort like publishing: a lost wake-up is caught by
-    the next one or by the periodic ``clock_sweep``."""
-    if state.phase is Phase.ENDED or not settings.CHAN_CLOCK:
+def hand_clock_on_commit(hand: Hand) -> None:
+    """Once the transaction commits, wake the clock (``games.tasks.hand_turn_due``) at the
+    hand's ``deadline_at``. Best effort like publishing: a lost wake-up is caught by the periodic
+    ``clock_sweep``."""
+    if hand.deadline_at is None or not settings.CHAN_CLOCK:
         return
-    table = hand.table
-    actor = hand.seats[state.turn]["user"]
-    leaving = Seat.objects.filter(table_id=hand.table_id, player_id=actor, leaving=True).exists()
-    due = hand_deadline(hand, table, state, actor_leaving=leaving)
-    hand_id, seq = hand.pk, hand.seq
+    hand_id, due = hand.pk, hand.deadline_at
 
     def wake() -> None:
         from games.tasks import hand_turn_due
 
-        hand_turn_due.apply_async((hand_id, seq), eta=due)
+        hand_turn_due.apply_async((hand_id,), eta=due)
 
     transaction.on_commit(wake, robust=True)
 
 
-def hand_clock_tick(*, hand_id: int, seq: int) -> int | None:
-    """The deadline of ``seq`` has come: if the hand is still at ``seq``, play the server's move
-    for the seat to act (games.rules.autoplay) and return the new seq; else do nothing and return
-    None. Safe to run any number of times, and at any moment: a player's move and the clock both
-    lock the hand row, and only one of them finds the seq unchanged. Locks the hand row."""
+def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
+    """If the hand's deadline has come, play the server's move for the seat to act
+    (games.rules.autoplay) and return the new seq; else do nothing and return None.
+
+    Safe to run any number of times and at any moment: a player's move and the clock both lock
+    the hand row, and a move sets the next deadline, so whichever comes second finds nothing
+    due. A wake-up that comes early (clocks of two machines) does nothing; the sweep catches it.
+    Locks the hand row."""
     with transaction.atomic():
-        hand = _lock_hand(hand_id)
-        if hand is None or hand.status != Hand.Status.PLAYING or hand.seq != seq:
+        hand = hand_lock(hand_id)
+        if hand is None or hand.status != Hand.Status.PLAYING or hand.deadline_at is None:
+            return None
+        if (now or timezone.now()) < hand.deadline_at:
             return None
         state = hand_state(hand)
-        actor = hand.seats[state.turn]["user"]
-        leaving = Seat.objects.filter(
-            table_id=hand.table_id, player_id=actor, leaving=True
-        ).exists()
-        due = hand_deadline(hand, hand.table, state, actor_leaving=leaving)
-        if due is not None and timezone.now() < due:
-            hand_clock_on_commit(hand, state)  # woken early (clock skew): sleep again
-            return None
         move = auto_move(state)
         _append(hand, move, apply(state, move))
         return hand.seq
@@ -255,7 +260,7 @@ def move_submit(
     appends nothing; the same key with another request is a 422.
     """
     with transaction.atomic():
-        hand = _lock_hand(hand_id)
+        hand = hand_lock(hand_id)
         if hand is None:
             raise not_found("No such hand.", "Không có ván này.")
         seat = hand.seat_of(user.pk)
@@ -317,18 +322,3 @@ def move_submit(
                     raise
                 raise _key_reused() from exc
         return MoveResult(201, body)
-
-
-def clock_sweep(*, now: datetime | None = None) -> list[int]:
-    """Tick every playing hand that has been quiet for at least the shortest delay (a wake-up
-    lost with a broker outage or a worker crash); each tick checks its own deadline. Returns the
-    ids of the hands it moved."""
-    now = now or timezone.now()
-    quiet = now - timedelta(seconds=settings.CHAN_AUTO_PLAY_DELAY)
-    moved = []
-    for hand_id, seq in Hand.objects.filter(
-        status=Hand.Status.PLAYING, last_event_at__lte=quiet
-    ).values_list("pk", "seq"):
-        if hand_clock_tick(hand_id=hand_id, seq=seq) is not None:
-            moved.append(hand_id)
-    return moved

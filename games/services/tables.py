@@ -17,8 +17,15 @@ from games.models import MAX_SEATS, Hand, HandEvent, Seat, Table
 from games.rules import first_dealer, new_hand, parse_deck, shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput
-from games.selectors import hand_config, ruleset_from_spec, state_pickle, table_ready_deadline
-from games.services.hands import hand_publish_on_commit
+from games.selectors import (
+    hand_config,
+    hand_deadline,
+    hand_state,
+    ruleset_from_spec,
+    state_pickle,
+    table_ready_deadline,
+)
+from games.services.hands import hand_clock_on_commit, hand_lock, hand_publish_on_commit
 
 
 def _fixed_deck(
@@ -160,20 +167,44 @@ def _seat_of(table: Table, user: Any) -> Seat:
 @transaction.atomic
 def seat_leave(*, table_id: int, user: Any) -> Table:
     """Stand up. Between hands the seat is freed (which may complete the ready seats and deal);
-    mid-hand it is marked ``leaving`` (played automatically to the end of the hand, then freed).
-    Locks the table row."""
+    mid-hand it is marked ``leaving``: the server plays it after the auto-play delay to the end
+    of the hand, then frees it. Locks the playing hand's row, then the table's (the order of
+    the move paths)."""
+    playing = (
+        Hand.objects.filter(table_id=table_id, status=Hand.Status.PLAYING)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    hand = hand_lock(playing) if playing is not None else None
     table = _lock_table(table_id)
     seat = _seat_of(table, user)
-    playing = Hand.objects.filter(table=table, status=Hand.Status.PLAYING).first()
-    if playing is not None and playing.seat_of(user.pk) is not None:
+    if (
+        hand is not None
+        and hand.status == Hand.Status.PLAYING
+        and hand.seat_of(user.pk) is not None
+    ):
         seat.leaving = True
         seat.ready = False
         seat.ready_at = None
         seat.save(update_fields=["leaving", "ready", "ready_at", "updated_at"])
+        _hurry_the_clock(hand, user)
     else:
         seat.delete()
         _deal_if_ready(table)
     return table
+
+
+def _hurry_the_clock(hand: Hand, user: Any) -> None:
+    """A seat that leaves on its own turn is played after the auto-play delay, not its full
+    turn timeout. The caller holds the hand row lock."""
+    state = hand_state(hand)
+    if hand.seats[state.turn]["user"] != user.pk:
+        return
+    due = hand_deadline(hand, hand.table, state, actor_leaving=True)
+    if due is not None and (hand.deadline_at is None or due < hand.deadline_at):
+        hand.deadline_at = due
+        hand.save(update_fields=["deadline_at", "updated_at"])
+        hand_clock_on_commit(hand)
 
 
 @transaction.atomic
@@ -221,32 +252,26 @@ def table_deal_if_due(*, table_id: int) -> Hand | None:
     return _deal_if_ready(table)
 
 
-def _seats_to_deal(table: Table, seats: list[Seat], now: datetime) -> list[Seat] | None:
-    """Who is dealt the next hand, or None to wait. At least two seated players must be ready;
-    the hand is dealt at once when every seated player is ready, else at the table's ready
-    deadline to the ready players only (RULES.md §12: the others are unseated)."""
-    ready = [s for s in seats if s.ready]
-    if len(ready) < 2:
-        return None
-    deadline = table_ready_deadline(table, seats)
-    if deadline is None or now >= deadline:
-        return ready
-    return None
-
-
 def _deal_if_ready(table: Table) -> Hand | None:
-    """Deal if the seats say so; otherwise, with two or more ready, wake the ready clock at the
-    deadline. The caller holds the table row lock."""
+    """The table's ready rule (RULES.md §12). Every seated player ready, two at least: deal.
+    Otherwise, once the ready deadline has passed, unseat the players who are not ready and
+    deal to the others if they are two or more; before it, wake the ready clock at it. The
+    caller holds the table row lock."""
     if table.status != Table.Status.OPEN:
         return None
     seats = list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
-    chosen = _seats_to_deal(table, seats, timezone.now())
-    if chosen is not None:
-        Seat.objects.filter(table=table, ready=False).delete()
-        return hand_start(table=table, seats=chosen)
     deadline = table_ready_deadline(table, seats)
-    if deadline is not None:
-        _wake_ready_clock(table.pk, deadline)
+    if deadline is not None and timezone.now() >= deadline:
+        Seat.objects.filter(table=table, ready=False).delete()
+        seats = [s for s in seats if s.ready]
+        deadline = None
+    if deadline is None:
+        return (
+            hand_start(table=table, seats=seats)
+            if len(seats) >= 2 and all(s.ready for s in seats)
+            else None
+        )
+    _wake_ready_clock(table.pk, deadline)
     return None
 
 
@@ -333,6 +358,7 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
     state = new_hand(hand_config(hand), deck, hand.dealer)
     hand.state_blob = state_pickle(state)
     hand.state_seq = 0
+    hand.deadline_at = hand_deadline(hand, table, state)
     hand.save()
     HandEvent.objects.create(
         hand=hand,
@@ -346,4 +372,5 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status", "updated_at"])
     hand_publish_on_commit(hand, state)
+    hand_clock_on_commit(hand)
     return hand

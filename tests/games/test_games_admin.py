@@ -63,7 +63,10 @@ def shown(value) -> str:
 def end(hand_id: int) -> None:
     hand = Hand.objects.get(pk=hand_id)
     Hand.objects.filter(pk=hand_id).update(
-        status="ended", result={"outcome": {"result": "hoa"}}, ended_at=hand.created_at
+        status="ended",
+        result={"outcome": {"result": "hoa"}},
+        ended_at=hand.created_at,
+        deadline_at=None,
     )
 
 
@@ -99,7 +102,10 @@ def test_a_hands_seed_is_hidden_until_it_ends(staff, win_hand) -> None:
         hand.seed not in r.content.decode() and "hidden until the hand ends" in r.content.decode()
     )
     Hand.objects.filter(pk=hand.pk).update(
-        status="ended", result={"outcome": {"result": "hoa"}}, ended_at=hand.created_at
+        status="ended",
+        result={"outcome": {"result": "hoa"}},
+        ended_at=hand.created_at,
+        deadline_at=None,
     )
     r = staff.get(f"/admin/games/hand/{hand.pk}/change/")
     assert hand.seed in r.content.decode()

@@ -11,104 +11,117 @@ from django.utils import timezone
 from test_games_services import deal, submit
 
 from games.models import Hand, HandEvent, Seat
-from games.selectors import hand_deadline, hand_state, hand_view_for_user
-from games.services.hands import clock_sweep, hand_clock_tick
-from games.services.tables import seat_leave
+from games.selectors import clock_overdue, hand_view_for_user
+from games.services.hands import hand_clock_tick
+from games.services.tables import seat_leave, seat_ready
 
 pytestmark = pytest.mark.django_db
 
 
-def overdue(hand: Hand, seconds: float = 3600) -> Hand:
-    """The hand as if its last turn event were ``seconds`` ago."""
-    Hand.objects.filter(pk=hand.pk).update(
-        last_event_at=timezone.now() - timedelta(seconds=seconds)
+def overdue(hand: Hand) -> Hand:
+    """The hand as if its deadline had passed an hour ago."""
+    Hand.objects.filter(pk=hand.pk, status="playing").update(
+        deadline_at=timezone.now() - timedelta(hours=1)
     )
     hand.refresh_from_db()
     return hand
 
 
-def test_before_the_deadline_the_clock_does_nothing(make_user) -> None:
+def test_a_new_hand_gives_the_dealer_the_turn_timeout(make_user) -> None:
     hand = deal([make_user()[0] for _ in range(2)], seed=1)
-    assert hand_clock_tick(hand_id=hand.pk, seq=0) is None
+    assert hand.deadline_at == hand.last_event_at + timedelta(seconds=hand.table.turn_timeout)
+    assert hand_clock_tick(hand_id=hand.pk) is None  # not due yet
     assert HandEvent.objects.filter(hand=hand).count() == 1
 
 
 def test_at_the_deadline_the_server_discards_for_the_dealer_once(make_user) -> None:
-    users = [make_user()[0] for _ in range(2)]
-    hand = overdue(deal(users, seed=2))
+    hand = overdue(deal([make_user()[0] for _ in range(2)], seed=2))
     # the tick plays one system move for the seat to act, however often it runs,
-    assert hand_clock_tick(hand_id=hand.pk, seq=0) == 1
-    assert hand_clock_tick(hand_id=hand.pk, seq=0) is None
+    assert hand_clock_tick(hand_id=hand.pk) == 1
+    assert hand_clock_tick(hand_id=hand.pk) is None
     event = HandEvent.objects.get(hand=hand, seq=1)
     assert (event.type, event.system, event.actor_seat) == ("discard", True, hand.dealer)
-    # and the next deadline runs from that move.
+    # and the next seat's deadline runs from that move.
     hand.refresh_from_db()
-    assert hand_clock_tick(hand_id=hand.pk, seq=1) is None
+    assert hand.deadline_at == hand.last_event_at + timedelta(seconds=hand.table.turn_timeout)
 
 
-def test_an_idle_seat_draws_then_passes(make_user) -> None:
+def test_an_idle_seat_draws_then_passes_or_wins(make_user) -> None:
+    hand = overdue(deal([make_user()[0] for _ in range(2)], seed=3))
+    for seq in (1, 2, 3):
+        assert hand_clock_tick(hand_id=hand.pk) == seq
+        overdue(hand)
+    types = list(HandEvent.objects.filter(hand=hand, seq__in=(2, 3)).values_list("type", flat=True))
+    assert types[0] == "draw" and types[1] in ("pass", "u")
+
+
+def test_a_players_move_sets_the_next_deadline_and_the_old_wake_up_does_nothing(
+    make_user,
+) -> None:
     users = [make_user()[0] for _ in range(2)]
-    hand = overdue(deal(users, seed=3))
-    hand_clock_tick(hand_id=hand.pk, seq=0)
-    overdue(hand)
-    assert hand_clock_tick(hand_id=hand.pk, seq=1) == 2
-    overdue(hand)
-    assert hand_clock_tick(hand_id=hand.pk, seq=2) == 3
-    types = list(HandEvent.objects.filter(hand=hand, seq__gte=2).values_list("type", flat=True))
-    assert types[0] == "draw" and types[1] in ("pass", "u", "eat", "chiu")
-
-
-def test_the_clock_for_a_stale_seq_or_a_missing_hand_does_nothing(make_user) -> None:
-    users = [make_user()[0] for _ in range(2)]
-    hand = overdue(deal(users, seed=4))
+    hand = deal(users, seed=4)
     legal = hand_view_for_user(hand=hand, user=users[0])["legal_moves"]
     submit(hand, users[0], legal[-1])
-    assert hand_clock_tick(hand_id=hand.pk, seq=0) is None
-    assert hand_clock_tick(hand_id=10**9, seq=0) is None
+    hand.refresh_from_db()
+    assert hand.deadline_at > timezone.now()
+    assert hand_clock_tick(hand_id=hand.pk) is None
+    assert hand_clock_tick(hand_id=10**9) is None
     assert HandEvent.objects.filter(hand=hand).count() == 2
 
 
-def test_a_hand_left_to_the_clock_ends(make_user) -> None:
-    users = [make_user()[0] for _ in range(3)]
+def test_set_prefs_neither_moves_nor_wakes_the_deadline(make_user) -> None:
+    users = [make_user()[0] for _ in range(2)]
     hand = deal(users, seed=5)
+    before = hand.deadline_at
+    submit(hand, users[1], {"type": "set_prefs", "auto_u": False})
+    hand.refresh_from_db()
+    assert (hand.seq, hand.deadline_at) == (1, before)
+
+
+def test_a_hand_left_to_the_clock_ends_and_its_deadline_clears(make_user) -> None:
+    hand = deal([make_user()[0] for _ in range(3)], seed=6)
     for _ in range(400):
         hand = overdue(hand)
         if hand.status == Hand.Status.ENDED:
             break
-        assert hand_clock_tick(hand_id=hand.pk, seq=hand.seq) == hand.seq + 1
-    assert hand.status == Hand.Status.ENDED
-    assert HandEvent.objects.filter(hand=hand, seq__gt=0, system=False).count() == 0
+        assert hand_clock_tick(hand_id=hand.pk) == hand.seq + 1
+    assert hand.status == Hand.Status.ENDED and hand.deadline_at is None
+    assert not HandEvent.objects.filter(hand=hand, seq__gt=0, system=False).exists()
 
 
-def test_a_seat_that_left_is_played_after_the_auto_play_delay(make_user, settings) -> None:
+def test_a_seat_that_leaves_on_its_turn_is_played_after_the_auto_play_delay(
+    make_user, settings
+) -> None:
     settings.CHAN_AUTO_PLAY_DELAY = 3
     users = [make_user()[0] for _ in range(2)]
-    hand = deal(users, seed=6)
-    dealer_user = hand.seats[hand.dealer]["user"]
-    table = hand.table
-    turn = table.turn_timeout
-    assert turn > 3
-    seat_leave(table_id=table.pk, user=next(u for u in users if u.pk == dealer_user))
-    assert Seat.objects.get(table=table, player_id=dealer_user).leaving
-    state = hand_state(hand)
-    due = hand_deadline(hand, table, state, actor_leaving=True)
-    assert due == hand.last_event_at + timedelta(seconds=3)
-    overdue(hand, seconds=4)  # past the delay, well before the turn timeout
-    assert hand_clock_tick(hand_id=hand.pk, seq=0) == 1
-
-
-def test_the_view_shows_the_deadline_the_clock_keeps(make_user) -> None:
-    users = [make_user()[0] for _ in range(2)]
     hand = deal(users, seed=7)
-    view = hand_view_for_user(hand=hand, user=users[1])
-    expected = hand.last_event_at + timedelta(seconds=hand.table.turn_timeout)
-    assert view["deadline"] == expected.isoformat()
+    dealer = next(u for u in users if u.pk == hand.seats[hand.dealer]["user"])
+    assert hand.table.turn_timeout > 3
+    # When the dealer leaves on its own turn, its deadline comes down to the delay,
+    seat_leave(table_id=hand.table_id, user=dealer)
+    assert Seat.objects.get(table=hand.table, player=dealer).leaving
+    hand.refresh_from_db()
+    assert hand.deadline_at == hand.last_event_at + timedelta(seconds=3)
+    # and the view shows it.
+    other = next(u for u in users if u is not dealer)
+    assert hand_view_for_user(hand=hand, user=other)["deadline"] == hand.deadline_at.isoformat()
 
 
-def test_the_sweep_catches_up_on_lost_wake_ups(make_user) -> None:
-    quiet = deal([make_user()[0] for _ in range(2)], seed=8)
+def test_the_sweep_finds_hands_and_tables_whose_wake_up_was_lost(make_user) -> None:
+    quiet = overdue(deal([make_user()[0] for _ in range(2)], seed=8))
     fresh = deal([make_user()[0] for _ in range(2)], seed=9)
-    overdue(quiet)
-    assert clock_sweep() == [quiet.pk]
-    fresh.refresh_from_db()
-    assert fresh.seq == 0
+    # a table with two of three ready, its ready deadline long past,
+    users = [make_user()[0] for _ in range(3)]
+    from games.services.tables import seat_join, table_create
+
+    table = table_create(owner=users[0], name="r", stake=1)
+    for u in users[1:]:
+        seat_join(table_id=table.pk, user=u)
+    for u in users[:2]:
+        seat_ready(table_id=table.pk, user=u)
+    Seat.objects.filter(table=table, ready=True).update(
+        ready_at=timezone.now() - timedelta(hours=1)
+    )
+    hands, tables = clock_overdue(now=timezone.now())
+    assert hands == [quiet.pk] and fresh.pk not in hands
+    assert tables == [table.pk]

@@ -25,11 +25,14 @@ def at_once(n: int, call: Callable[[int], Any]) -> list[Any]:
     """Run ``call(i)`` in ``n`` threads released together; return their results in order."""
     barrier = threading.Barrier(n)
     results: list[Any] = [None] * n
+    errors: list[BaseException] = []
 
     def run(i: int) -> None:
         try:
             barrier.wait()
             results[i] = call(i)
+        except BaseException as exc:  # noqa: BLE001 (reported below, not lost in a thread)
+            errors.append(exc)
         finally:
             connections.close_all()
 
@@ -38,6 +41,7 @@ def at_once(n: int, call: Callable[[int], Any]) -> list[Any]:
         t.start()
     for t in threads:
         t.join(timeout=60)
+    assert not errors, errors
     return results
 
 
@@ -139,15 +143,13 @@ def test_a_timer_firing_during_a_move_applies_exactly_one_of_them(players, win_h
     from games.services.hands import hand_clock_tick
 
     # Given the dealer's deadline has passed, when its own discard and the clock race,
-    Hand.objects.filter(pk=win_hand["hand"]).update(
-        last_event_at=timezone.now() - timedelta(hours=1)
-    )
+    Hand.objects.filter(pk=win_hand["hand"]).update(deadline_at=timezone.now() - timedelta(hours=1))
     url = f"/api/v1/hands/{win_hand['hand']}/moves"
     client = client_with(players[0].token)
 
     def race(i: int) -> Any:
         if i % 2:
-            return hand_clock_tick(hand_id=win_hand["hand"], seq=0)
+            return hand_clock_tick(hand_id=win_hand["hand"])
         return client.post(url, {"type": "discard", "card": "2N"}, format="json").status_code
 
     results = at_once(N_CLIENTS, race)

@@ -46,6 +46,7 @@ def make_hand(table: Table, **fields) -> Hand:
         "seed": "a" * 64,
         "seed_hash": "b" * 64,
         "last_event_at": timezone.now(),
+        "deadline_at": timezone.now(),
     }
     values.update(fields)
     return Hand.objects.create(**values)
@@ -133,7 +134,7 @@ def test_hand_constraints(make_user, fields) -> None:
 def test_a_hand_ends_after_it_was_created(make_user) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
-    ended = {"status": "ended", "result": {"outcome": {"result": "hoa"}}}
+    ended = {"status": "ended", "result": {"outcome": {"result": "hoa"}}, "deadline_at": None}
     with pytest.raises(IntegrityError), transaction.atomic():
         Hand.objects.filter(pk=hand.pk).update(
             **ended, ended_at=hand.created_at - timedelta(seconds=1)
@@ -154,7 +155,10 @@ def test_a_table_plays_one_hand_at_a_time(make_user) -> None:
     with pytest.raises(IntegrityError), transaction.atomic():
         make_hand(table, number=2)
     Hand.objects.filter(table=table).update(
-        status="ended", result={"outcome": {"result": "hoa"}}, ended_at=timezone.now()
+        status="ended",
+        result={"outcome": {"result": "hoa"}},
+        ended_at=timezone.now(),
+        deadline_at=None,
     )
     make_hand(table, number=2)
 
@@ -313,3 +317,18 @@ def test_postgresql_itself_refuses_to_truncate_the_log(make_user) -> None:
     assert HandEvent.objects.filter(hand=hand).count() == 1
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL DEFERRED")
+
+
+def test_a_playing_hand_has_a_deadline_and_an_ended_one_none(make_user) -> None:
+    owner, _ = make_user()
+    hand = make_hand(make_table(owner))
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Hand.objects.filter(pk=hand.pk).update(deadline_at=None)
+    ended = {
+        "status": "ended",
+        "result": {"outcome": {"result": "hoa"}},
+        "ended_at": timezone.now(),
+    }
+    with pytest.raises(IntegrityError), transaction.atomic():
+        Hand.objects.filter(pk=hand.pk).update(**ended)
+    Hand.objects.filter(pk=hand.pk).update(**ended, deadline_at=None)

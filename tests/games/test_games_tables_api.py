@@ -333,8 +333,8 @@ def test_two_ready_of_three_wait_for_the_ready_deadline(players) -> None:
     table_id = seat_three(players, timeouts={"ready": 30})
     # the table shows when the ready ones will be dealt without the third,
     summary = players[2].client.get(f"/api/v1/tables/{table_id}").json()
-    second = Seat.objects.get(table_id=table_id, player_id=players[1].id).ready_at
-    assert datetime.fromisoformat(summary["ready_deadline"]) == second + timedelta(seconds=30)
+    first = Seat.objects.get(table_id=table_id, player_id=players[0].id).ready_at
+    assert datetime.fromisoformat(summary["ready_deadline"]) == first + timedelta(seconds=30)
     # and before that deadline the clock deals nothing.
     assert table_deal_if_due(table_id=table_id) is None
     assert Table.objects.get(pk=table_id).status == "open"
@@ -372,9 +372,25 @@ def test_when_the_player_not_ready_leaves_the_ready_ones_are_dealt_at_once(playe
 def test_saying_not_ready_clears_the_ready_time_and_the_deadline(players) -> None:
     table_id = seat_three(players)
     ready(players[1], table_id, ready=False)
+    ready(players[0], table_id, ready=False)
     seat = Seat.objects.get(table_id=table_id, player_id=players[1].id)
     assert (seat.ready, seat.ready_at) == (False, None)
     assert players[0].client.get(f"/api/v1/tables/{table_id}").json()["ready_deadline"] is None
+
+
+def test_an_idle_player_is_unseated_at_the_ready_deadline_even_without_a_hand(players) -> None:
+    # Given a two-seat table where only one player said ready, long ago,
+    table_id = create(players[0], max_seats=2, timeouts={"ready": 30}).json()["id"]
+    join(players[1], table_id)
+    ready(players[0], table_id)
+    Seat.objects.filter(table_id=table_id, ready=True).update(
+        ready_at=timezone.now() - timedelta(seconds=60)
+    )
+    # when the ready clock fires, the idle player is unseated and nobody is dealt.
+    assert table_deal_if_due(table_id=table_id) is None
+    summary = players[0].client.get(f"/api/v1/tables/{table_id}").json()
+    assert [s["user_id"] for s in summary["seats"]] == [players[0].id]
+    assert summary["status"] == "open" and summary["ready_deadline"] is None
 
 
 def test_the_ready_clock_ignores_a_table_that_is_gone_or_playing(players, start_hand) -> None:
