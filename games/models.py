@@ -182,7 +182,8 @@ class Hand(models.Model):
     """One hand at a table. Everything needed to replay it lives on this row and in its log.
 
     ``seats`` maps the hand's seats ``0..n_seats-1`` (play order) to players:
-    ``[{"user": id, "username": …, "table_seat": n}, …]``. ``seed`` is secret until the hand
+    ``[{"user": id, "username": …, "table_seat": n, "left"?: true}, …]`` ("left": it stood up
+    mid-hand and is played by the server). ``seed`` is secret until the hand
     ends; ``seed_hash`` (SHA-256 of the seed bytes, hex) is public from the start.
     """
 

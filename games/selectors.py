@@ -337,7 +337,13 @@ def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[
 
 def _players(hand: Hand) -> list[dict[str, Any]]:
     return [
-        {"seat": i, "user_id": e["user"], "username": e["username"], "table_seat": e["table_seat"]}
+        {
+            "seat": i,
+            "user_id": e["user"],
+            "username": e["username"],
+            "table_seat": e["table_seat"],
+            "left": bool(e.get("left")),
+        }
         for i, e in enumerate(hand.seats)
     ]
 

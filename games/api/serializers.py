@@ -265,6 +265,9 @@ class PlayerSerializer(serializers.Serializer):
     user_id = serializers.IntegerField()
     username = serializers.CharField()
     table_seat = serializers.IntegerField()
+    left = serializers.BooleanField(
+        help_text="It left the table mid-hand: the server plays its turns (RULES.md §12)."
+    )
 
 
 def settlement_field() -> serializers.JSONField:

@@ -191,10 +191,10 @@ def _append(hand: Hand, move: Move, new_state: HandState) -> None:
 
 
 def hand_deadline_for(hand: Hand, state: HandState) -> datetime | None:
-    """The deadline of the seat to act in ``state`` (RULES.md §12), shorter if it left."""
-    actor = hand.seats[state.turn]["user"]
-    leaving = Seat.objects.filter(table_id=hand.table_id, player_id=actor, leaving=True).exists()
-    return hand_deadline(hand, hand.table, state, actor_leaving=leaving)
+    """The deadline of the seat to act in ``state`` (RULES.md §12), shorter if it left the table
+    (``seat_leave`` marks it ``"left"`` in ``hand.seats``)."""
+    left = bool(hand.seats[state.turn].get("left"))
+    return hand_deadline(hand, hand.table, state, actor_leaving=left)
 
 
 def hand_lock(hand_id: int) -> Hand | None:

@@ -195,15 +195,19 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
 
 
 def _hurry_the_clock(hand: Hand, user: Any) -> None:
-    """A seat that leaves on its own turn is played after the auto-play delay, not its full
-    turn timeout. The caller holds the hand row lock."""
+    """Mark the player ``"left"`` in the hand's seats: from now on its turns have the auto-play
+    delay, and if it leaves on its own turn the current deadline comes down to it. The caller
+    holds the hand row lock."""
     state = hand_state(hand)
-    if hand.seats[state.turn]["user"] != user.pk:
-        return
+    hand.seats = [{**e, "left": True} if e["user"] == user.pk else e for e in hand.seats]
+    fields = ["seats", "updated_at"]
     due = hand_deadline(hand, hand.table, state, actor_leaving=True)
-    if due is not None and (hand.deadline_at is None or due < hand.deadline_at):
+    on_turn = hand.seats[state.turn]["user"] == user.pk
+    if on_turn and due is not None and (hand.deadline_at is None or due < hand.deadline_at):
         hand.deadline_at = due
-        hand.save(update_fields=["deadline_at", "updated_at"])
+        fields.append("deadline_at")
+    hand.save(update_fields=fields)
+    if "deadline_at" in fields:
         hand_clock_on_commit(hand)
 
 

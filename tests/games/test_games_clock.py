@@ -102,9 +102,15 @@ def test_a_seat_that_leaves_on_its_turn_is_played_after_the_auto_play_delay(
     assert Seat.objects.get(table=hand.table, player=dealer).leaving
     hand.refresh_from_db()
     assert hand.deadline_at == hand.last_event_at + timedelta(seconds=3)
-    # and the view shows it.
+    # and the view shows it, and who left.
     other = next(u for u in users if u is not dealer)
-    assert hand_view_for_user(hand=hand, user=other)["deadline"] == hand.deadline_at.isoformat()
+    view = hand_view_for_user(hand=hand, user=other)
+    assert view["deadline"] == hand.deadline_at.isoformat()
+    assert [p["left"] for p in view["players"]] == [e["user"] == dealer.pk for e in hand.seats]
+    # Its later turns get the delay too: after the server's discard and the other seat's turn,
+    assert hand_clock_tick(hand_id=hand.pk, now=hand.deadline_at) == 1
+    hand.refresh_from_db()
+    assert hand.deadline_at == hand.last_event_at + timedelta(seconds=hand.table.turn_timeout)
 
 
 def test_the_sweep_finds_hands_and_tables_whose_wake_up_was_lost(make_user) -> None:
