@@ -166,7 +166,8 @@ def _seat_of(table: Table, user: Any) -> Seat:
 
 @transaction.atomic
 def seat_leave(*, table_id: int, user: Any) -> Table:
-    """Stand up. Between hands the seat is freed (which may complete the ready seats and deal);
+    """Stand up. Between hands the seat is freed (which may complete the ready seats and deal;
+    the last player leaving closes the table);
     mid-hand it is marked ``leaving``: the server plays it after the auto-play delay to the end
     of the hand, then frees it. Locks the playing hand's row, then the table's (the order of
     the move paths)."""
@@ -190,7 +191,12 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
         _hurry_the_clock(hand, user)
     else:
         seat.delete()
-        _deal_if_ready(table)
+        if not Seat.objects.filter(table=table).exists():
+            # The last player stood up: the table closes (no longer listed; nobody can join).
+            table.status = Table.Status.CLOSED
+            table.save(update_fields=["status", "updated_at"])
+        else:
+            _deal_if_ready(table)
     return table
 
 

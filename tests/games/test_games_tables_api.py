@@ -397,3 +397,17 @@ def test_the_ready_clock_ignores_a_table_that_is_gone_or_playing(players, start_
     assert table_deal_if_due(table_id=10**9) is None
     hand = start_hand(WIN_DECK)
     assert table_deal_if_due(table_id=hand["table"]) is None
+
+
+def test_the_last_player_leaving_closes_the_table(players) -> None:
+    # Given a table whose two players stand up between hands,
+    table_id = create(players[0], room="closing").json()["id"]
+    join(players[1], table_id)
+    leave = f"/api/v1/tables/{table_id}/leave"
+    assert players[1].client.post(leave, {}, format="json").json()["status"] == "open"
+    # the last one to leave closes it: it is no longer listed, and nobody can join it.
+    r = players[0].client.post(leave, {}, format="json")
+    assert r.status_code == 200 and r.json()["status"] == "closed"
+    listed = players[2].client.get("/api/v1/tables?room=closing").json()
+    assert listed == []
+    assert_problem(join(players[2], table_id), 409, "table_closed")
