@@ -95,6 +95,13 @@ DATABASES = {
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
     )
 }
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default has two processes (web server and worker) writing, and SQLite ignores
+    # SELECT … FOR UPDATE: take the write lock when a transaction begins, so writers queue up
+    # (as the row locks make them do on PostgreSQL) instead of failing with "database is locked".
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    )
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get(
         "TEST_DATABASE_NAME", "test_chan"

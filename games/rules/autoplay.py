@@ -16,7 +16,7 @@ from games.rules.cuoc import facts_from_state, ruleset_of, true_total
 from games.rules.engine import apply, can_win
 from games.rules.moves import Declare, Discard, Draw, Move, Pass, TraCua, U
 from games.rules.ruleset import FOUR_ELEVEN_MIN
-from games.rules.state import HandState, Phase
+from games.rules.state import Fault, HandState, Phase
 
 
 def auto_move(state: HandState) -> Move:
@@ -41,8 +41,17 @@ def auto_move(state: HandState) -> Move:
         key=lambda k: trash.index(k) if k in trash else len(trash),
     )
     moves = [kind(seat, k, system=True) for k in held]
-    clean = [m for m in moves if not fault_rules.faults_of(state, m)]
-    return (clean or moves)[0]
+    # Each fault costs the seat: none, then a hidden no-pay, then đền làng, then a visible one
+    # (the seat goes báo); the sort is stable, so trash order decides among equals.
+    return min(moves, key=lambda m: _cost(fault_rules.faults_of(state, m)))
+
+
+def _cost(faults: list[Fault]) -> int:
+    ranks = {fault_rules.NO_PAY: 1, fault_rules.DEN_LANG: 2}
+    return max(
+        (3 if f.visible else ranks.get(fault_rules.FAULTS[f.slug].category, 2) for f in faults),
+        default=0,
+    )
 
 
 def _worth_claiming(state: HandState, seat: int) -> bool:

@@ -10,7 +10,7 @@ from rules_builders import start
 from test_shape import BACH_THU_2V
 
 from games.rules import faults as fault_rules
-from games.rules.autoplay import auto_move
+from games.rules.autoplay import _cost, auto_move
 from games.rules.deck import shuffle
 from games.rules.engine import apply, legal_moves, new_hand
 from games.rules.moves import Chiu, Declare, Discard, Draw, Eat, Pass, U
@@ -123,6 +123,7 @@ def test_mixed_with_random_players_every_auto_move_is_legal_and_clean(seed) -> N
             assert not isinstance(move, U)
             kind = type(move)
             held = [k for k in range(25) if state.seats[move.seat].hand[k]]
-            assert all(fault_rules.faults_of(state, kind(move.seat, k)) for k in held)
+            costs = [_cost(fault_rules.faults_of(state, kind(move.seat, k))) for k in held]
+            assert min(costs) > 0 and _cost(fault_rules.faults_of(state, move)) == min(costs)
         state = apply(state, move)
     assert state.phase is Phase.ENDED
