@@ -168,7 +168,10 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     """DRF's EXCEPTION_HANDLER: every error becomes a problem+json response."""
     exc = _from_bad_body(exc) or exc
     if isinstance(exc, ApiProblem):
-        return problem_response(exc)
+        response = problem_response(exc)
+        if exc.status == 429:  # our own rate limits count per minute
+            response["Retry-After"] = "60"
+        return response
     if isinstance(exc, Http404):
         return problem_response(not_found())
     if isinstance(exc, PermissionDenied):

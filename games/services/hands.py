@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from contextlib import suppress
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -33,6 +33,7 @@ from games.selectors import (
 )
 
 # Rule refusals that mean "not now" rather than "never": the client's picture is stale.
+PREFS_PER_MINUTE = 6
 CONFLICT_CODES = frozenset({"not_your_turn", "wrong_phase", "hand_over"})
 logger = logging.getLogger(__name__)
 
@@ -130,6 +131,24 @@ def _check_prefs_change(state: HandState, new_state: HandState, seat: int, seq: 
             "Your preferences already have these values.",
             "Tùy chọn của bạn đã có các giá trị này.",
             extra={"seq": seq},
+        )
+
+
+def _check_prefs_rate(hand: Hand, seat: int) -> None:
+    """At most ``PREFS_PER_MINUTE`` set_prefs per seat and minute in a hand: each one bumps the
+    seq (every other seat's ``expected_seq`` goes stale), so a seat must not spam them. Counted
+    from the log, under the hand's lock."""
+    since = timezone.now() - timedelta(minutes=1)
+    recent = HandEvent.objects.filter(
+        hand=hand, type="set_prefs", actor_seat=seat, created_at__gte=since
+    ).count()
+    if recent >= PREFS_PER_MINUTE:
+        raise ApiProblem(
+            429,
+            "throttled",
+            f"At most {PREFS_PER_MINUTE} preference changes a minute in a hand.",
+            f"Tối đa {PREFS_PER_MINUTE} lần đổi tùy chọn mỗi phút trong một ván.",
+            extra={"seq": hand.seq},
         )
 
 
@@ -291,6 +310,7 @@ def move_submit(
             raise _rule_problem(exc, hand.seq) from exc
         if isinstance(move, SetPrefs):
             _check_prefs_change(state, new_state, move.seat, hand.seq)
+            _check_prefs_rate(hand, move.seat)
 
         _append(hand, move, new_state)
         seq = hand.seq

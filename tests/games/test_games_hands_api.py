@@ -528,3 +528,13 @@ def test_the_table_hand_link_redirects_to_the_current_hand(players, win_hand) ->
 def test_a_table_that_never_dealt_has_no_hand(players) -> None:
     table = players[0].client.post("/api/v1/tables", {"stake": 1}, format="json").json()
     assert_problem(players[0].client.get(f"/api/v1/tables/{table['id']}/hand"), 404, "no_hand")
+
+
+def test_set_prefs_spam_is_429_with_retry_after(players, win_hand) -> None:
+    url = f"/api/v1/hands/{win_hand['hand']}/moves"
+    for i in range(6):
+        r = players[1].client.post(url, {"type": "set_prefs", "auto_u": i % 2 == 1}, format="json")
+        assert r.status_code == 201, r.content
+    r = players[1].client.post(url, {"type": "set_prefs", "auto_u": False}, format="json")
+    assert_problem(r, 429, "throttled")
+    assert r["Retry-After"] == "60"

@@ -375,3 +375,18 @@ def test_an_integrity_error_of_another_cause_is_not_taken_for_a_reused_key(
     # the error stays an error (a bug to see), not a 422 blaming the client's key.
     with pytest.raises(IntegrityError):
         submit(hand, users[0], move, idempotency_key="k")
+
+
+def test_a_seat_may_change_its_preferences_only_so_often_in_a_hand(make_user) -> None:
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=11)
+    # Given a seat toggling auto_u as fast as it can,
+    for i in range(6):
+        submit(hand, users[1], {"type": "set_prefs", "auto_u": i % 2 == 1})
+    # the seventh change in a minute is refused (429) and appends nothing.
+    with pytest.raises(ApiProblem) as refused:
+        submit(hand, users[1], {"type": "set_prefs", "auto_u": False})
+    assert (refused.value.status, refused.value.code) == (429, "throttled")
+    assert HandEvent.objects.filter(hand=hand).count() == 7
+    # The other seat is not affected.
+    submit(hand, users[0], {"type": "set_prefs", "auto_u": False})
