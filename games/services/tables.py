@@ -166,11 +166,10 @@ def _seat_of(table: Table, user: Any) -> Seat:
 
 @transaction.atomic
 def seat_leave(*, table_id: int, user: Any) -> Table:
-    """Stand up. Between hands the seat is freed (which may complete the ready seats and deal;
-    the last player leaving closes the table);
-    mid-hand it is marked ``leaving``: the server plays it after the auto-play delay to the end
-    of the hand, then frees it. Locks the playing hand's row, then the table's (the order of
-    the move paths)."""
+    """Stand up. Between hands the seat is freed, which may complete the ready seats and deal
+    (the last player leaving closes the table). Mid-hand it is marked ``leaving``: the server
+    plays it after the auto-play delay to the end of the hand, then frees it. Locks the playing
+    hand's row, then the table's (the order of the move paths)."""
     playing = (
         Hand.objects.filter(table_id=table_id, status=Hand.Status.PLAYING)
         .values_list("pk", flat=True)
@@ -275,13 +274,11 @@ def _deal_if_ready(table: Table) -> Hand | None:
         Seat.objects.filter(table=table, ready=False).delete()
         seats = [s for s in seats if s.ready]
         deadline = None
-    if deadline is None:
-        return (
-            hand_start(table=table, seats=seats)
-            if len(seats) >= 2 and all(s.ready for s in seats)
-            else None
-        )
-    _wake_ready_clock(table.pk, deadline)
+    if deadline is not None:
+        _wake_ready_clock(table.pk, deadline)
+        return None
+    if len(seats) >= 2 and all(s.ready for s in seats):
+        return hand_start(table=table, seats=seats)
     return None
 
 
