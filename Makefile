@@ -9,7 +9,7 @@ STAMP := $(VENV)/.install-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install lint format typecheck migrate worker bench bench-api simulate clean
+.PHONY: run test install lint format typecheck migrate worker bench bench-api simulate clean messages
 
 # The settings default to production-safe values (DEBUG off, SECRET_KEY required, no fixed decks).
 # The development targets turn DEBUG on unless the environment says otherwise: a dev-only key,
@@ -43,6 +43,13 @@ lint: install
 format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+# The Vietnamese catalog: extract every marked message into locale/vi (translate the new empty
+# msgstr by hand), then compile the .mo that is committed beside it.
+messages: install
+	DEBUG=1 $(BIN)/python manage.py makemessages -l vi --no-location \
+		--ignore=.venv --ignore=tests --ignore=bench --ignore=var
+	DEBUG=1 $(BIN)/python manage.py compilemessages --ignore=.venv
 
 typecheck: install
 	$(BIN)/mypy games/rules

@@ -11,29 +11,17 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
-from chan_api.problems import ApiProblem, bad_request, conflict, not_found
+from chan_api.errors import Conflict, InvalidInput, NotAuthenticated, NotFound
 
 # A token's last_used_at is refreshed at most this often, so reads do not each cost a write.
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
 
 
-def _invalid(errors: dict[str, list[str]]) -> ApiProblem:
-    return bad_request(
-        "invalid",
-        "The request has invalid fields.",
-        "Yêu cầu có trường không hợp lệ.",
-        errors=errors,
-    )
-
-
-def _username_taken() -> ApiProblem:
-    return conflict(
-        "username_taken",
-        "This username is already taken.",
-        "Tên đăng nhập này đã có người dùng.",
-    )
+def _username_taken() -> Conflict:
+    return Conflict(_("This username is already taken."), code="username_taken")
 
 
 @transaction.atomic
@@ -54,7 +42,7 @@ def user_register(*, username: str, password: str, display_name: str = "") -> Us
     except ValidationError as exc:
         errors["password"] = list(exc.messages)
     if errors:
-        raise _invalid(errors)
+        raise InvalidInput(errors=errors)
     if User.objects.filter(username__iexact=username).exists():
         raise _username_taken()
 
@@ -71,12 +59,7 @@ def user_authenticate(*, username: str, password: str) -> User:
     """The active user with these credentials, or 401 ``invalid_credentials``."""
     user = authenticate(username=username, password=password)
     if user is None:
-        raise ApiProblem(
-            401,
-            "invalid_credentials",
-            "The username or password is wrong.",
-            "Sai tên đăng nhập hoặc mật khẩu.",
-        )
+        raise NotAuthenticated()
     update_last_login(None, user)
     return user
 
@@ -97,7 +80,7 @@ def token_revoke(*, user: User, token_id: int) -> ApiToken:
     """Revoke one of the user's own tokens (404 for anyone else's). Revoking twice is a no-op."""
     token = ApiToken.objects.filter(user=user, pk=token_id).first()
     if token is None:
-        raise not_found("No such token.", "Không có mã truy cập này.")
+        raise NotFound(_("No such token."))
     if token.revoked_at is None:
         now = timezone.now()
         # Conditional update: a concurrent revoke keeps the first timestamp.
@@ -121,7 +104,7 @@ def user_password_set(*, user: User, password: str) -> User:
     try:
         validate_password(password, user=user)
     except ValidationError as exc:
-        raise _invalid({"password": list(exc.messages)}) from exc
+        raise InvalidInput(errors={"password": list(exc.messages)}) from exc
     user.set_password(password)
     user.save(update_fields=["password", "updated_at"])
     return user

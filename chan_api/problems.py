@@ -1,8 +1,11 @@
-"""One family of API errors, rendered as ``application/problem+json`` (RFC 9457).
+"""Errors as ``application/problem+json`` (RFC 9457): the one place that speaks HTTP for them.
 
-Services and views raise :class:`ApiProblem` (or a DRF exception); :func:`problem_exception_handler`
-turns every error into ``{"type", "title", "status", "code", "detail", "errors"?}`` with a stable
-machine ``code`` and a ``detail`` in the request's language (English or Vietnamese).
+Services, selectors and views raise :class:`chan_api.errors.DomainError` subclasses (or DRF and
+Django exceptions, which are turned into domain errors here). :data:`STATUS_BY_FAMILY` maps each
+family to its HTTP status, :data:`STATUS_BY_CODE` the few codes that differ from their family;
+:func:`problem_exception_handler` renders ``{"type", "title", "status", "code", "detail",
+"errors"?, …extra}`` with a ``detail`` and field messages in the request's language (gettext,
+``locale/vi``).
 """
 
 from __future__ import annotations
@@ -11,89 +14,73 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from django.core.exceptions import PermissionDenied, RequestDataTooBig, SuspiciousOperation
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import Http404, HttpRequest, JsonResponse
-from django.utils import translation
+from django.utils.functional import Promise
+from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 
+from chan_api import errors
+
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
-# code -> (English, Vietnamese) for the errors DRF raises itself.
-_DRF_MESSAGES: dict[str, tuple[str, str]] = {
-    "parse_error": (
-        "The request body is not valid JSON.",
-        "Nội dung yêu cầu không phải JSON hợp lệ.",
-    ),
-    "invalid": ("The request has invalid fields.", "Yêu cầu có trường không hợp lệ."),
-    "not_authenticated": (
-        "Authentication credentials were not provided.",
-        "Chưa cung cấp thông tin xác thực.",
-    ),
-    "authentication_failed": ("The token is invalid or revoked.", "Mã truy cập không hợp lệ."),
-    "permission_denied": ("You may not do this.", "Bạn không được phép làm việc này."),
-    "not_found": ("Not found.", "Không tìm thấy."),
-    "method_not_allowed": ("Method not allowed.", "Phương thức không được phép."),
-    "not_acceptable": ("Not acceptable.", "Không chấp nhận được."),
-    "unsupported_media_type": (
-        "Send the body as application/json.",
-        "Hãy gửi nội dung dạng application/json.",
-    ),
-    "throttled": ("Too many requests; slow down.", "Quá nhiều yêu cầu; hãy chậm lại."),
+# The HTTP status of each family of domain errors (the nearest class in the MRO wins) …
+STATUS_BY_FAMILY: dict[type[errors.DomainError], int] = {
+    errors.InvalidInput: 400,
+    errors.NotAuthenticated: 401,
+    errors.PermissionDenied: 403,
+    errors.NotFound: 404,
+    errors.Conflict: 409,
+    errors.RuleRefused: 422,
+    errors.RateLimited: 429,
+    errors.DomainError: 400,
+}
+# … and the codes whose status is not their family's.
+STATUS_BY_CODE: dict[str, int] = {
+    "not_authenticated": 401,
+    "authentication_failed": 401,
+    "method_not_allowed": 405,
+    "not_acceptable": 406,
+    "body_too_large": 413,
+    "unsupported_media_type": 415,
+    "idempotency_key_reused": 422,
+    "service_unavailable": 503,
+    "server_error": 500,
+}
+
+# Messages of the errors DRF raises itself, by DRF's code (translated through locale/vi).
+_DRF_MESSAGES: dict[str, errors.Message] = {
+    "parse_error": _("The request body is not valid JSON."),
+    "invalid": _("The request has invalid fields."),
+    "not_authenticated": _("Authentication credentials were not provided."),
+    "authentication_failed": _("The token is invalid or revoked."),
+    "permission_denied": _("You may not do this."),
+    "not_found": _("Not found."),
+    "method_not_allowed": _("Method not allowed."),
+    "not_acceptable": _("Not acceptable."),
+    "unsupported_media_type": _("Send the body as application/json."),
+    "throttled": _("Too many requests; slow down."),
 }
 
 
-class ApiProblem(Exception):
-    """An error with an HTTP status, a stable code and a message in English and Vietnamese."""
-
-    def __init__(
-        self,
-        status: int,
-        code: str,
-        detail_en: str,
-        detail_vi: str | None = None,
-        *,
-        errors: dict[str, Any] | None = None,
-        extra: dict[str, Any] | None = None,
-    ) -> None:
-        super().__init__(detail_en)
-        self.status = status
-        self.code = code
-        self.detail_en = detail_en
-        self.detail_vi = detail_vi or detail_en
-        self.errors = errors
-        self.extra = extra or {}
-
-    def detail(self) -> str:
-        return self.detail_vi if translation.get_language() == "vi" else self.detail_en
+def problem_status(error: errors.DomainError) -> int:
+    """The HTTP status of a domain error: its code's, else its family's."""
+    if error.code in STATUS_BY_CODE:
+        return STATUS_BY_CODE[error.code]
+    for cls in type(error).__mro__:
+        if cls in STATUS_BY_FAMILY:
+            return STATUS_BY_FAMILY[cls]  # type: ignore[index]
+    return 500
 
 
-def bad_request(code: str, en: str, vi: str | None = None, **kw: Any) -> ApiProblem:
-    return ApiProblem(400, code, en, vi, **kw)
-
-
-def not_found(en: str = "Not found.", vi: str = "Không tìm thấy.") -> ApiProblem:
-    return ApiProblem(404, "not_found", en, vi)
-
-
-def conflict(code: str, en: str, vi: str | None = None, **kw: Any) -> ApiProblem:
-    return ApiProblem(409, code, en, vi, **kw)
-
-
-def forbidden(code: str, en: str, vi: str | None = None) -> ApiProblem:
-    return ApiProblem(403, code, en, vi)
-
-
-def unprocessable(code: str, en: str, vi: str | None = None, **kw: Any) -> ApiProblem:
-    return ApiProblem(422, code, en, vi, **kw)
-
-
-def flatten_errors(errors: Any, prefix: str = "") -> dict[str, list[str]]:
+def flatten_errors(errors_: Any, prefix: str = "") -> dict[str, list[str]]:
     """Field errors as ``{dotted field: [messages]}``, however deeply DRF nested them.
 
     ``{"timeouts": {"turn": [...]}}`` becomes ``{"timeouts.turn": [...]}``; a list field's
     ``{"deck": {99: [...]}}`` becomes ``{"deck.99": [...]}``; a list of per-item dicts is keyed
-    by index. Errors on the body itself are ``non_field_errors``.
+    by index. Errors on the body itself are ``non_field_errors``. Lazy messages are translated.
     """
     flat: dict[str, list[str]] = {}
 
@@ -111,87 +98,90 @@ def flatten_errors(errors: Any, prefix: str = "") -> dict[str, list[str]]:
             messages = value if isinstance(value, list | tuple) else [value]
             flat.setdefault(key or "non_field_errors", []).extend(str(m) for m in messages)
 
-    walk(errors, prefix)
+    walk(errors_, prefix)
     return flat
 
 
-def problem_body(problem: ApiProblem) -> dict[str, Any]:
+def problem_body(error: errors.DomainError) -> dict[str, Any]:
     body: dict[str, Any] = {
-        "type": f"https://chan.example/problems/{problem.code}",
-        "title": problem.code.replace("_", " "),
-        "status": problem.status,
-        "code": problem.code,
-        "detail": problem.detail(),
+        "type": f"https://chan.example/problems/{error.code}",
+        "title": error.code.replace("_", " "),
+        "status": problem_status(error),
+        "code": error.code,
+        "detail": error.detail(),
     }
-    if problem.errors:
-        body["errors"] = flatten_errors(problem.errors)
-    body.update(problem.extra)
+    if error.errors:
+        body["errors"] = flatten_errors(error.errors)
+    body.update({k: str(v) if isinstance(v, Promise) else v for k, v in error.extra.items()})
     return body
 
 
-def problem_response(problem: ApiProblem) -> Response:
-    return Response(problem_body(problem), status=problem.status, content_type=PROBLEM_CONTENT_TYPE)
+def problem_response(error: errors.DomainError) -> Response:
+    response = Response(
+        problem_body(error), status=problem_status(error), content_type=PROBLEM_CONTENT_TYPE
+    )
+    if isinstance(error, errors.RateLimited):
+        response["Retry-After"] = str(max(1, error.retry_after))
+    return response
 
 
-def _from_drf(exc: drf_exceptions.APIException) -> ApiProblem:
+def _from_drf(exc: drf_exceptions.APIException) -> errors.DomainError:
     code = exc.default_code if isinstance(exc.default_code, str) else "error"
     if isinstance(exc, drf_exceptions.ValidationError):
         code = "invalid"
-    en, vi = _DRF_MESSAGES.get(code, (str(exc.detail), str(exc.detail)))
-    errors = None
+    message: errors.Message = _DRF_MESSAGES.get(code, str(exc.detail))
+    field_errors = None
     if isinstance(exc, drf_exceptions.ValidationError):
-        errors = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        field_errors = (
+            exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+        )
     elif isinstance(exc, drf_exceptions.ParseError):
-        en = f"{en} {exc.detail}"
-    problem = ApiProblem(exc.status_code, code, en, vi, errors=errors)
-    return problem
+        message = f"{message} {exc.detail}"
+    if isinstance(exc, drf_exceptions.Throttled):
+        return errors.RateLimited(message, retry_after=math.ceil(exc.wait or 1))
+    family = {
+        400: errors.InvalidInput,
+        401: errors.NotAuthenticated,
+        403: errors.PermissionDenied,
+        404: errors.NotFound,
+    }.get(exc.status_code, errors.DomainError)
+    return family(message, code=code, errors=field_errors)
 
 
-def _from_bad_body(exc: Exception) -> ApiProblem | None:
-    """Bodies the parser could not take, which DRF itself would let through as a 500."""
+def _from_django(exc: Exception) -> errors.DomainError | None:
+    """Errors Django raises (bad bodies, 404s) that DRF itself would let through as a 500."""
     if isinstance(exc, RequestDataTooBig):
-        return ApiProblem(
-            413, "body_too_large", "The request body is too large.", "Nội dung yêu cầu quá lớn."
-        )
+        return errors.InvalidInput(_("The request body is too large."), code="body_too_large")
     if isinstance(exc, SuspiciousOperation):  # too many query or form fields, and the like
-        return bad_request("bad_request", "Bad request.", "Yêu cầu không hợp lệ.")
+        return errors.InvalidInput(_("Bad request."), code="bad_request")
     if isinstance(exc, RecursionError):
-        return bad_request(
-            "parse_error",
-            "The request body is nested too deeply.",
-            "Nội dung yêu cầu lồng nhau quá sâu.",
-        )
+        return errors.InvalidInput(_("The request body is nested too deeply."), code="parse_error")
+    if isinstance(exc, Http404):
+        return errors.NotFound()
     return None
 
 
 def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's EXCEPTION_HANDLER: every error becomes a problem+json response."""
-    exc = _from_bad_body(exc) or exc
-    if isinstance(exc, ApiProblem):
-        response = problem_response(exc)
-        if exc.status == 429:  # our own rate limits count per minute
-            response["Retry-After"] = "60"
-        return response
-    if isinstance(exc, Http404):
-        return problem_response(not_found())
-    if isinstance(exc, PermissionDenied):
+    exc = _from_django(exc) or exc
+    if isinstance(exc, DjangoPermissionDenied):
         exc = drf_exceptions.PermissionDenied()
     if isinstance(exc, drf_exceptions.APIException):
         response = problem_response(_from_drf(exc))
-        if isinstance(exc, drf_exceptions.Throttled):
-            response["Retry-After"] = str(max(1, math.ceil(exc.wait or 1)))
         auth_header = getattr(exc, "auth_header", None)
         if auth_header:
             response["WWW-Authenticate"] = auth_header
         return response
+    if isinstance(exc, errors.DomainError):
+        return problem_response(exc)
     return None
 
 
-def _plain_problem(problem: ApiProblem) -> JsonResponse:
+def _plain_problem(error: errors.DomainError) -> JsonResponse:
     """A problem+json response outside DRF (Django's error handlers)."""
     return JsonResponse(
-        problem_body(problem),
-        status=problem.status,
+        problem_body(error),
+        status=problem_status(error),
         content_type=PROBLEM_CONTENT_TYPE,
         json_dumps_params={"ensure_ascii": False},
     )
@@ -199,16 +189,14 @@ def _plain_problem(problem: ApiProblem) -> JsonResponse:
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     """``handler404``: a URL outside every route is a problem+json 404, not an HTML page."""
-    return _plain_problem(not_found())
+    return _plain_problem(errors.NotFound())
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
     """``handler500``: an unexpected failure still answers problem+json, revealing nothing."""
-    return _plain_problem(
-        ApiProblem(500, "server_error", "Internal server error.", "Lỗi máy chủ nội bộ.")
-    )
+    return _plain_problem(errors.DomainError(_("Internal server error."), code="server_error"))
 
 
 def bad_request_page(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     """``handler400``: errors Django raises before any view runs (e.g. a bad Host header)."""
-    return _plain_problem(bad_request("bad_request", "Bad request.", "Yêu cầu không hợp lệ."))
+    return _plain_problem(errors.InvalidInput(_("Bad request."), code="bad_request"))

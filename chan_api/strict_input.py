@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 
@@ -41,7 +42,7 @@ class StrictInputSerializer(serializers.Serializer):
     def to_internal_value(self, data: Any) -> dict[str, Any]:
         unknown: dict[str, list[str]] = {}
         if isinstance(data, Mapping):
-            unknown = {str(name): ["Unknown field."] for name in data if name not in self.fields}
+            unknown = {str(name): [_("Unknown field.")] for name in data if name not in self.fields}
         try:
             value = super().to_internal_value(data)
         except serializers.ValidationError as exc:

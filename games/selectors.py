@@ -25,9 +25,10 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.utils.translation import gettext_lazy as _
 
 from accounts.selectors import user_is_auditor
-from chan_api.problems import ApiProblem, bad_request, forbidden, not_found
+from chan_api.errors import InvalidInput, NotFound, PermissionDenied
 from games.models import Hand, HandEvent, Seat, Table
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
 from games.rules import state as rules_state
@@ -217,7 +218,7 @@ def table_list(
 def table_get(*, table_id: int) -> Table:
     table = table_queryset().filter(pk=table_id).first()
     if table is None:
-        raise not_found("No such table.", "Không có bàn này.")
+        raise NotFound(_("No such table."))
     return table
 
 
@@ -230,7 +231,7 @@ def table_current_hand_ids(table_ids: Iterable[int]) -> dict[int, int]:
 def table_hand_for_redirect(*, table_id: int) -> int:
     """The table's playing hand, or else its latest hand (404 when it never dealt one)."""
     if not Table.objects.filter(pk=table_id).exists():
-        raise not_found("No such table.", "Không có bàn này.")
+        raise NotFound(_("No such table."))
     hand_id = (
         Hand.objects.filter(table_id=table_id)
         .order_by("-status", "-number")  # descending, "playing" comes before "ended"
@@ -238,9 +239,7 @@ def table_hand_for_redirect(*, table_id: int) -> int:
         .first()
     )
     if hand_id is None:
-        raise ApiProblem(
-            404, "no_hand", "This table has not dealt a hand yet.", "Bàn này chưa chia ván nào."
-        )
+        raise NotFound(_("This table has not dealt a hand yet."), code="no_hand")
     return hand_id
 
 
@@ -250,16 +249,12 @@ def table_hand_for_redirect(*, table_id: int) -> int:
 def hand_get(*, hand_id: int) -> Hand:
     hand = Hand.objects.select_related("table").filter(pk=hand_id).first()
     if hand is None:
-        raise not_found("No such hand.", "Không có ván này.")
+        raise NotFound(_("No such hand."))
     return hand
 
 
-def not_a_participant() -> ApiProblem:
-    return forbidden(
-        "not_a_participant",
-        "You are not playing in this hand.",
-        "Bạn không chơi trong ván này.",
-    )
+def not_a_participant() -> PermissionDenied:
+    return PermissionDenied(_("You are not playing in this hand."), code="not_a_participant")
 
 
 def hand_seat_for_user(hand: Hand, user: Any) -> int:
@@ -286,7 +281,7 @@ def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
     """The ETag, seq and end of a hand for a participant, reading one row (no state, no view)."""
     row = Hand.objects.filter(pk=hand_id).values_list("seq", "seats", "status").first()
     if row is None:
-        raise not_found("No such hand.", "Không có ván này.")
+        raise NotFound(_("No such hand."))
     seq, seats, status = row
     if not any(entry["user"] == user.pk for entry in seats):
         raise not_a_participant()
@@ -448,20 +443,18 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
     ended = hand.status == Hand.Status.ENDED
     if not auditor and not (participant and ended):
         if participant:
-            raise forbidden(
-                "hand_not_ended",
-                "A participant may replay the hand only after it ends.",
-                "Người chơi chỉ được xem lại ván sau khi ván kết thúc.",
+            raise PermissionDenied(
+                _("A participant may replay the hand only after it ends."), code="hand_not_ended"
             )
         raise not_a_participant()
     if seq is None:
         seq = hand.seq
     if not 0 <= seq <= hand.seq:
-        raise bad_request(
-            "seq_out_of_range",
-            f"seq must be between 0 and {hand.seq}.",
-            f"seq phải nằm trong khoảng 0 đến {hand.seq}.",
-            errors={"seq": [f"must be between 0 and {hand.seq}"]},
+        raise InvalidInput(
+            _("seq must be between 0 and %(last)s."),
+            code="seq_out_of_range",
+            errors={"seq": [_("must be between 0 and %(last)s") % {"last": hand.seq}]},
+            last=hand.seq,
         )
     state = hand_state(hand) if seq == hand.seq else hand_replay(hand, upto=seq)
     view = full_view(state)
@@ -609,11 +602,12 @@ def ruleset_from_spec(spec: Any) -> Ruleset:
     try:
         return build_ruleset(spec)
     except RulesetError as exc:
-        raise bad_request(
-            "invalid_ruleset",
-            f"The ruleset is invalid: {exc.key}: {exc.message}.",
-            f"Bộ luật không hợp lệ: {exc.key}: {exc.message}.",
+        raise InvalidInput(
+            _("The ruleset is invalid: %(key)s: %(reason)s."),
+            code="invalid_ruleset",
             errors={f"ruleset.{exc.key}": [exc.message]},
+            key=exc.key,
+            reason=exc.message,
         ) from exc
 
 
@@ -623,12 +617,12 @@ def rules_score(*, ruleset_spec: Any, cuoc: Any) -> dict[str, int]:
     try:
         return score(ruleset, cuoc).to_dict()
     except ValueError as exc:
-        key, _, message = str(exc).partition(": ")
-        raise bad_request(
-            "invalid_cuoc",
-            f"The cước are invalid: {exc}.",
-            f"Cước không hợp lệ: {exc}.",
+        key, _sep, message = str(exc).partition(": ")
+        raise InvalidInput(
+            _("The cước are invalid: %(reason)s."),
+            code="invalid_cuoc",
             errors={key: [message or str(exc)]},
+            reason=str(exc),
         ) from exc
 
 
@@ -662,12 +656,12 @@ def rules_evaluate(
     """The calculator: whether ``hand`` + ``card`` wins, its cước and score; 400 on bad input,
     whose ``errors`` name the fields at fault (``hand``, ``mat``, ``context.dealt_hand`` …)."""
     from games.rules.calculator import InvalidField, evaluate
-    from games.rules.errors import InvalidInput
+    from games.rules.errors import InvalidInput as RulesInvalidInput
 
     ruleset = ruleset_from_spec(ruleset_spec)
     try:
         return evaluate(ruleset, mat=mat, hand=hand, card=card, source=source, context=context)
-    except InvalidInput as exc:
+    except RulesInvalidInput as exc:
         fields = exc.fields if isinstance(exc, InvalidField) else ()
         errors = {field: [exc.message] for field in fields} or None
-        raise bad_request(exc.code, exc.message, exc.message_vi, errors=errors) from exc
+        raise InvalidInput(exc.message, code=exc.code, errors=errors) from exc

@@ -1,5 +1,5 @@
 """Thin views of the games API: parse with an input serializer, call one service or selector,
-render with an output serializer. Errors are ApiProblems rendered as problem+json."""
+render with an output serializer. Errors are domain errors, rendered as problem+json by chan_api.problems."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from django.http import HttpResponseRedirect
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
@@ -17,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chan_api.problems import bad_request
+from chan_api.errors import InvalidInput
 from chan_api.schema import COMMON_HEADERS
 from games.api.schema import (
     BAD_EVALUATE,
@@ -320,11 +321,9 @@ def _expected_seq(value: Any) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEQ:
-        raise bad_request(
-            "invalid",
-            "expected_seq must be a non-negative integer.",
-            "expected_seq phải là số nguyên không âm.",
-            errors={"expected_seq": ["must be a non-negative integer"]},
+        raise InvalidInput(
+            _("expected_seq must be a non-negative integer."),
+            errors={"expected_seq": [_("must be a non-negative integer")]},
         )
     return value
 
@@ -334,10 +333,9 @@ def _idempotency_key(request: Request) -> str | None:
     if key is None:
         return None
     if not _IDEMPOTENCY_KEY_RE.match(key):
-        raise bad_request(
-            "invalid_idempotency_key",
-            "Idempotency-Key must be 1 to 128 visible ASCII characters.",
-            "Idempotency-Key phải gồm 1 đến 128 ký tự ASCII hiển thị.",
+        raise InvalidInput(
+            _("Idempotency-Key must be 1 to 128 visible ASCII characters."),
+            code="invalid_idempotency_key",
         )
     return key
 
@@ -366,11 +364,7 @@ class MoveSubmitApi(APIView):
     def post(self, request: Request, hand_id: int) -> Response:
         body = request.data
         if not isinstance(body, dict):
-            raise bad_request(
-                "invalid_move",
-                "A move must be a JSON object.",
-                "Nước đi phải là một đối tượng JSON.",
-            )
+            raise InvalidInput(_("A move must be a JSON object."), code="invalid_move")
         move_json = dict(body)
         expected_seq = _expected_seq(move_json.pop("expected_seq", None))
         result = move_submit(

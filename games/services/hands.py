@@ -12,12 +12,22 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
-from chan_api.problems import ApiProblem, bad_request, conflict, forbidden, not_found, unprocessable
+from chan_api.errors import (
+    Conflict,
+    DomainError,
+    InvalidInput,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+    RuleRefused,
+)
 from games.models import Hand, HandEvent, IdempotencyRecord, Seat, Table
 from games.rules import HandState, apply, move_from_dict
 from games.rules.autoplay import auto_move
-from games.rules.errors import InvalidInput, RuleError
+from games.rules.errors import InvalidInput as RulesInvalidInput
+from games.rules.errors import RuleError
 from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
 from games.rules.views import full_view
@@ -73,11 +83,10 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
     transaction.on_commit(publish, robust=True)
 
 
-def _key_reused() -> ApiProblem:
-    return unprocessable(
-        "idempotency_key_reused",
-        "This Idempotency-Key was already used for a different request.",
-        "Idempotency-Key này đã được dùng cho một yêu cầu khác.",
+def _key_reused() -> Conflict:
+    return Conflict(
+        _("This Idempotency-Key was already used for a different request."),
+        code="idempotency_key_reused",
     )
 
 
@@ -85,39 +94,45 @@ def _check_body_seat(move_json: Any, seat: int) -> None:
     if not isinstance(move_json, dict):
         return  # move_from_dict refuses it with a 400
     if move_json.get("system") not in (None, False):
-        raise bad_request(
-            "invalid_move",
-            "Field 'system' is reserved for the server's own moves.",
-            "Trường 'system' chỉ dành cho nước đi của máy chủ.",
-            errors={"system": ["reserved for the server"]},
+        raise InvalidInput(
+            _("Field 'system' is reserved for the server's own moves."),
+            code="invalid_move",
+            errors={"system": [_("reserved for the server")]},
         )
     if "seat" in move_json:
         claimed = move_json["seat"]
         if isinstance(claimed, bool) or not isinstance(claimed, int):
-            raise bad_request(
-                "invalid_move",
-                "Field 'seat' must be a seat number.",
-                "Trường 'seat' phải là số ghế.",
-                errors={"seat": ["must be an integer"]},
+            raise InvalidInput(
+                _("Field 'seat' must be a seat number."),
+                code="invalid_move",
+                errors={"seat": [_("must be an integer")]},
             )
         if claimed != seat:
-            raise forbidden(
-                "not_your_seat",
-                f"You play seat {seat}; you may not move for seat {claimed}.",
-                f"Bạn ngồi ghế {seat}; không được đi thay ghế {claimed}.",
+            raise PermissionDenied(
+                _("You play seat %(seat)s; you may not move for seat %(claimed)s."),
+                code="not_your_seat",
+                seat=seat,
+                claimed=claimed,
             )
 
 
-def _rule_problem(exc: RuleError, seq: int) -> ApiProblem:
-    """A refusal of the rules core as a problem carrying the hand's seq: bad input (an unknown
-    cước, an impossible count) is a 400, "not now" a 409, any other refusal a 422."""
-    if isinstance(exc, InvalidInput):
-        status = 400
+def _rule_problem(exc: RuleError, seq: int) -> DomainError:
+    """A refusal of the rules core as a domain error carrying the hand's seq: bad input (an
+    unknown cước, an impossible count) is invalid input, "not now" a conflict, any other refusal
+    a rule refusal."""
+    family: type[DomainError]
+    if isinstance(exc, RulesInvalidInput):
+        family = InvalidInput
     elif exc.code in CONFLICT_CODES:
-        status = 409
+        family = Conflict
     else:
-        status = 422
-    return ApiProblem(status, exc.code, exc.message, exc.message_vi, extra={"seq": seq})
+        family = RuleRefused
+    return family(
+        _(getattr(exc, "template", exc.message)),  # marked by the rules core's gettext_noop
+        code=exc.code,
+        extra={"seq": seq},
+        **getattr(exc, "params", {}),
+    )
 
 
 def _check_prefs_change(state: HandState, new_state: HandState, seat: int, seq: int) -> None:
@@ -126,10 +141,9 @@ def _check_prefs_change(state: HandState, new_state: HandState, seat: int, seq: 
     here rather than in the rules core so that logs holding such events still replay."""
     before, after = state.seats[seat], new_state.seats[seat]
     if (before.auto_u, before.auto_chiu) == (after.auto_u, after.auto_chiu):
-        raise conflict(
-            "prefs_unchanged",
-            "Your preferences already have these values.",
-            "Tùy chọn của bạn đã có các giá trị này.",
+        raise Conflict(
+            _("Your preferences already have these values."),
+            code="prefs_unchanged",
             extra={"seq": seq},
         )
 
@@ -143,12 +157,10 @@ def _check_prefs_rate(hand: Hand, seat: int) -> None:
         hand=hand, type="set_prefs", actor_seat=seat, created_at__gte=since
     ).count()
     if recent >= PREFS_PER_MINUTE:
-        raise ApiProblem(
-            429,
-            "throttled",
-            f"At most {PREFS_PER_MINUTE} preference changes a minute in a hand.",
-            f"Tối đa {PREFS_PER_MINUTE} lần đổi tùy chọn mỗi phút trong một ván.",
+        raise RateLimited(
+            _("At most %(limit)s preference changes a minute in a hand."),
             extra={"seq": hand.seq},
+            limit=PREFS_PER_MINUTE,
         )
 
 
@@ -281,7 +293,7 @@ def move_submit(
     with transaction.atomic():
         hand = hand_lock(hand_id)
         if hand is None:
-            raise not_found("No such hand.", "Không có ván này.")
+            raise NotFound(_("No such hand."))
         seat = hand.seat_of(user.pk)
         if seat is None:
             raise not_a_participant()
@@ -293,15 +305,16 @@ def move_submit(
                 return MoveResult(record.response_status, record.response_body, replayed=True)
         _check_body_seat(move_json, seat)
         if expected_seq is not None and expected_seq != hand.seq:
-            raise conflict(
-                "stale_seq",
-                f"The hand is at seq {hand.seq}, not {expected_seq}.",
-                f"Ván đang ở seq {hand.seq}, không phải {expected_seq}.",
+            raise Conflict(
+                _("The hand is at seq %(seq)s, not %(expected)s."),
+                code="stale_seq",
                 extra={"seq": hand.seq},
+                seq=hand.seq,
+                expected=expected_seq,
             )
         try:
             move = move_from_dict(move_json, seat=seat)
-        except InvalidInput as exc:
+        except RulesInvalidInput as exc:
             raise _rule_problem(exc, hand.seq) from exc
         state = hand_state(hand)
         try:

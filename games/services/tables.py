@@ -11,12 +11,13 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
-from chan_api.problems import ApiProblem, bad_request, conflict, not_found
+from chan_api.errors import Conflict, InvalidInput, NotFound
 from games.models import MAX_SEATS, Hand, HandEvent, Seat, Table
 from games.rules import first_dealer, new_hand, parse_deck, shuffle
 from games.rules.cards import CODES
-from games.rules.errors import InvalidInput
+from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.selectors import (
     hand_config,
     hand_deadline,
@@ -34,45 +35,39 @@ def _fixed_deck(
     if deck is None and dealer is None:
         return None, None
     if not settings.CHAN_ALLOW_FIXED_DECK:
-        raise bad_request(
-            "fixed_deck_not_allowed",
-            "Fixed decks are for tests and development only; this server refuses them.",
-            "Bộ bài cố định chỉ dành cho kiểm thử; máy chủ này không cho phép.",
+        raise InvalidInput(
+            _("Fixed decks are for tests and development only; this server refuses them."),
+            code="fixed_deck_not_allowed",
         )
     if deck is None:
-        raise bad_request(
-            "invalid",
-            "A fixed dealer needs a fixed deck.",
-            "Nhà cái cố định cần bộ bài cố định.",
-            errors={"deck": ["required with dealer"]},
+        raise InvalidInput(
+            _("A fixed dealer needs a fixed deck."), errors={"deck": [_("required with dealer")]}
         )
     try:
         kinds = parse_deck(deck)
-    except InvalidInput as exc:
-        raise bad_request(
-            exc.code, exc.message, exc.message_vi, errors={"deck": [exc.message]}
-        ) from exc
+    except RulesInvalidInput as exc:
+        raise InvalidInput(exc.message, code=exc.code, errors={"deck": [exc.message]}) from exc
     if dealer is not None and not 0 <= dealer < max_seats:
-        raise bad_request(
-            "invalid",
-            f"The dealer must be a seat from 0 to {max_seats - 1}.",
-            f"Nhà cái phải là ghế từ 0 đến {max_seats - 1}.",
-            errors={"dealer": [f"must be a seat from 0 to {max_seats - 1}"]},
+        raise InvalidInput(
+            _("The dealer must be a seat from 0 to %(last)s."),
+            errors={"dealer": [_("must be a seat from 0 to %(last)s") % {"last": max_seats - 1}]},
+            last=max_seats - 1,
         )
     return [CODES[k] for k in kinds], dealer
 
 
-def _seat_taken() -> ApiProblem:
-    return conflict("seat_taken", "That seat is taken.", "Ghế đó đã có người ngồi.")
+def _seat_taken() -> Conflict:
+    return Conflict(_("That seat is taken."), code="seat_taken")
 
 
 def _check_seat_number(table: Table, seat: int) -> None:
     if not 0 <= seat < table.max_seats:
-        raise bad_request(
-            "invalid_seat",
-            f"Seats at this table are numbered 0 to {table.max_seats - 1}.",
-            f"Ghế ở bàn này đánh số từ 0 đến {table.max_seats - 1}.",
-            errors={"seat": [f"must be from 0 to {table.max_seats - 1}"]},
+        last = table.max_seats - 1
+        raise InvalidInput(
+            _("Seats at this table are numbered 0 to %(last)s."),
+            code="invalid_seat",
+            errors={"seat": [_("must be from 0 to %(last)s") % {"last": last}]},
+            last=last,
         )
 
 
@@ -119,7 +114,7 @@ def table_create(
 def _lock_table(table_id: int) -> Table:
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None:
-        raise not_found("No such table.", "Không có bàn này.")
+        raise NotFound(_("No such table."))
     return table
 
 
@@ -135,15 +130,15 @@ def seat_join(
     """Sit down at a table: at ``seat``, or the lowest free seat. Locks the table row."""
     table = _lock_table(table_id)
     if table.status == Table.Status.CLOSED:
-        raise conflict("table_closed", "This table is closed.", "Bàn này đã đóng.")
+        raise Conflict(_("This table is closed."), code="table_closed")
     seats = list(table.seats.all())
     if any(s.player_id == user.pk for s in seats):
-        raise conflict("already_seated", "You already sit at this table.", "Bạn đã ngồi ở bàn này.")
+        raise Conflict(_("You already sit at this table."), code="already_seated")
     taken = {s.number for s in seats}
     if seat is None:
         free = [n for n in range(table.max_seats) if n not in taken]
         if not free:
-            raise conflict("table_full", "This table is full.", "Bàn này đã đủ người.")
+            raise Conflict(_("This table is full."), code="table_full")
         seat = free[0]
     else:
         _check_seat_number(table, seat)
@@ -160,7 +155,7 @@ def seat_join(
 def _seat_of(table: Table, user: Any) -> Seat:
     seat = Seat.objects.select_for_update().filter(table=table, player=user).first()
     if seat is None:
-        raise conflict("not_seated", "You do not sit at this table.", "Bạn không ngồi ở bàn này.")
+        raise Conflict(_("You do not sit at this table."), code="not_seated")
     return seat
 
 
@@ -230,14 +225,12 @@ def seat_ready(
     table = _lock_table(table_id)
     seat = _seat_of(table, user)
     if seat.leaving:
-        raise conflict("seat_leaving", "You are leaving this table.", "Bạn đang rời bàn này.")
+        raise Conflict(_("You are leaving this table."), code="seat_leaving")
     if table.status == Table.Status.CLOSED:
-        raise conflict("table_closed", "This table is closed.", "Bàn này đã đóng.")
+        raise Conflict(_("This table is closed."), code="table_closed")
     if table.status == Table.Status.PLAYING:
-        raise conflict(
-            "hand_in_progress",
-            "A hand is being played; say ready after it ends.",
-            "Ván đang chơi; hãy sẵn sàng sau khi ván kết thúc.",
+        raise Conflict(
+            _("A hand is being played; say ready after it ends."), code="hand_in_progress"
         )
     if ready != seat.ready:
         seat.ready_at = timezone.now() if ready else None

@@ -13,7 +13,7 @@ from accounts.services import (
     user_password_set,
     user_register,
 )
-from chan_api.problems import ApiProblem
+from chan_api.errors import Conflict, DomainError, InvalidInput, NotAuthenticated, NotFound
 
 pytestmark = pytest.mark.django_db
 
@@ -29,18 +29,18 @@ def test_user_register_stores_a_hashed_password():
 
 
 def test_user_register_reports_every_invalid_field_at_once():
-    with pytest.raises(ApiProblem) as caught:
+    with pytest.raises(DomainError) as caught:
         user_register(username="bad name", password="123")
-    assert caught.value.status == 400
+    assert isinstance(caught.value, InvalidInput)
     assert caught.value.code == "invalid"
     assert set(caught.value.errors) == {"username", "password"}
 
 
 def test_user_register_refuses_a_taken_name_in_any_case():
     user_register(username="Lan", password=STRONG)
-    with pytest.raises(ApiProblem) as caught:
+    with pytest.raises(DomainError) as caught:
         user_register(username="lAN", password=STRONG)
-    assert (caught.value.status, caught.value.code) == (409, "username_taken")
+    assert (type(caught.value), caught.value.code) == (Conflict, "username_taken")
 
 
 def test_the_database_refuses_usernames_differing_only_in_case():
@@ -55,9 +55,9 @@ def test_user_authenticate():
     user = user_register(username="lan", password=STRONG)
     assert user_authenticate(username="lan", password=STRONG) == user
     assert User.objects.get(pk=user.pk).last_login is not None
-    with pytest.raises(ApiProblem) as caught:
+    with pytest.raises(DomainError) as caught:
         user_authenticate(username="lan", password="nope")
-    assert (caught.value.status, caught.value.code) == (401, "invalid_credentials")
+    assert (type(caught.value), caught.value.code) == (NotAuthenticated, "invalid_credentials")
 
 
 def test_token_create_stores_only_a_hash_of_the_plaintext():
@@ -89,9 +89,9 @@ def test_token_revoke_of_another_users_token_is_404():
     owner = User.objects.create_user(username="owner")
     other = User.objects.create_user(username="other")
     token, _ = token_create(user=owner)
-    with pytest.raises(ApiProblem) as caught:
+    with pytest.raises(DomainError) as caught:
         token_revoke(user=other, token_id=token.pk)
-    assert caught.value.status == 404
+    assert isinstance(caught.value, NotFound)
     token.refresh_from_db()
     assert token.revoked_at is None
 
@@ -116,7 +116,7 @@ def test_token_mark_used_writes_at_most_once_a_minute(django_assert_num_queries)
 
 def test_user_password_set_validates():
     user = User.objects.create_user(username="lan")
-    with pytest.raises(ApiProblem):
+    with pytest.raises(DomainError):
         user_password_set(user=user, password="password")
     user_password_set(user=user, password=STRONG)
     assert User.objects.get(pk=user.pk).check_password(STRONG)

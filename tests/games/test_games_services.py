@@ -14,7 +14,8 @@ from django.core.cache import cache
 from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
-from chan_api.problems import ApiProblem
+from chan_api import errors as domain
+from chan_api.errors import DomainError
 from games.models import Hand, HandEvent, IdempotencyRecord
 from games.rules import shuffle
 from games.rules.cards import CODES
@@ -126,9 +127,11 @@ def test_random_hands_never_show_a_seat_another_seats_hand(make_user, n_seats, m
         turn = state.turn
         # A refused move's error body says nothing about anyone's cards.
         other = users[(turn + 1) % n_seats]
-        with pytest.raises(ApiProblem) as refused:
+        with pytest.raises(DomainError) as refused:
             submit(hand, other, {"type": "discard", "card": "CC"})
-        assert refused.value.status in (409, 422) and set(refused.value.extra) <= {"seq"}
+        assert isinstance(refused.value, domain.Conflict | domain.RuleRefused) and set(
+            refused.value.extra
+        ) <= {"seq"}
         legal = hand_view_for_user(hand=hand, user=users[turn])["legal_moves"]
         result = submit(hand, users[turn], pick(rng, legal, mode))
         assert result.status == 201 and result.body["seq"] == hand.seq + 1
@@ -234,10 +237,13 @@ def test_every_rule_error_from_apply_is_a_4xx_problem_with_the_seq(
 
     monkeypatch.setattr("games.services.hands.apply", refuse)
     # the service answers a problem with the code and the seq, and appends nothing.
-    with pytest.raises(ApiProblem) as refused:
+    with pytest.raises(DomainError) as refused:
         submit(hand, users[0], move)
     assert refused.value.code == "some_code" and refused.value.extra == {"seq": 0}
-    assert refused.value.status == (400 if issubclass(error, InvalidInput) else 422)
+    assert isinstance(
+        refused.value,
+        domain.InvalidInput if issubclass(error, InvalidInput) else domain.RuleRefused,
+    )
     assert HandEvent.objects.filter(hand=hand).count() == 1
 
 
@@ -284,9 +290,9 @@ def test_the_same_idempotency_key_raced_on_two_hands_is_422_and_rolls_back(
 
     monkeypatch.setattr(services_hands, "hand_view_for_user", racing_view)
     # then the move is refused as a reused key, and nothing of it is kept.
-    with pytest.raises(ApiProblem) as refused:
+    with pytest.raises(DomainError) as refused:
         submit(hand, users[0], move, idempotency_key="k")
-    assert refused.value.status == 422 and refused.value.code == "idempotency_key_reused"
+    assert refused.value.code == "idempotency_key_reused"
     hand.refresh_from_db()
     assert hand.seq == 0 and HandEvent.objects.filter(hand=hand).count() == 1
     assert not IdempotencyRecord.objects.filter(hand=hand).exists()
@@ -384,9 +390,9 @@ def test_a_seat_may_change_its_preferences_only_so_often_in_a_hand(make_user) ->
     for i in range(6):
         submit(hand, users[1], {"type": "set_prefs", "auto_u": i % 2 == 1})
     # the seventh change in a minute is refused (429) and appends nothing.
-    with pytest.raises(ApiProblem) as refused:
+    with pytest.raises(DomainError) as refused:
         submit(hand, users[1], {"type": "set_prefs", "auto_u": False})
-    assert (refused.value.status, refused.value.code) == (429, "throttled")
+    assert (type(refused.value), refused.value.code) == (domain.RateLimited, "throttled")
     assert HandEvent.objects.filter(hand=hand).count() == 7
     # The other seat is not affected.
     submit(hand, users[0], {"type": "set_prefs", "auto_u": False})

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from accounts.models import User
 from accounts.services import token_create, user_password_set, user_register
-from chan_api.problems import ApiProblem
+from chan_api.errors import DomainError
 
 DEMO_USERNAMES = ("demo1", "demo2", "demo3", "demo4")
 DEFAULT_DEMO_PASSWORD = "chan-demo-pass"
@@ -36,8 +36,8 @@ class Command(BaseCommand):
         for number, username in enumerate(DEMO_USERNAMES, start=1):
             try:
                 user = self._ensure(username, password, display_name=f"Demo {number}")
-            except ApiProblem as exc:
-                raise CommandError(f"{username}: {exc.detail_en} {exc.errors or ''}") from exc
+            except DomainError as exc:
+                raise CommandError(f"{username}: {exc.detail()} {exc.errors or ''}") from exc
             _, raw = token_create(user=user, name="demo_players")
             self.stdout.write(f"{username}  {raw}")
 
