@@ -3,7 +3,7 @@
 Staff must not be able to peek at cards: a hand's seed stays hidden while the hand is being
 played, a table's fixed deck is shown to auditors (``accounts.audit_hands``) only, a stored move
 response (the mover's view, with its private hand) only to auditors once the hand has ended, and
-the cached state is never shown. None of these fields can be used in a changelist filter
+no state is kept beside the log. None of these fields can be used in a changelist filter
 (``?seed__startswith=…`` would otherwise answer yes/no questions about a secret). The log itself
 holds only what every seat sees (moves, drawn cards, the deal without its hands).
 """
@@ -16,7 +16,7 @@ from django.contrib import admin
 from django.http import HttpRequest
 
 from accounts.selectors import user_is_auditor
-from games.models import Hand, HandEvent, IdempotencyRecord, Seat, Table
+from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
 
 HIDDEN_TO_AUDITORS_ONLY = "(hidden: shown to auditors only)"
 HIDDEN_UNTIL_ENDED = "(hidden until the hand ends)"
@@ -37,14 +37,34 @@ class SecretFieldsAdmin(admin.ModelAdmin):
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
-    fields = ("number", "player", "ready", "leaving", "auto_u", "auto_chiu")
+    fields = ("number", "player", "ready", "auto_u", "auto_chiu")
     raw_id_fields = ("player",)
+
+
+@admin.register(Room)
+class RoomAdmin(admin.ModelAdmin):
+    list_display = ("slug", "name", "position", "min_balance", "min_level", "vip")
+    readonly_fields = ("created_at", "updated_at")
 
 
 @admin.register(Table)
 class TableAdmin(SecretFieldsAdmin):
-    """Tables are editable; the fixed deck (every card of every hand dealt at the table) is not
-    part of the form and is shown to auditors only."""
+    """Tables are editable between hands; while a hand is being played its money and rule terms
+    (stake, room, mode, ruleset, timeouts) are read-only. The status changes only through the
+    services (deal, end of hand, last player leaving), never by hand. The fixed deck (every card
+    of every hand dealt at the table) is not part of the form and is shown to auditors only."""
+
+    terms_fields = (
+        "room",
+        "stake",
+        "max_seats",
+        "mode",
+        "ruleset",
+        "turn_timeout",
+        "tra_cua_timeout",
+        "declare_timeout",
+        "ready_timeout",
+    )
 
     list_display = ("id", "name", "room", "stake", "max_seats", "mode", "status", "owner")
     list_filter = ("status", "mode", "room")
@@ -56,7 +76,13 @@ class TableAdmin(SecretFieldsAdmin):
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         deck = "fixed_deck" if user_is_auditor(request.user) else "fixed_deck_hidden"
-        return (deck, "fixed_dealer", "created_at", "updated_at")
+        fields: tuple[str, ...] = (deck, "fixed_dealer", "status", "created_at", "updated_at")
+        if obj is not None and obj.status != Table.Status.OPEN:
+            fields += self.terms_fields
+        return fields
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a table with hands is history; close it by standing everyone up
 
     @admin.display(description="fixed deck")
     def fixed_deck_hidden(self, obj: Table) -> str:
@@ -65,8 +91,8 @@ class TableAdmin(SecretFieldsAdmin):
 
 @admin.register(Seat)
 class SeatAdmin(admin.ModelAdmin):
-    list_display = ("id", "table", "number", "player", "ready", "leaving")
-    list_filter = ("ready", "leaving")
+    list_display = ("id", "table", "number", "player", "ready")
+    list_filter = ("ready",)
     search_fields = ("player__username",)
     raw_id_fields = ("table", "player")
 
@@ -97,28 +123,51 @@ class HandEventInline(admin.TabularInline):
         return False
 
 
+class HandSeatInline(admin.TabularInline):
+    model = HandSeat
+    extra = 0
+    fields = ("position", "user", "table_seat", "auto_u", "auto_chiu", "left_at")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Hand)
 class HandAdmin(ReadOnlyAdmin):
-    list_display = ("id", "table", "number", "n_seats", "dealer", "status", "seq", "created_at")
-    list_filter = ("status", "mode")
+    list_display = (
+        "id",
+        "table",
+        "number",
+        "room",
+        "stake",
+        "n_seats",
+        "status",
+        "seq",
+        "created_at",
+    )
+    list_filter = ("status", "mode", "room")
     search_fields = ("table__name", "seed_hash")
-    secret_fields = ("seed", "deck", "state_blob")
-    inlines = (HandEventInline,)
+    secret_fields = ("seed", "deck")
+    inlines = (HandSeatInline, HandEventInline)
     fields = (
         "table",
         "number",
         "status",
+        "room",
+        "stake",
         "n_seats",
         "dealer",
-        "seats",
         "mode",
         "ruleset",
-        "prefs",
         "previous_winner",
         "seed_hash",
         "revealed_seed",
         "seq",
-        "state_seq",
         "result",
         "last_event_at",
         "ended_at",

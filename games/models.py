@@ -1,7 +1,8 @@
-"""Tables, seats, hands and the append-only hand log (RULES.md §2–3, §12–13).
+"""Rooms, tables, seats, hands, hand seats and the append-only hand log (RULES.md §2–3, §11–13).
 
-A hand's state is the replay of its ``HandEvent`` log from its deal; the pickled state on the
-``Hand`` row (``state_blob`` at ``state_seq``) is only a cache of that replay.
+A hand's state is the replay of its ``HandEvent`` log from its deal (``games.hand_store``); no
+state is persisted beside the log. The money terms of a hand (stake, room, mode, ruleset) are
+frozen on the ``Hand`` row at the deal, and its players are ``HandSeat`` rows.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ MAX_TIMEOUT_SECONDS = 3600
 DECK_SIZE = 100
 # Seq 0 is the deal; every later event is a move of one of the rules core's move types.
 EVENT_TYPES = ("deal", *sorted(MOVE_TYPES))
-ROOM_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+ROOM_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 ROOM_MAX_LENGTH = 32
+DEFAULT_ROOM = "nen-dat"
 VISIBLE_ASCII = "".join(chr(c) for c in range(0x21, 0x7F))
 IDEMPOTENCY_KEY_MAX_LENGTH = 128
 
@@ -35,19 +37,52 @@ def default_ruleset_spec() -> dict[str, Any]:
 
 
 class JsonArrayLength(models.Func):
-    """The length of a JSON array (JSON_ARRAY_LENGTH on SQLite, JSONB_ARRAY_LENGTH on
-    PostgreSQL, where a non-array is an error rather than a length)."""
+    """The length of a JSON array (PostgreSQL's JSONB_ARRAY_LENGTH; a non-array is an error)."""
 
-    function = "JSON_ARRAY_LENGTH"
+    function = "JSONB_ARRAY_LENGTH"
     output_field = models.IntegerField()
-
-    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        return self.as_sql(compiler, connection, function="JSONB_ARRAY_LENGTH", **extra)
 
 
 class Mode(models.TextChoices):
     BASIC = "basic", "Basic (faults refused)"
     ADVANCED = "advanced", "Advanced (faults allowed and punished)"
+
+
+class Room(models.Model):
+    """A room of tables (RULES.md §11): who may play there and the fees its hands pay.
+
+    ``fees`` is the room's fee schedule, in percent of each seat's gain in a hand:
+    ``{"declared": 5, "auto": 10}`` (by how the winner declared), or ``{"by_players": {"2": 4,
+    "3": 3, "4": 2}}``; ``xuong_sai`` (optional) the fee on a xướng sai by number of players, and
+    ``xuong_sai_settled`` false where a xướng sai is neither paid nor penalised (Nền đất).
+    """
+
+    slug = models.SlugField(max_length=ROOM_MAX_LENGTH, unique=True)
+    name = models.CharField(max_length=64)
+    position = models.PositiveSmallIntegerField(default=0, help_text="Order in the lobby.")
+    min_balance = models.PositiveBigIntegerField(default=0, help_text="Quan needed to enter.")
+    min_level = models.PositiveIntegerField(default=0)
+    min_vip_points = models.PositiveIntegerField(default=0)
+    needs_badge = models.BooleanField(default=False, help_text="A reputation badge is needed.")
+    vip = models.BooleanField(default=False)
+    fees = models.JSONField(default=dict)
+    xuong_sai_settled = models.BooleanField(
+        default=True, help_text="False: a xướng sai is neither paid nor penalised here."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["position", "slug"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(GreaterThanOrEqual(Length("slug"), 1), only_chars("slug", ROOM_CHARS)),
+                name="games_room_slug_chars",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
 
 
 class Table(models.Model):
@@ -59,7 +94,13 @@ class Table(models.Model):
         CLOSED = "closed", "Closed"
 
     name = models.CharField(max_length=64)
-    room = models.CharField(max_length=ROOM_MAX_LENGTH, default="main", db_index=True)
+    room = models.ForeignKey(
+        Room,
+        on_delete=models.PROTECT,
+        to_field="slug",
+        default=DEFAULT_ROOM,
+        related_name="tables",
+    )
     stake = models.PositiveIntegerField(help_text="Quan per point.")
     max_seats = models.PositiveSmallIntegerField(default=MAX_SEATS)
     mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.BASIC)
@@ -127,23 +168,16 @@ class Table(models.Model):
             models.CheckConstraint(
                 condition=GreaterThanOrEqual(Length("name"), 1), name="games_table_name_not_empty"
             ),
-            models.CheckConstraint(
-                condition=Q(
-                    GreaterThanOrEqual(Length("room"), 1),
-                    LessThanOrEqual(Length("room"), ROOM_MAX_LENGTH),
-                    only_chars("room", ROOM_CHARS),
-                ),
-                name="games_table_room_slug",
-            ),
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} (#{self.pk}, {self.room}, stake {self.stake})"
+        return f"{self.name} (#{self.pk}, {self.room_id}, stake {self.stake})"
 
 
 class Seat(models.Model):
-    """A player sitting at a table. ``leaving``: left mid-hand, auto-played until the hand ends.
-    ``ready_at``: when the player last said ready (set exactly while ``ready``)."""
+    """A player sitting at a table. ``ready_at``: when the player last said ready (set exactly
+    while ``ready``). A player who stands up mid-hand keeps its seat until the hand ends; the
+    hand's ``HandSeat.left_at`` says so (the one record of it)."""
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     player = models.ForeignKey(
@@ -152,7 +186,6 @@ class Seat(models.Model):
     number = models.PositiveSmallIntegerField()
     ready = models.BooleanField(default=False)
     ready_at = models.DateTimeField(null=True, blank=True)
-    leaving = models.BooleanField(default=False)
     auto_u = models.BooleanField(default=True)
     auto_chiu = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -165,9 +198,6 @@ class Seat(models.Model):
             models.UniqueConstraint(fields=["table", "player"], name="games_seat_unique_player"),
             models.CheckConstraint(condition=Q(number__lt=MAX_SEATS), name="games_seat_number_0_3"),
             models.CheckConstraint(
-                condition=Q(leaving=False) | Q(ready=False), name="games_seat_leaving_not_ready"
-            ),
-            models.CheckConstraint(
                 condition=Q(ready=True, ready_at__isnull=False)
                 | Q(ready=False, ready_at__isnull=True),
                 name="games_seat_ready_at_iff_ready",
@@ -179,12 +209,12 @@ class Seat(models.Model):
 
 
 class Hand(models.Model):
-    """One hand at a table. Everything needed to replay it lives on this row and in its log.
+    """One hand at a table. Everything needed to replay it lives on this row, its ``HandSeat``
+    rows (the players, in play order, with their preferences at the deal) and its log.
 
-    ``seats`` maps the hand's seats ``0..n_seats-1`` (play order) to players:
-    ``[{"user": id, "username": …, "table_seat": n, "left"?: true}, …]`` ("left": it stood up
-    mid-hand and is played by the server). ``seed`` is secret until the hand
-    ends; ``seed_hash`` (SHA-256 of the seed bytes, hex) is public from the start.
+    The money terms (``stake``, ``room``, ``mode``, ``ruleset``) are copied from the table at
+    the deal and never change. ``seed`` is secret until the hand ends; ``seed_hash`` (SHA-256
+    of the seed bytes, hex) is public from the start.
     """
 
     class Status(models.TextChoices):
@@ -195,10 +225,10 @@ class Hand(models.Model):
     number = models.PositiveIntegerField()
     n_seats = models.PositiveSmallIntegerField()
     dealer = models.PositiveSmallIntegerField()
-    seats = models.JSONField()
+    stake = models.PositiveIntegerField(help_text="Quan per point, frozen at the deal.")
+    room = models.ForeignKey(Room, on_delete=models.PROTECT, to_field="slug", related_name="hands")
     mode = models.CharField(max_length=8, choices=Mode.choices)
     ruleset = models.JSONField()
-    prefs = models.JSONField(help_text="[[auto_u, auto_chiu], …] per seat at the deal.")
     previous_winner = models.PositiveSmallIntegerField(null=True, blank=True)
     deck = models.JSONField(
         null=True, blank=True, help_text="A fixed deck (test/dev tables); else the seed's shuffle."
@@ -208,8 +238,6 @@ class Hand(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
     result = models.JSONField(null=True, blank=True)
     seq = models.PositiveIntegerField(default=0, help_text="The seq of the last event.")
-    state_blob = models.BinaryField(null=True, blank=True, editable=False)
-    state_seq = models.PositiveIntegerField(null=True, blank=True)
     last_event_at = models.DateTimeField()
     deadline_at = models.DateTimeField(
         null=True, blank=True, help_text="When the server moves for the seat to act (the clock)."
@@ -256,10 +284,7 @@ class Hand(models.Model):
                 | Q(status="ended", deadline_at__isnull=True),
                 name="games_hand_deadline_iff_playing",
             ),
-            models.CheckConstraint(
-                condition=Q(state_seq__isnull=True) | Q(state_seq__lte=F("seq")),
-                name="games_hand_cache_not_ahead",
-            ),
+            models.CheckConstraint(condition=Q(stake__gt=0), name="games_hand_stake_positive"),
             models.CheckConstraint(
                 condition=Exact(Length("seed"), 64), name="games_hand_seed_256_bits"
             ),
@@ -279,14 +304,6 @@ class Hand(models.Model):
                 name="games_hand_ended_after_created",
             ),
             models.CheckConstraint(
-                condition=Exact(JsonArrayLength("seats"), F("n_seats")),
-                name="games_hand_seats_per_seat",
-            ),
-            models.CheckConstraint(
-                condition=Exact(JsonArrayLength("prefs"), F("n_seats")),
-                name="games_hand_prefs_per_seat",
-            ),
-            models.CheckConstraint(
                 condition=Q(deck__isnull=True) | Q(Exact(JsonArrayLength("deck"), DECK_SIZE)),
                 name="games_hand_deck_100_cards",
             ),
@@ -295,12 +312,58 @@ class Hand(models.Model):
     def __str__(self) -> str:
         return f"hand {self.table_id}/{self.number} (#{self.pk}, {self.status})"
 
+    def seat_list(self) -> list[HandSeat]:
+        """The hand's seats in play order (prefetched as ``hand_seats`` when the caller did)."""
+        return sorted(self.hand_seats.all(), key=lambda s: s.position)
+
     def seat_of(self, user_id: int) -> int | None:
-        """The hand seat of this user, or None for a non-participant."""
-        for i, entry in enumerate(self.seats):
-            if entry["user"] == user_id:
-                return i
+        """The hand seat (play position) of this user, or None for a non-participant."""
+        for seat in self.seat_list():
+            if seat.user_id == user_id:
+                return seat.position
         return None
+
+
+class HandSeat(models.Model):
+    """A player in a hand: its ``position`` in play order (the rules core's seat), its table
+    seat, its preferences at the deal, and ``left_at`` once it stood up mid-hand (the server then
+    plays it after the auto-play delay to the end of the hand)."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="hand_seats")
+    position = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hand_seats"
+    )
+    table_seat = models.PositiveSmallIntegerField()
+    auto_u = models.BooleanField()
+    auto_chiu = models.BooleanField()
+    left_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["hand_id", "position"]
+        indexes = [models.Index(fields=["user", "-hand"], name="games_handseat_user_hands")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hand", "position"], name="games_handseat_unique_position"
+            ),
+            models.UniqueConstraint(fields=["hand", "user"], name="games_handseat_unique_user"),
+            models.UniqueConstraint(
+                fields=["hand", "table_seat"], name="games_handseat_unique_table_seat"
+            ),
+            models.CheckConstraint(
+                condition=Q(position__lt=MAX_SEATS, table_seat__lt=MAX_SEATS),
+                name="games_handseat_seats_0_3",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"hand {self.hand_id} seat {self.position}: {self.user_id}"
+
+    @property
+    def left(self) -> bool:
+        return self.left_at is not None
 
 
 class AppendOnlyError(Exception):

@@ -1,194 +1,42 @@
-"""Everything that reads tables and hands for the API.
+"""Everything that reads tables and hands for the API (the state of a hand comes from
+``games.hand_store``; deadlines from ``games.clock``).
 
-A hand's state is the replay of its log (:func:`hand_replay`); :func:`hand_state` serves it from
-an in-process LRU or the pickled cache on the Hand row when their seq is the log's, and replays
-otherwise. Views of a hand are built here for one viewer and never hold another seat's hand or
-the stock order before the hand ends.
+Views of a hand are built here for one viewer and never hold another seat's hand or the stock
+order before the hand ends. Every timestamp is rendered in UTC.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import pickle
-import threading
-import time
-from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import fields, is_dataclass, replace
-from datetime import datetime, timedelta
-from functools import lru_cache
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from django.conf import settings
-from django.core.cache import cache
-from django.db import connection
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from accounts.selectors import user_is_auditor
 from chan_api.errors import InvalidInput, NotFound, PermissionDenied
-from games.models import Hand, HandEvent, Seat, Table
-from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
-from games.rules import state as rules_state
+from games.clock import table_ready_deadline
+from games.hand_store import hand_deck, hand_replay, hand_state
+from games.models import Hand, HandEvent, HandSeat, Seat, Table
+from games.rules import HandState
 from games.rules.analysis import analysis_for
-from games.rules.cards import CODES, codes_of, parse_kinds
+from games.rules.cards import CODES, codes_of
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset, list_presets
 from games.rules.scoring import score
-from games.rules.state import Phase
 from games.rules.views import full_view, view_for
 
 logger = logging.getLogger(__name__)
 
 EVENTS_PAGE_MAX = 100
 TABLE_LIST_MAX = 100
-STATE_LRU_SIZE = 512
-HAND_VERSION_TTL_SECONDS = 24 * 3600
+TABLE_HANDS_MAX = 100
 
 
-# --------------------------------------------------------------------------- hand state
-
-
-def hand_version_key(hand_id: int) -> str:
-    """The cache key holding a hand's latest seq (set on commit by move_submit; for long polls)."""
-    return f"games:hand:{hand_id}:seq"
-
-
-def hand_cached_seq(hand_id: int) -> int | None:
-    """The hand's seq as published in the cache; None when the cache has none or is down."""
-    try:
-        value = cache.get(hand_version_key(hand_id))
-    except Exception:
-        logger.warning("hand %s: the cache did not answer", hand_id, exc_info=True)
-        return None
-    return value if isinstance(value, int) else None
-
-
-def _hand_seed_cached_seq(hand_id: int, seq: int) -> None:
-    """Put a seq read from the row into an empty cache (``add`` never lowers a published seq)."""
-    try:
-        cache.add(hand_version_key(hand_id), seq, timeout=HAND_VERSION_TTL_SECONDS)
-    except Exception:
-        logger.warning("hand %s: the cache did not answer", hand_id, exc_info=True)
-
-
-@lru_cache(maxsize=64)
-def _ruleset_from_json(spec_json: str) -> Ruleset:
-    return build_ruleset(json.loads(spec_json))
-
-
-def hand_ruleset(hand: Hand) -> Ruleset:
-    return _ruleset_from_json(json.dumps(hand.ruleset, sort_keys=True))
-
-
-def hand_config(hand: Hand) -> HandConfig:
-    return HandConfig(
-        n_seats=hand.n_seats,
-        mode=Mode(hand.mode),
-        ruleset=hand_ruleset(hand),
-        previous_winner=hand.previous_winner,
-        prefs=tuple((bool(u), bool(c)) for u, c in hand.prefs),
-    )
-
-
-def hand_deck(hand: Hand) -> list[int]:
-    """The deck this hand was dealt from: the fixed deck of a test table, else the seed's."""
-    if hand.deck is not None:
-        return parse_kinds(hand.deck)
-    return shuffle(bytes.fromhex(hand.seed))
-
-
-def hand_initial_state(hand: Hand) -> HandState:
-    return new_hand(hand_config(hand), hand_deck(hand), hand.dealer)
-
-
-def hand_replay(hand: Hand, *, upto: int | None = None) -> HandState:
-    """reduce(apply, moves in seq order, new_hand(…)): the state after event ``upto`` (or the last).
-
-    Always reads the log; never the cache.
-    """
-    state = hand_initial_state(hand)
-    events = HandEvent.objects.filter(hand_id=hand.pk, seq__gt=0).order_by("seq")
-    if upto is not None:
-        events = events.filter(seq__lte=upto)
-    for payload in events.values_list("payload", flat=True):
-        state = apply(state, move_from_dict(payload))
-    return state
-
-
-class _StateLru:
-    """Recent states keyed by (hand id, seq, seed hash): states are immutable, so sharing is safe."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._data: OrderedDict[tuple[int, int, str], HandState] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[int, int, str]) -> HandState | None:
-        with self._lock:
-            state = self._data.get(key)
-            if state is not None:
-                self._data.move_to_end(key)
-            return state
-
-    def put(self, key: tuple[int, int, str], state: HandState) -> None:
-        with self._lock:
-            self._data[key] = state
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-
-
-state_lru = _StateLru(STATE_LRU_SIZE)
-
-
-def _state_format() -> bytes:
-    """A tag naming the shape of the rules core's state classes: a blob pickled by a release with
-    other fields is never loaded by this one (it replays the log instead)."""
-    shape = [
-        (name, [f.name for f in fields(cls)])
-        for name, cls in sorted(vars(rules_state).items())
-        if isinstance(cls, type) and is_dataclass(cls)
-    ]
-    return b"chan-state:" + hashlib.sha256(repr(shape).encode()).hexdigest()[:16].encode() + b":"
-
-
-STATE_FORMAT = _state_format()
-
-
-def state_pickle(state: HandState) -> bytes:
-    """The cache blob: the state without its config (rebuilt from the Hand row on load)."""
-    return STATE_FORMAT + pickle.dumps(replace(state, config=None), protocol=5)
-
-
-def _unpickle_state(hand: Hand) -> HandState | None:
-    blob = bytes(hand.state_blob or b"")
-    if not blob.startswith(STATE_FORMAT):
-        return None
-    return replace(pickle.loads(blob[len(STATE_FORMAT) :]), config=hand_config(hand))
-
-
-def hand_state(hand: Hand) -> HandState:
-    """The hand's state at its latest seq: from the LRU, the row's cache, or a replay of the log."""
-    key = (hand.pk, hand.seq, hand.seed_hash)
-    state = state_lru.get(key)
-    if state is not None:
-        return state
-    state = _unpickle_state(hand) if hand.state_seq == hand.seq else None
-    if state is None:
-        state = hand_replay(hand)
-    state_lru.put(key, state)
-    return state
-
-
-def hand_cached_state(hand: Hand) -> HandState | None:
-    """The state pickled on the Hand row, or None (for checks of cache against replay)."""
-    return _unpickle_state(hand)
+def utc_iso(moment: datetime) -> str:
+    """An aware datetime as ISO 8601 in UTC, ``Z``-suffixed (as DRF renders them under UTC)."""
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 # --------------------------------------------------------------------------- tables
@@ -207,12 +55,19 @@ def table_list(
     free seats."""
     qs = table_queryset().exclude(status=Table.Status.CLOSED)
     if room is not None:
-        qs = qs.filter(room=room)
+        qs = qs.filter(room_id=room)
     if stake is not None:
         qs = qs.filter(stake=stake)
     if open_seats is not None:
         qs = qs.annotate(_seated=Count("seats")).filter(max_seats__gte=F("_seated") + open_seats)
     return list(qs.order_by("-created_at", "-id")[:TABLE_LIST_MAX])
+
+
+def table_hands(*, table_id: int) -> list[Hand]:
+    """The table's hands, newest first (at most 100), with their frozen terms."""
+    if not Table.objects.filter(pk=table_id).exists():
+        raise NotFound(_("No such table."))
+    return list(Hand.objects.filter(table_id=table_id).order_by("-number")[:TABLE_HANDS_MAX])
 
 
 def table_get(*, table_id: int) -> Table:
@@ -246,8 +101,15 @@ def table_hand_for_redirect(*, table_id: int) -> int:
 # --------------------------------------------------------------------------- hands
 
 
+def hand_queryset() -> QuerySet[Hand]:
+    """Hands with their table and their seats (and players) in one round of queries."""
+    return Hand.objects.select_related("table").prefetch_related(
+        Prefetch("hand_seats", queryset=HandSeat.objects.select_related("user"))
+    )
+
+
 def hand_get(*, hand_id: int) -> Hand:
-    hand = Hand.objects.select_related("table").filter(pk=hand_id).first()
+    hand = hand_queryset().filter(pk=hand_id).first()
     if hand is None:
         raise NotFound(_("No such hand."))
     return hand
@@ -278,93 +140,59 @@ class HandVersion(NamedTuple):
 
 
 def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
-    """The ETag, seq and end of a hand for a participant, reading one row (no state, no view)."""
-    row = Hand.objects.filter(pk=hand_id).values_list("seq", "seats", "status").first()
+    """The ETag, seq and end of a hand for a participant, in one query (no state, no view)."""
+    row = (
+        Hand.objects.filter(pk=hand_id)
+        .annotate(participant=Exists(HandSeat.objects.filter(hand=OuterRef("pk"), user_id=user.pk)))
+        .values_list("seq", "status", "participant")
+        .first()
+    )
     if row is None:
         raise NotFound(_("No such hand."))
-    seq, seats, status = row
-    if not any(entry["user"] == user.pk for entry in seats):
+    seq, status, participant = row
+    if not participant:
         raise not_a_participant()
     return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED)
 
 
-def hand_deadline(
-    hand: Hand, table: Table, state: HandState, *, actor_leaving: bool = False
-) -> datetime | None:
-    """When the server acts for the seat to move (RULES.md §12): the phase's timeout after the
-    last turn event, or ``CHAN_AUTO_PLAY_DELAY`` for a báo seat or one that left the table."""
-    if state.phase is Phase.ENDED:
-        return None
-    seconds = {
-        Phase.TRA_CUA: table.tra_cua_timeout,
-        Phase.DECLARE: table.declare_timeout,
-    }.get(state.phase, table.turn_timeout)
-    if actor_leaving or state.seats[state.turn].bao:
-        seconds = min(seconds, settings.CHAN_AUTO_PLAY_DELAY)
-    return hand.last_event_at + timedelta(seconds=seconds)
-
-
-def _deadline(hand: Hand, table: Table, state: HandState) -> str | None:
-    return None if hand.deadline_at is None else hand.deadline_at.isoformat()
-
-
-def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[int]]:
-    """Work the clock is late for (its wake-up was lost: broker outage, worker killed): playing
-    hands whose deadline has passed, and open tables whose ready deadline has."""
-    hands = list(
-        Hand.objects.filter(status=Hand.Status.PLAYING, deadline_at__lte=now)
-        .order_by("deadline_at")
-        .values_list("pk", flat=True)[:limit]
-    )
-    tables = []
-    candidates = (
-        Table.objects.filter(status=Table.Status.OPEN)
-        .annotate(n_ready=Count("seats", filter=Q(seats__ready=True)))
-        .filter(n_ready__gte=1)
-        .prefetch_related("seats")[:limit]
-    )
-    for table in candidates:
-        deadline = table_ready_deadline(table, list(table.seats.all()))
-        if deadline is not None and deadline <= now:
-            tables.append(table.pk)
-    return hands, tables
+def _deadline(hand: Hand) -> str | None:
+    return None if hand.deadline_at is None else utc_iso(hand.deadline_at)
 
 
 def _players(hand: Hand) -> list[dict[str, Any]]:
     return [
         {
-            "seat": i,
-            "user_id": e["user"],
-            "username": e["username"],
-            "table_seat": e["table_seat"],
-            "left": bool(e.get("left")),
+            "seat": s.position,
+            "user_id": s.user_id,
+            "username": s.user.username,
+            "table_seat": s.table_seat,
+            "left": s.left,
         }
-        for i, e in enumerate(hand.seats)
+        for s in hand.seat_list()
     ]
 
 
-def hand_view_for_user(
-    *, hand: Hand, user: Any, table: Table | None = None, state: HandState | None = None
-) -> dict[str, Any]:
+def hand_view_for_user(*, hand: Hand, user: Any, state: HandState | None = None) -> dict[str, Any]:
     """The caller's view of the hand (rules view_for) plus seq, deadline, seed hash, players;
     after the end also the result and the revealed seed."""
     seat = hand_seat_for_user(hand, user)
     if state is None:
         state = hand_state(hand)
     view = view_for(state, seat)
-    table = table or hand.table
     ended = hand.status == Hand.Status.ENDED
     view.update(
         {
             "hand_id": hand.pk,
             "table_id": hand.table_id,
             "number": hand.number,
+            "room": hand.room_id,
+            "stake": hand.stake,
             "seq": hand.seq,
             "status": hand.status,
             "mats": [s["mat"] for s in view["seats"]],
             "players": _players(hand),
             "analysis": analysis_for(state, seat) if not ended else None,
-            "deadline": _deadline(hand, table, state),
+            "deadline": _deadline(hand),
             "seed_hash": hand.seed_hash,
             "fixed_deck": hand.deck is not None,
             "result": hand.result if ended else None,
@@ -382,7 +210,7 @@ def _event_dict(event: HandEvent) -> dict[str, Any]:
         "system": event.system,
         "move": event.payload or None,
         "effects": event.effects,
-        "created_at": event.created_at.isoformat(),
+        "created_at": utc_iso(event.created_at),
     }
 
 
@@ -462,6 +290,8 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
         {
             "hand_id": hand.pk,
             "table_id": hand.table_id,
+            "room": hand.room_id,
+            "stake": hand.stake,
             "seq": seq,
             "last_seq": hand.seq,
             "status": hand.status,
@@ -479,27 +309,25 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
 # --------------------------------------------------------------------------- table output
 
 
-def table_ready_deadline(table: Table, seats: list[Seat]) -> datetime | None:
-    """When the players who are not ready are unseated (RULES.md §12) and the ready ones, if two
-    or more, are dealt: ``ready_timeout`` seconds after the first player said ready. None while
-    nobody is ready, or when everybody is (the hand is dealt at once)."""
-    ready_at = sorted(s.ready_at for s in seats if s.ready and s.ready_at is not None)
-    if not ready_at or len(ready_at) == len(seats):
-        return None
-    return ready_at[0] + timedelta(seconds=table.ready_timeout)
+def _players_leaving(hand_ids: Iterable[int]) -> set[tuple[int, int]]:
+    """(hand id, user id) of the players who left these hands mid-hand."""
+    rows = HandSeat.objects.filter(hand_id__in=list(hand_ids), left_at__isnull=False)
+    return set(rows.values_list("hand_id", "user_id"))
 
 
 def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
     """Tables as the API shows them (seats prefetched by :func:`table_queryset`)."""
     current = table_current_hand_ids(t.pk for t in tables)
+    leaving = _players_leaving(current.values())
     out = []
     for t in tables:
         seats = list(t.seats.all())
+        hand_id = current.get(t.pk)
         out.append(
             {
                 "id": t.pk,
                 "name": t.name,
-                "room": t.room,
+                "room": t.room_id,
                 "stake": t.stake,
                 "max_seats": t.max_seats,
                 "mode": t.mode,
@@ -518,14 +346,14 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
                         "user_id": s.player_id,
                         "username": s.player.username,
                         "ready": s.ready,
-                        "leaving": s.leaving,
+                        "leaving": (hand_id, s.player_id) in leaving,
                         "auto_u": s.auto_u,
                         "auto_chiu": s.auto_chiu,
                     }
                     for s in seats
                 ],
                 "open_seats": t.max_seats - len(seats),
-                "current_hand_id": current.get(t.pk),
+                "current_hand_id": hand_id,
                 "ready_deadline": (
                     table_ready_deadline(t, seats) if t.status == Table.Status.OPEN else None
                 ),
@@ -538,56 +366,6 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
 
 def table_summary(*, table_id: int) -> dict[str, Any]:
     return table_summaries([table_get(table_id=table_id)])[0]
-
-
-# --------------------------------------------------------------------------- hand waiting
-
-
-def hand_wait_for_seq(
-    *,
-    hand_id: int,
-    after_seq: int,
-    timeout: float,
-    poll: float = 0.02,
-    db_backoff: tuple[float, float] = (0.5, 2.0),
-) -> None:
-    """Block until the hand's seq is above ``after_seq`` or ``timeout`` seconds pass.
-
-    Watches the version key in Django's cache (published on commit by every move) every
-    ``poll`` seconds, holding no database connection. Only when the cache has no seq for the
-    hand (never published, evicted, or the cache is down) does it read the row, and put its seq
-    in the cache for the next polls; while the cache still has none it reads the row again
-    after ``db_backoff[0]`` seconds, doubling up to ``db_backoff[1]``.
-    """
-    start = time.monotonic()
-    deadline = start + timeout
-    next_db, db_every = start, db_backoff[0]
-    _release_connection()
-    while True:
-        seq = hand_cached_seq(hand_id)
-        if seq is not None and seq > after_seq:
-            return
-        now = time.monotonic()
-        if now >= deadline:
-            return
-        pause = poll
-        if seq is None:
-            if now >= next_db:
-                row_seq = Hand.objects.filter(pk=hand_id).values_list("seq", flat=True).first()
-                _release_connection()
-                if row_seq is None or row_seq > after_seq:
-                    return
-                _hand_seed_cached_seq(hand_id, row_seq)
-                next_db, db_every = now + db_every, min(2 * db_every, db_backoff[1])
-            else:
-                pause = next_db - now  # the cache keeps no seq: wait for the next row read
-        time.sleep(min(pause, max(0.0, deadline - now)))
-
-
-def _release_connection() -> None:
-    """Give the database connection back while we wait (not inside a transaction: tests)."""
-    if not connection.in_atomic_block:
-        connection.close()
 
 
 # --------------------------------------------------------------------------- rules
@@ -624,30 +402,6 @@ def rules_score(*, ruleset_spec: Any, cuoc: Any) -> dict[str, int]:
             errors={key: [message or str(exc)]},
             reason=str(exc),
         ) from exc
-
-
-# --------------------------------------------------------------------------- audit
-
-
-def hand_cache_problems(hand: Hand) -> list[str]:
-    """Why the hand's cached state is not the replay of its log (empty when it is)."""
-    problems = []
-    last_seq = (
-        HandEvent.objects.filter(hand_id=hand.pk)
-        .order_by("-seq")
-        .values_list("seq", flat=True)
-        .first()
-    )
-    if last_seq != hand.seq:
-        problems.append(f"hand.seq is {hand.seq} but the log ends at {last_seq}")
-    if hand.state_seq != hand.seq:
-        problems.append(f"the cache is at seq {hand.state_seq}, the hand at {hand.seq}")
-    cached = hand_cached_state(hand)
-    if cached is None:
-        problems.append("no cached state")
-    elif cached != hand_replay(hand):
-        problems.append("the cached state differs from the replay of the log")
-    return problems
 
 
 def rules_evaluate(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import shared_task
 from django.utils import timezone
 
-from games.selectors import clock_overdue
+from games.clock import clock_overdue
 from games.services.hands import hand_clock_tick
 from games.services.tables import table_deal_if_due
 

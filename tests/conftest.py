@@ -29,6 +29,21 @@ def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
         cursor.execute("SET chan.allow_log_truncate = 'on'")  # this connection is already open
 
 
+@pytest.fixture(autouse=True)
+def _default_rooms(request: pytest.FixtureRequest) -> None:
+    """The rooms are seeded by a migration; a transactional test empties every table after it,
+    so each database test puts back the missing ones."""
+    if request.node.get_closest_marker("django_db") is None and not {
+        "db",
+        "transactional_db",
+        "live_server",
+    } & set(request.fixturenames):
+        return
+    from games.services.rooms import rooms_seed
+
+    rooms_seed()
+
+
 @pytest.fixture
 def api_client() -> APIClient:
     return APIClient()

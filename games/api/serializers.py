@@ -12,7 +12,7 @@ from chan_api.strict_input import (
     StrictInputSerializer,
     StrictIntegerField,
 )
-from games.models import MAX_SEATS, MAX_TIMEOUT_SECONDS, MIN_SEATS, Hand, Mode, Table
+from games.models import DEFAULT_ROOM, MAX_SEATS, MAX_TIMEOUT_SECONDS, MIN_SEATS, Hand, Mode, Table
 from games.rules.calculator import MAX_NHAI, NO_WIN_REASONS
 from games.rules.cuoc import WIN_SOURCES
 from games.rules.moves import MOVE_TYPES
@@ -21,7 +21,7 @@ from games.rules.ruleset import PRESETS
 MAX_STAKE = 1_000_000_000
 MAX_SEQ = 2**31 - 1
 CARD_HELP = "A kind code: 2V…9V, 2N…9N, 2S…9S or CC."
-ROOM_RE = r"^[A-Za-z0-9_-]{1,32}$"
+ROOM_RE = r"^[a-z0-9-]{1,32}$"
 
 # --------------------------------------------------------------------------- shared
 
@@ -75,7 +75,12 @@ class TableTimeoutsSerializer(serializers.Serializer):
 
 class TableCreateInputSerializer(StrictInputSerializer):
     name = StrictCharField(max_length=64, default="Chắn")
-    room = StrictCharField(max_length=32, default="main", validators=[RegexValidator(ROOM_RE)])
+    room = StrictCharField(
+        max_length=32,
+        default=DEFAULT_ROOM,
+        validators=[RegexValidator(ROOM_RE)],
+        help_text="A room's slug: nen-dat (default), chieu-coi, sap-gu-2, sap-gu-vip.",
+    )
     stake = StrictIntegerField(min_value=1, max_value=MAX_STAKE, help_text="Quan per point.")
     max_seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, default=MAX_SEATS)
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.BASIC)
@@ -163,6 +168,21 @@ class TableOutputSerializer(serializers.Serializer):
     )
     fixed_deck = serializers.BooleanField(help_text="Dealt from a fixed test deck.")
     created_at = serializers.DateTimeField()
+
+
+class TableHandSerializer(serializers.Serializer):
+    """A hand of a table with the terms frozen at its deal."""
+
+    id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Hand.Status.choices)
+    room = serializers.CharField(source="room_id")
+    stake = serializers.IntegerField(help_text="Quan per point, frozen at the deal.")
+    mode = serializers.ChoiceField(choices=Mode.choices)
+    n_seats = serializers.IntegerField()
+    seq = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
 
 
 class SeatReadyOutputSerializer(serializers.Serializer):
@@ -292,6 +312,8 @@ class HandViewSerializer(serializers.Serializer):
     hand_id = serializers.IntegerField()
     table_id = serializers.IntegerField()
     number = serializers.IntegerField()
+    room = serializers.CharField(help_text="The room, frozen at the deal.")
+    stake = serializers.IntegerField(help_text="Quan per point, frozen at the deal.")
     seq = serializers.IntegerField(help_text="The seq of the hand's last event.")
     status = serializers.ChoiceField(choices=Hand.Status.choices)
     phase = serializers.CharField()
@@ -388,6 +410,8 @@ class ReplayQuerySerializer(serializers.Serializer):
 class HandReplaySerializer(serializers.Serializer):
     hand_id = serializers.IntegerField()
     table_id = serializers.IntegerField()
+    room = serializers.CharField()
+    stake = serializers.IntegerField()
     seq = serializers.IntegerField()
     last_seq = serializers.IntegerField()
     status = serializers.ChoiceField(choices=Hand.Status.choices)

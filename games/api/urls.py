@@ -14,6 +14,7 @@ from games.api.views import (
     SeatLeaveApi,
     SeatReadyApi,
     TableDetailApi,
+    TableHandListApi,
     TableHandRedirectApi,
     TableListCreateApi,
 )
@@ -42,6 +43,7 @@ urlpatterns = [
     path("tables/<id:table_id>/leave", SeatLeaveApi.as_view(), name="table-leave"),
     path("tables/<id:table_id>/ready", SeatReadyApi.as_view(), name="table-ready"),
     path("tables/<id:table_id>/hand", TableHandRedirectApi.as_view(), name="table-hand"),
+    path("tables/<id:table_id>/hands", TableHandListApi.as_view(), name="table-hands"),
     path("hands/<id:hand_id>", HandDetailApi.as_view(), name="hand-detail"),
     path("hands/<id:hand_id>/events", HandEventListApi.as_view(), name="hand-events"),
     path("hands/<id:hand_id>/moves", MoveSubmitApi.as_view(), name="hand-moves"),

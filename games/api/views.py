@@ -55,9 +55,11 @@ from games.api.serializers import (
     SeatReadyInputSerializer,
     SeatReadyOutputSerializer,
     TableCreateInputSerializer,
+    TableHandSerializer,
     TableListQuerySerializer,
     TableOutputSerializer,
 )
+from games.hand_store import hand_wait_for_seq
 from games.selectors import (
     hand_etag,
     hand_etag_for_user,
@@ -65,11 +67,11 @@ from games.selectors import (
     hand_get,
     hand_replay_for_user,
     hand_view_for_user,
-    hand_wait_for_seq,
     rules_evaluate,
     rules_presets,
     rules_score,
     table_hand_for_redirect,
+    table_hands,
     table_list,
     table_summaries,
     table_summary,
@@ -200,6 +202,18 @@ class SeatReadyApi(APIView):
         hand = seat_ready(table_id=table_id, user=request.user, **data)
         body = {"table": table_summary(table_id=table_id), "hand_id": hand.pk if hand else None}
         return Response(SeatReadyOutputSerializer(body).data)
+
+
+class TableHandListApi(APIView):
+    @extend_schema(
+        operation_id="tables_hands",
+        tags=["tables"],
+        summary="The table's hands, newest first (at most 100), with their stakes",
+        parameters=[TABLE_ID, *COMMON_HEADERS],
+        responses={200: TableHandSerializer(many=True), **problem_responses(404)},
+    )
+    def get(self, request: Request, table_id: int) -> Response:
+        return Response(TableHandSerializer(table_hands(table_id=table_id), many=True).data)
 
 
 class TableHandRedirectApi(APIView):
@@ -374,6 +388,9 @@ class MoveSubmitApi(APIView):
             expected_seq=expected_seq,
             idempotency_key=_idempotency_key(request),
             request_hash=_request_hash(hand_id, body),
+            render=lambda hand, state: hand_view_for_user(
+                hand=hand, user=request.user, state=state
+            ),
         )
         response = Response(result.body, status=result.status)
         if result.replayed:

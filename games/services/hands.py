@@ -1,16 +1,14 @@
-"""Writes on hands: submitting a move (the only way a hand's log grows) and ending the hand."""
+"""Writes on hands: applying a move (the only way a hand's log grows), the clock's moves, and
+ending the hand. Lock order: the hand row, then its table row (as the table services lock a
+playing hand before their table)."""
 
 from __future__ import annotations
 
-import logging
-from contextlib import suppress
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.conf import settings
-from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -23,7 +21,9 @@ from chan_api.errors import (
     RateLimited,
     RuleRefused,
 )
-from games.models import Hand, HandEvent, IdempotencyRecord, Seat, Table
+from games.clock import hand_clock_on_commit, hand_deadline_for
+from games.hand_store import hand_publish_on_commit, hand_state
+from games.models import Hand, HandEvent, Seat, Table
 from games.rules import HandState, apply, move_from_dict
 from games.rules.autoplay import auto_move
 from games.rules.errors import InvalidInput as RulesInvalidInput
@@ -31,68 +31,31 @@ from games.rules.errors import RuleError
 from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
 from games.rules.views import full_view
-from games.selectors import (
-    HAND_VERSION_TTL_SECONDS,
-    hand_deadline,
-    hand_state,
-    hand_version_key,
-    hand_view_for_user,
-    not_a_participant,
-    state_lru,
-    state_pickle,
-)
+from games.selectors import not_a_participant
+from games.services.idempotency import StoredResponse, idempotency_record, idempotency_replay
 
-# Rule refusals that mean "not now" rather than "never": the client's picture is stale.
 PREFS_PER_MINUTE = 6
+# Rule refusals that mean "not now" rather than "never": the client's picture is stale.
 CONFLICT_CODES = frozenset({"not_your_turn", "wrong_phase", "hand_over"})
-logger = logging.getLogger(__name__)
+
+# What a move request answers, rendered by the API layer from the hand and its new state.
+MoveRenderer = Callable[[Hand, HandState], dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
-class MoveResult:
-    """What ``POST /hands/{id}/moves`` answers; ``replayed`` when served from an idempotency key."""
-
-    status: int
-    body: dict[str, Any]
-    replayed: bool = False
-
-
-def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
-    """Once the transaction commits: remember the state in the LRU and publish the new seq in
-    the cache, where long polls watch it.
-
-    Best effort: the move is committed whatever the cache does, so a failure here is logged and
-    never reaches the client (``robust``). The seq only ever rises in the cache, so a late
-    publish of an older move cannot hide a newer one from the long polls.
-    """
-    key, seq, hand_id = (hand.pk, hand.seq, hand.seed_hash), hand.seq, hand.pk
-
-    def publish() -> None:
-        state_lru.put(key, state)
-        version_key = hand_version_key(hand_id)
-        try:
-            cached = cache.get(version_key)
-            if not isinstance(cached, int) or cached < seq:
-                cache.set(version_key, seq, timeout=HAND_VERSION_TTL_SECONDS)
-        except Exception:
-            logger.warning("hand %s: could not publish seq %s", hand_id, seq, exc_info=True)
-            # Without the key the long polls read the row instead of an outdated seq.
-            with suppress(Exception):
-                cache.delete(version_key)
-
-    transaction.on_commit(publish, robust=True)
-
-
-def _key_reused() -> Conflict:
-    return Conflict(
-        _("This Idempotency-Key was already used for a different request."),
-        code="idempotency_key_reused",
+def hand_lock(hand_id: int) -> Hand | None:
+    """The hand row, locked (``SELECT … FOR UPDATE``), with its table and seats, or None."""
+    return (
+        Hand.objects.select_for_update(of=("self",))
+        .select_related("table")
+        .prefetch_related("hand_seats__user")
+        .filter(pk=hand_id)
+        .first()
     )
 
 
 def _check_body_seat(move_json: Any, seat: int) -> None:
     if not isinstance(move_json, dict):
-        return  # move_from_dict refuses it with a 400
+        return  # move_from_dict refuses it
     if move_json.get("system") not in (None, False):
         raise InvalidInput(
             _("Field 'system' is reserved for the server's own moves."),
@@ -116,10 +79,10 @@ def _check_body_seat(move_json: Any, seat: int) -> None:
             )
 
 
-def _rule_problem(exc: RuleError, seq: int) -> DomainError:
+def _rule_refusal(exc: RuleError, seq: int) -> DomainError:
     """A refusal of the rules core as a domain error carrying the hand's seq: bad input (an
-    unknown cước, an impossible count) is invalid input, "not now" a conflict, any other refusal
-    a rule refusal."""
+    unknown cước, an impossible count) is invalid input, "not now" a conflict, any other
+    refusal a rule refusal. The message is the rules core's template, translated by gettext."""
     family: type[DomainError]
     if isinstance(exc, RulesInvalidInput):
         family = InvalidInput
@@ -135,23 +98,18 @@ def _rule_problem(exc: RuleError, seq: int) -> DomainError:
     )
 
 
-def _check_prefs_change(state: HandState, new_state: HandState, seat: int, seq: int) -> None:
-    """A set_prefs must change the seat's preferences: one that changes nothing would still
-    append an event and bump the seq, making the turn seat's ``expected_seq`` stale. Checked
-    here rather than in the rules core so that logs holding such events still replay."""
+def _check_prefs(hand: Hand, state: HandState, new_state: HandState, seat: int) -> None:
+    """A set_prefs must change the seat's preferences (one that changes nothing would still bump
+    the seq, making the turn seat's ``expected_seq`` stale), and a seat may send at most
+    ``PREFS_PER_MINUTE`` a minute (counted from the log, under the hand's lock). Checked here
+    rather than in the rules core so that logs holding such events still replay."""
     before, after = state.seats[seat], new_state.seats[seat]
     if (before.auto_u, before.auto_chiu) == (after.auto_u, after.auto_chiu):
         raise Conflict(
             _("Your preferences already have these values."),
             code="prefs_unchanged",
-            extra={"seq": seq},
+            extra={"seq": hand.seq},
         )
-
-
-def _check_prefs_rate(hand: Hand, seat: int) -> None:
-    """At most ``PREFS_PER_MINUTE`` set_prefs per seat and minute in a hand: each one bumps the
-    seq (every other seat's ``expected_seq`` goes stale), so a seat must not spam them. Counted
-    from the log, under the hand's lock."""
     since = timezone.now() - timedelta(minutes=1)
     recent = HandEvent.objects.filter(
         hand=hand, type="set_prefs", actor_seat=seat, created_at__gte=since
@@ -176,7 +134,7 @@ def _result(state: HandState) -> dict[str, Any]:
 
 def _hand_finish(hand: Hand, state: HandState) -> None:
     """The hand ended: record the result (the seed is revealed with it), free the table, and
-    free the seats of players who left mid-hand."""
+    free the seats of the players who left mid-hand. The caller holds the hand row lock."""
     hand.status = Hand.Status.ENDED
     hand.deadline_at = None
     hand.result = _result(state)
@@ -185,13 +143,14 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
     if table.status == Table.Status.PLAYING:
         table.status = Table.Status.OPEN
         table.save(update_fields=["status", "updated_at"])
-    Seat.objects.filter(table=table, leaving=True).delete()
+    gone = [s.user_id for s in hand.seat_list() if s.left]
+    Seat.objects.filter(table=table, player_id__in=gone).delete()
     Seat.objects.filter(table=table).update(ready=False, ready_at=None, updated_at=timezone.now())
 
 
 def _append(hand: Hand, move: Move, new_state: HandState) -> None:
-    """Append ``move`` (already applied: ``new_state``) to the locked hand's log, update the
-    cached state, end the hand if it ended, and publish and wake the clock after commit."""
+    """Append ``move`` (already applied: ``new_state``) to the locked hand's log, end the hand
+    if it ended, set the next deadline, and publish and wake the clock after commit."""
     seq = hand.seq + 1
     payload = move.to_dict()
     HandEvent.objects.create(
@@ -204,8 +163,6 @@ def _append(hand: Hand, move: Move, new_state: HandState) -> None:
         effects=list(new_state.events),
     )
     hand.seq = seq
-    hand.state_blob = state_pickle(new_state)
-    hand.state_seq = seq
     turn_move = not isinstance(move, SetPrefs)
     if turn_move:
         # The turn's deadline runs from here: a seat changing its preferences must not push
@@ -221,37 +178,75 @@ def _append(hand: Hand, move: Move, new_state: HandState) -> None:
         hand_clock_on_commit(hand)
 
 
-def hand_deadline_for(hand: Hand, state: HandState) -> datetime | None:
-    """The deadline of the seat to act in ``state`` (RULES.md §12), shorter if it left the table
-    (``seat_leave`` marks it ``"left"`` in ``hand.seats``)."""
-    left = bool(hand.seats[state.turn].get("left"))
-    return hand_deadline(hand, hand.table, state, actor_leaving=left)
+def hand_move_apply(
+    *, hand: Hand, seat: int, move_json: Any, expected_seq: int | None = None
+) -> HandState:
+    """Validate a seat's move through the rules core and append it to the hand's log; return
+    the new state. The caller holds the hand row lock (:func:`hand_lock`); every refusal is a
+    domain error carrying the hand's seq."""
+    _check_body_seat(move_json, seat)
+    if expected_seq is not None and expected_seq != hand.seq:
+        raise Conflict(
+            _("The hand is at seq %(seq)s, not %(expected)s."),
+            code="stale_seq",
+            extra={"seq": hand.seq},
+            seq=hand.seq,
+            expected=expected_seq,
+        )
+    try:
+        move = move_from_dict(move_json, seat=seat)
+        state = hand_state(hand)
+        new_state = apply(state, move)
+    except RuleError as exc:
+        raise _rule_refusal(exc, hand.seq) from exc
+    if isinstance(move, SetPrefs):
+        _check_prefs(hand, state, new_state, seat)
+    _append(hand, move, new_state)
+    if isinstance(move, SetPrefs):
+        changes = {
+            k: v
+            for k, v in (("auto_u", move.auto_u), ("auto_chiu", move.auto_chiu))
+            if v is not None
+        }
+        user_id = hand.seat_list()[seat].user_id
+        Seat.objects.filter(table_id=hand.table_id, player_id=user_id).update(**changes)
+    return new_state
 
 
-def hand_lock(hand_id: int) -> Hand | None:
-    """The hand row, locked (``SELECT … FOR UPDATE``) with its table, or None."""
-    return (
-        Hand.objects.select_for_update(of=("self",))
-        .select_related("table")
-        .filter(pk=hand_id)
-        .first()
-    )
+def move_submit(
+    *,
+    hand_id: int,
+    user: Any,
+    move_json: Any,
+    request_hash: str,
+    render: MoveRenderer,
+    expected_seq: int | None = None,
+    idempotency_key: str | None = None,
+) -> StoredResponse:
+    """A player's move request: lock the hand, answer a repeated ``Idempotency-Key`` from its
+    record, else apply the move and keep the response (``render``'s view) under the key.
 
-
-def hand_clock_on_commit(hand: Hand) -> None:
-    """Once the transaction commits, wake the clock (``games.tasks.hand_turn_due``) at the
-    hand's ``deadline_at``. Best effort like publishing: a lost wake-up is caught by the periodic
-    ``clock_sweep``."""
-    if hand.deadline_at is None or not settings.CHAN_CLOCK:
-        return
-    hand_id, due = hand.pk, hand.deadline_at
-
-    def wake() -> None:
-        from games.tasks import hand_turn_due
-
-        hand_turn_due.apply_async((hand_id,), eta=due)
-
-    transaction.on_commit(wake, robust=True)
+    Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
+    new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
+    row, then its table's (when the move ends the hand)."""
+    with transaction.atomic():
+        hand = hand_lock(hand_id)
+        if hand is None:
+            raise NotFound(_("No such hand."))
+        seat = hand.seat_of(user.pk)
+        if seat is None:
+            raise not_a_participant()
+        replayed = idempotency_replay(user=user, key=idempotency_key, request_hash=request_hash)
+        if replayed is not None:
+            return replayed
+        new_state = hand_move_apply(
+            hand=hand, seat=seat, move_json=move_json, expected_seq=expected_seq
+        )
+        response = StoredResponse(201, {"seq": hand.seq, "state": render(hand, new_state)})
+        idempotency_record(
+            user=user, key=idempotency_key, hand=hand, request_hash=request_hash, response=response
+        )
+        return response
 
 
 def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
@@ -272,86 +267,3 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
         move = auto_move(state)
         _append(hand, move, apply(state, move))
         return hand.seq
-
-
-def move_submit(
-    *,
-    hand_id: int,
-    user: Any,
-    move_json: Any,
-    request_hash: str,
-    expected_seq: int | None = None,
-    idempotency_key: str | None = None,
-) -> MoveResult:
-    """Validate a move through the rules core and append it to the hand's log.
-
-    Locks the hand row (``SELECT … FOR UPDATE``): of two concurrent moves exactly one is
-    applied; the other then sees the new seq (409 ``stale_seq`` when it sent ``expected_seq``)
-    or a rules refusal. A repeated ``(user, idempotency_key)`` returns the stored response and
-    appends nothing; the same key with another request is a 422.
-    """
-    with transaction.atomic():
-        hand = hand_lock(hand_id)
-        if hand is None:
-            raise NotFound(_("No such hand."))
-        seat = hand.seat_of(user.pk)
-        if seat is None:
-            raise not_a_participant()
-        if idempotency_key is not None:
-            record = IdempotencyRecord.objects.filter(user=user, key=idempotency_key).first()
-            if record is not None:
-                if record.request_hash != request_hash:
-                    raise _key_reused()
-                return MoveResult(record.response_status, record.response_body, replayed=True)
-        _check_body_seat(move_json, seat)
-        if expected_seq is not None and expected_seq != hand.seq:
-            raise Conflict(
-                _("The hand is at seq %(seq)s, not %(expected)s."),
-                code="stale_seq",
-                extra={"seq": hand.seq},
-                seq=hand.seq,
-                expected=expected_seq,
-            )
-        try:
-            move = move_from_dict(move_json, seat=seat)
-        except RulesInvalidInput as exc:
-            raise _rule_problem(exc, hand.seq) from exc
-        state = hand_state(hand)
-        try:
-            new_state = apply(state, move)
-        except RuleError as exc:
-            raise _rule_problem(exc, hand.seq) from exc
-        if isinstance(move, SetPrefs):
-            _check_prefs_change(state, new_state, move.seat, hand.seq)
-            _check_prefs_rate(hand, move.seat)
-
-        _append(hand, move, new_state)
-        seq = hand.seq
-        if isinstance(move, SetPrefs):
-            changes = {
-                k: v
-                for k, v in (("auto_u", move.auto_u), ("auto_chiu", move.auto_chiu))
-                if v is not None
-            }
-            Seat.objects.filter(table_id=hand.table_id, player=user).update(**changes)
-
-        body = {"seq": seq, "state": hand_view_for_user(hand=hand, user=user, state=new_state)}
-        if idempotency_key is not None:
-            try:
-                with transaction.atomic():  # a savepoint: the transaction stays usable
-                    IdempotencyRecord.objects.create(
-                        user=user,
-                        key=idempotency_key,
-                        hand=hand,
-                        request_hash=request_hash,
-                        response_status=201,
-                        response_body=body,
-                    )
-            except IntegrityError as exc:
-                # The same key, sent at the same time to another hand (whose lock we do not
-                # hold), was stored first: refuse, and the move rolls back with the exception.
-                # Any other integrity error is a bug and stays one.
-                if not IdempotencyRecord.objects.filter(user=user, key=idempotency_key).exists():
-                    raise
-                raise _key_reused() from exc
-        return MoveResult(201, body)

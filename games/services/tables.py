@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Mapping
-from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -14,19 +13,19 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from chan_api.errors import Conflict, InvalidInput, NotFound
-from games.models import MAX_SEATS, Hand, HandEvent, Seat, Table
-from games.rules import first_dealer, new_hand, parse_deck, shuffle
-from games.rules.cards import CODES
-from games.rules.errors import InvalidInput as RulesInvalidInput
-from games.selectors import (
-    hand_config,
+from games.clock import (
+    hand_clock_on_commit,
     hand_deadline,
-    hand_state,
-    ruleset_from_spec,
-    state_pickle,
+    table_clock_on_commit,
     table_ready_deadline,
 )
-from games.services.hands import hand_clock_on_commit, hand_lock, hand_publish_on_commit
+from games.hand_store import hand_publish_on_commit, hand_ruleset, hand_state
+from games.models import DEFAULT_ROOM, MAX_SEATS, Hand, HandEvent, HandSeat, Room, Seat, Table
+from games.rules import HandConfig, Mode, first_dealer, new_hand, parse_deck, shuffle
+from games.rules.cards import CODES
+from games.rules.errors import InvalidInput as RulesInvalidInput
+from games.selectors import ruleset_from_spec
+from games.services.hands import hand_lock
 
 
 def _fixed_deck(
@@ -77,7 +76,7 @@ def table_create(
     owner: Any,
     name: str,
     stake: int,
-    room: str = "main",
+    room: str = DEFAULT_ROOM,
     max_seats: int = MAX_SEATS,
     mode: str = "basic",
     ruleset: Mapping[str, Any] | None = None,
@@ -88,11 +87,18 @@ def table_create(
 ) -> Table:
     """Open a table; the owner sits at ``seat`` (0 unless it asks for another)."""
     spec = ruleset_from_spec(ruleset).spec()
+    if not Room.objects.filter(slug=room).exists():
+        raise InvalidInput(
+            _("No such room: %(room)s."),
+            code="invalid_room",
+            errors={"room": [_("no such room")]},
+            room=room,
+        )
     fixed_deck, fixed_dealer = _fixed_deck(deck, dealer, max_seats)
     timeouts = timeouts or {}
     table = Table(
         name=name,
-        room=room,
+        room_id=room,
         stake=stake,
         max_seats=max_seats,
         mode=mode,
@@ -178,10 +184,9 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
         and hand.status == Hand.Status.PLAYING
         and hand.seat_of(user.pk) is not None
     ):
-        seat.leaving = True
         seat.ready = False
         seat.ready_at = None
-        seat.save(update_fields=["leaving", "ready", "ready_at", "updated_at"])
+        seat.save(update_fields=["ready", "ready_at", "updated_at"])
         _hurry_the_clock(hand, user)
     else:
         seat.delete()
@@ -195,19 +200,19 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
 
 
 def _hurry_the_clock(hand: Hand, user: Any) -> None:
-    """Mark the player ``"left"`` in the hand's seats: from now on its turns have the auto-play
-    delay, and if it leaves on its own turn the current deadline comes down to it. The caller
-    holds the hand row lock."""
+    """Mark the player as gone from the hand (``HandSeat.left_at``): from now on its turns have
+    the auto-play delay, and if it leaves on its own turn the current deadline comes down to
+    it. The caller holds the hand row lock."""
+    hand_seat = next(s for s in hand.seat_list() if s.user_id == user.pk)
+    if hand_seat.left_at is None:
+        hand_seat.left_at = timezone.now()
+        hand_seat.save(update_fields=["left_at", "updated_at"])
     state = hand_state(hand)
-    hand.seats = [{**e, "left": True} if e["user"] == user.pk else e for e in hand.seats]
-    fields = ["seats", "updated_at"]
-    due = hand_deadline(hand, hand.table, state, actor_leaving=True)
-    on_turn = hand.seats[state.turn]["user"] == user.pk
+    due = hand_deadline(hand, hand.table, state, actor_left=True)
+    on_turn = state.turn == hand_seat.position
     if on_turn and due is not None and (hand.deadline_at is None or due < hand.deadline_at):
         hand.deadline_at = due
-        fields.append("deadline_at")
-    hand.save(update_fields=fields)
-    if "deadline_at" in fields:
+        hand.save(update_fields=["deadline_at", "updated_at"])
         hand_clock_on_commit(hand)
 
 
@@ -224,7 +229,9 @@ def seat_ready(
     return it. Locks the table row."""
     table = _lock_table(table_id)
     seat = _seat_of(table, user)
-    if seat.leaving:
+    if HandSeat.objects.filter(
+        hand__table=table, hand__status=Hand.Status.PLAYING, user=user, left_at__isnull=False
+    ).exists():
         raise Conflict(_("You are leaving this table."), code="seat_leaving")
     if table.status == Table.Status.CLOSED:
         raise Conflict(_("This table is closed."), code="table_closed")
@@ -268,23 +275,11 @@ def _deal_if_ready(table: Table) -> Hand | None:
         seats = [s for s in seats if s.ready]
         deadline = None
     if deadline is not None:
-        _wake_ready_clock(table.pk, deadline)
+        table_clock_on_commit(table, deadline)
         return None
     if len(seats) >= 2 and all(s.ready for s in seats):
         return hand_start(table=table, seats=seats)
     return None
-
-
-def _wake_ready_clock(table_id: int, at: datetime) -> None:
-    from games.tasks import table_deal_due
-
-    if not settings.CHAN_CLOCK:
-        return
-
-    def send() -> None:
-        table_deal_due.apply_async((table_id,), eta=at)
-
-    transaction.on_commit(send, robust=True)
 
 
 def _next_seated(numbers: list[int], start: int, max_seats: int) -> int:
@@ -300,11 +295,14 @@ def _dealer_and_previous_winner(
     table: Table, numbers: list[int], users: list[int], seed: bytes
 ) -> tuple[int, int | None]:
     """(dealer table seat, previous winner's hand seat or None) for the next hand (RULES §3)."""
-    last = Hand.objects.filter(table=table).order_by("-number").first()
+    last = (
+        Hand.objects.filter(table=table).prefetch_related("hand_seats").order_by("-number").first()
+    )
     if last is None:
         if table.fixed_dealer is not None:
             return _next_seated(numbers, table.fixed_dealer, table.max_seats), None
         return numbers[first_dealer(seed, len(numbers))], None
+    last_seats = last.seat_list()
     result = last.result or {}
     outcome = result.get("outcome") or {}
     winner_hand_seat = outcome.get("seat") if outcome.get("result") == "u" else None
@@ -313,12 +311,12 @@ def _dealer_and_previous_winner(
     settlement = result.get("settlement")
     thong_seat = settlement.get("thong_next") if settlement else winner_hand_seat
     previous_winner = None
-    if thong_seat is not None and last.seats[thong_seat]["user"] in users:
-        previous_winner = users.index(last.seats[thong_seat]["user"])
+    if thong_seat is not None and last_seats[thong_seat].user_id in users:
+        previous_winner = users.index(last_seats[thong_seat].user_id)
     if winner_hand_seat is not None:
-        winner = last.seats[winner_hand_seat]
-        return _next_seated(numbers, winner["table_seat"], table.max_seats), previous_winner
-    prev_dealer = last.seats[last.dealer]["table_seat"]
+        winner = last_seats[winner_hand_seat]
+        return _next_seated(numbers, winner.table_seat, table.max_seats), previous_winner
+    prev_dealer = last_seats[last.dealer].table_seat
     return _next_seated(numbers, prev_dealer + 1, table.max_seats), previous_winner
 
 
@@ -341,25 +339,38 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         number=(last_number or 0) + 1,
         n_seats=len(seats),
         dealer=numbers.index(dealer_number),
-        seats=[
-            {"user": s.player_id, "username": s.player.username, "table_seat": s.number}
-            for s in seats
-        ],
+        stake=table.stake,
+        room_id=table.room_id,
         mode=table.mode,
         ruleset=table.ruleset,
-        prefs=[[s.auto_u, s.auto_chiu] for s in seats],
         previous_winner=previous_winner,
         deck=table.fixed_deck,
         seed=seed.hex(),
         seed_hash=hashlib.sha256(seed).hexdigest(),
         last_event_at=now,
     )
+    config = HandConfig(
+        n_seats=len(seats),
+        mode=Mode(table.mode),
+        ruleset=hand_ruleset(hand),
+        previous_winner=previous_winner,
+        prefs=tuple((s.auto_u, s.auto_chiu) for s in seats),
+    )
     deck = parse_deck(table.fixed_deck) if table.fixed_deck is not None else shuffle(seed)
-    state = new_hand(hand_config(hand), deck, hand.dealer)
-    hand.state_blob = state_pickle(state)
-    hand.state_seq = 0
+    state = new_hand(config, deck, hand.dealer)
     hand.deadline_at = hand_deadline(hand, table, state)
     hand.save()
+    HandSeat.objects.bulk_create(
+        HandSeat(
+            hand=hand,
+            position=position,
+            user_id=s.player_id,
+            table_seat=s.number,
+            auto_u=s.auto_u,
+            auto_chiu=s.auto_chiu,
+        )
+        for position, s in enumerate(seats)
+    )
     HandEvent.objects.create(
         hand=hand,
         seq=0,

@@ -3,7 +3,7 @@
 import pytest
 from django.core.cache import cache
 
-from games.selectors import state_lru
+from games.hand_store import state_lru
 
 
 @pytest.fixture(autouse=True)

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from http_client import HttpClient
 
+from games.hand_store import hand_store_problems
 from games.models import Hand
 from games.rules import HandConfig, apply, move_from_dict, new_hand, parse_deck
 from games.rules.ruleset import build_ruleset
 from games.rules.views import view_for
-from games.selectors import hand_cache_problems
 from tests.games.decks import HOA_DECK, HOA_MOVES, WIN_DECK, WIN_MOVES, WIN_SEAT, scripted_move
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -123,7 +123,7 @@ def play_through_the_api(
     assert len(events[0]["effects"][0]["hands"]) == 4
     assert [e["seq"] for e in events] == list(range(expected_moves + 1))
     # and the hand's cached state is the replay of its log.
-    assert hand_cache_problems(Hand.objects.get(pk=hand_id)) == []
+    assert hand_store_problems(Hand.objects.get(pk=hand_id)) == []
     return clients, hand_id
 
 

@@ -10,7 +10,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from games.selectors import state_lru
+from games.hand_store import state_lru
 from tests.games.decks import HOA_DECK, WIN_DECK
 
 
@@ -33,10 +33,10 @@ def _every_hand_is_the_replay_of_its_log(request: pytest.FixtureRequest) -> Iter
         return
     if "corrupts_cache" in request.fixturenames or request.module.__name__ in _RAW_ROW_MODULES:
         return
+    from games.hand_store import hand_store_problems
     from games.models import Hand
-    from games.selectors import hand_cache_problems
 
-    problems = {h.pk: hand_cache_problems(h) for h in Hand.objects.all()}
+    problems = {h.pk: hand_store_problems(h) for h in Hand.objects.all()}
     assert {pk: p for pk, p in problems.items() if p} == {}
 
 

@@ -10,8 +10,9 @@ import pytest
 from django.utils import timezone
 from test_games_services import deal, submit
 
-from games.models import Hand, HandEvent, Seat
-from games.selectors import clock_overdue, hand_view_for_user
+from games.clock import clock_overdue
+from games.models import Hand, HandEvent, HandSeat, Seat
+from games.selectors import hand_view_for_user, utc_iso
 from games.services.hands import hand_clock_tick
 from games.services.tables import seat_leave, seat_ready
 
@@ -95,18 +96,20 @@ def test_a_seat_that_leaves_on_its_turn_is_played_after_the_auto_play_delay(
     settings.CHAN_AUTO_PLAY_DELAY = 3
     users = [make_user()[0] for _ in range(2)]
     hand = deal(users, seed=7)
-    dealer = next(u for u in users if u.pk == hand.seats[hand.dealer]["user"])
+    dealer = next(u for u in users if u.pk == hand.seat_list()[hand.dealer].user_id)
     assert hand.table.turn_timeout > 3
     # When the dealer leaves on its own turn, its deadline comes down to the delay,
     seat_leave(table_id=hand.table_id, user=dealer)
-    assert Seat.objects.get(table=hand.table, player=dealer).leaving
+    assert HandSeat.objects.get(hand=hand, user=dealer).left_at is not None
     hand.refresh_from_db()
     assert hand.deadline_at == hand.last_event_at + timedelta(seconds=3)
     # and the view shows it, and who left.
     other = next(u for u in users if u is not dealer)
     view = hand_view_for_user(hand=hand, user=other)
-    assert view["deadline"] == hand.deadline_at.isoformat()
-    assert [p["left"] for p in view["players"]] == [e["user"] == dealer.pk for e in hand.seats]
+    assert view["deadline"] == utc_iso(hand.deadline_at)
+    assert [p["left"] for p in view["players"]] == [
+        s.user_id == dealer.pk for s in hand.seat_list()
+    ]
     # Its later turns get the delay too: after the server's discard and the other seat's turn,
     assert hand_clock_tick(hand_id=hand.pk, now=hand.deadline_at) == 1
     hand.refresh_from_db()

@@ -18,9 +18,9 @@ def test_check_hands_passes_on_played_hands(players, win_hand, capsys) -> None:
     assert "1 hand(s) checked" in capsys.readouterr().out
 
 
-def test_check_hands_reports_a_cache_that_is_not_the_replay(
+def test_check_hands_reports_a_hand_whose_seq_is_not_its_logs(
     players, win_hand, corrupts_cache
 ) -> None:
-    Hand.objects.filter(pk=win_hand["hand"]).update(state_blob=None)
+    Hand.objects.filter(pk=win_hand["hand"]).update(seq=99)
     with pytest.raises(CommandError):
         call_command("check_hands", hand=[win_hand["hand"]])

@@ -338,7 +338,7 @@ def test_a_committed_move_answers_201_when_the_cache_fails_after_commit(
     players, win_hand, monkeypatch
 ) -> None:
     # Given the cache failing once the move has committed,
-    monkeypatch.setattr("games.services.hands.cache", _BrokenCache())
+    monkeypatch.setattr("games.hand_store.cache", _BrokenCache())
     body = {"type": "discard", "card": DEALER_CARD}
     # the move still answers 201 (it is in the log),
     first = post_move(players[0], win_hand, body, HTTP_IDEMPOTENCY_KEY="after-commit")

@@ -32,6 +32,7 @@ ENDPOINTS = {
     ("/api/v1/tables/{table_id}/leave", "post"): {"200", "404", "409"},
     ("/api/v1/tables/{table_id}/ready", "post"): {"200", "400", "409", "413", "415"},
     ("/api/v1/tables/{table_id}/hand", "get"): {"302", "404"},
+    ("/api/v1/tables/{table_id}/hands", "get"): {"200", "404"},
     ("/api/v1/hands/{hand_id}", "get"): {"200", "304", "400", "403", "404"},
     ("/api/v1/hands/{hand_id}/events", "get"): {"200", "400", "403", "404"},
     ("/api/v1/hands/{hand_id}/moves", "post"): {"201", "400", "403", "404", "409", "413", "422"},
@@ -303,6 +304,10 @@ def test_a_whole_hand_through_the_api_matches_the_schema(players, make_player, c
     r = players[1].client.get(f"/api/v1/tables/{table['id']}/hand")
     check(r, TABLE + "/hand", "get")
     assert r["Location"].endswith(f"/hands/{hand_id}")
+    listed = check(
+        players[1].client.get(f"/api/v1/tables/{table['id']}/hands"), TABLE + "/hands", "get"
+    )
+    assert [(h["id"], h["stake"], h["room"]) for h in listed] == [(hand_id, 10, "nen-dat")]
 
     url = f"/api/v1/hands/{hand_id}"
     # refusals of a move are documented problems that carry the seq

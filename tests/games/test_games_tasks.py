@@ -83,7 +83,7 @@ def test_the_worker_deals_when_the_ready_deadline_passes(worker, make_user) -> N
     dealt = wait_for(lambda: Hand.objects.filter(table=table).exists(), timeout=30)
     assert dealt, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
     hand = Hand.objects.get(table=table)
-    assert [e["user"] for e in hand.seats] == [owner.pk, other.pk]
+    assert [s.user_id for s in hand.seat_list()] == [owner.pk, other.pk]
 
 
 def test_the_worker_plays_for_a_seat_that_lets_its_turn_time_out(worker, make_user) -> None:

@@ -1,0 +1,105 @@
+"""The clock's arithmetic and wake-ups (RULES.md §12): when a seat's decision is due, when a
+table's ready wait ends, what the clock is late for, and waking the Celery tasks at those times.
+
+Services and tasks both use this module; it names the tasks instead of importing them
+(``send_task``), so ``games.tasks → services → clock`` has no cycle back.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Q
+
+from games.models import Hand, Seat, Table
+from games.rules import HandState
+from games.rules.state import Phase
+
+logger = logging.getLogger(__name__)
+
+HAND_TURN_TASK = "games.tasks.hand_turn_due"
+TABLE_DEAL_TASK = "games.tasks.table_deal_due"
+
+
+def hand_deadline(
+    hand: Hand, table: Table, state: HandState, *, actor_left: bool = False
+) -> datetime | None:
+    """When the server acts for the seat to move: the phase's timeout after the last turn
+    event, or ``CHAN_AUTO_PLAY_DELAY`` for a báo seat or one that left the table."""
+    if state.phase is Phase.ENDED:
+        return None
+    seconds = {
+        Phase.TRA_CUA: table.tra_cua_timeout,
+        Phase.DECLARE: table.declare_timeout,
+    }.get(state.phase, table.turn_timeout)
+    if actor_left or state.seats[state.turn].bao:
+        seconds = min(seconds, settings.CHAN_AUTO_PLAY_DELAY)
+    return hand.last_event_at + timedelta(seconds=seconds)
+
+
+def hand_deadline_for(hand: Hand, state: HandState) -> datetime | None:
+    """The deadline of the seat to act in ``state``, shorter if that player left the table."""
+    if state.phase is Phase.ENDED:
+        return None
+    left = hand.seat_list()[state.turn].left
+    return hand_deadline(hand, hand.table, state, actor_left=left)
+
+
+def table_ready_deadline(table: Table, seats: Sequence[Seat]) -> datetime | None:
+    """When the players who are not ready are unseated and the ready ones, if two or more, are
+    dealt: ``ready_timeout`` seconds after the first player said ready. None while nobody is
+    ready, or when everybody is (the hand is dealt at once)."""
+    ready_at = sorted(s.ready_at for s in seats if s.ready and s.ready_at is not None)
+    if not ready_at or len(ready_at) == len(seats):
+        return None
+    return ready_at[0] + timedelta(seconds=table.ready_timeout)
+
+
+def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[int]]:
+    """Work the clock is late for (its wake-up was lost: broker outage, worker killed): playing
+    hands whose deadline has passed, and open tables whose ready deadline has."""
+    hands = list(
+        Hand.objects.filter(status=Hand.Status.PLAYING, deadline_at__lte=now)
+        .order_by("deadline_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+    tables = []
+    candidates = (
+        Table.objects.filter(status=Table.Status.OPEN)
+        .annotate(n_ready=Count("seats", filter=Q(seats__ready=True)))
+        .filter(n_ready__gte=1)
+        .prefetch_related("seats")[:limit]
+    )
+    for table in candidates:
+        deadline = table_ready_deadline(table, list(table.seats.all()))
+        if deadline is not None and deadline <= now:
+            tables.append(table.pk)
+    return hands, tables
+
+
+def _send_on_commit(task: str, object_id: int, at: datetime) -> None:
+    """Queue ``task(object_id)`` to run at ``at`` once the transaction commits. Best effort: a
+    lost wake-up (broker down) is logged and caught later by the periodic ``clock_sweep``."""
+    if not settings.CHAN_CLOCK:
+        return
+
+    def send() -> None:
+        current_app.send_task(task, args=(object_id,), eta=at)
+
+    transaction.on_commit(send, robust=True)
+
+
+def hand_clock_on_commit(hand: Hand) -> None:
+    """Wake ``games.tasks.hand_turn_due`` at the hand's ``deadline_at`` after commit."""
+    if hand.deadline_at is not None:
+        _send_on_commit(HAND_TURN_TASK, hand.pk, hand.deadline_at)
+
+
+def table_clock_on_commit(table: Table, at: datetime) -> None:
+    """Wake ``games.tasks.table_deal_due`` at the table's ready deadline after commit."""
+    _send_on_commit(TABLE_DEAL_TASK, table.pk, at)

@@ -1,0 +1,245 @@
+"""A hand's state: the replay of its log (RULES.md §13), with an in-process LRU in front, and
+the hand's latest seq published in the cache for long polls.
+
+Nothing is persisted beside the log: replaying a whole hand costs under a millisecond of rules
+work (``bench/rules_bench.py``) plus one query for its events, and a state is never read back
+from the database (no pickles). The LRU is keyed by (hand id, seq, seed hash); states are
+immutable, so sharing them between threads is safe.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from contextlib import suppress
+from functools import lru_cache
+
+from django.core.cache import cache
+from django.db import connection, transaction
+
+from games.models import Hand, HandEvent
+from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
+from games.rules.cards import parse_kinds
+from games.rules.ruleset import Ruleset, build_ruleset
+
+logger = logging.getLogger(__name__)
+
+STATE_LRU_SIZE = 512
+HAND_VERSION_TTL_SECONDS = 24 * 3600
+
+
+# --------------------------------------------------------------------------- building a state
+
+
+@lru_cache(maxsize=64)
+def _ruleset_from_json(spec_json: str) -> Ruleset:
+    return build_ruleset(json.loads(spec_json))
+
+
+def hand_ruleset(hand: Hand) -> Ruleset:
+    return _ruleset_from_json(json.dumps(hand.ruleset, sort_keys=True))
+
+
+def hand_config(hand: Hand) -> HandConfig:
+    """The rules core's configuration of the hand: its frozen terms and its seats' preferences
+    at the deal (``hand_seats``, prefetched by the callers that hold many hands)."""
+    seats = hand.seat_list()
+    return HandConfig(
+        n_seats=hand.n_seats,
+        mode=Mode(hand.mode),
+        ruleset=hand_ruleset(hand),
+        previous_winner=hand.previous_winner,
+        prefs=tuple((s.auto_u, s.auto_chiu) for s in seats),
+    )
+
+
+def hand_deck(hand: Hand) -> list[int]:
+    """The deck this hand was dealt from: the fixed deck of a test table, else the seed's."""
+    if hand.deck is not None:
+        return parse_kinds(hand.deck)
+    return shuffle(bytes.fromhex(hand.seed))
+
+
+def hand_initial_state(hand: Hand) -> HandState:
+    return new_hand(hand_config(hand), hand_deck(hand), hand.dealer)
+
+
+def hand_replay(hand: Hand, *, upto: int | None = None) -> HandState:
+    """reduce(apply, moves in seq order, new_hand(…)): the state after event ``upto`` (or the
+    last). Always reads the log; never the LRU."""
+    state = hand_initial_state(hand)
+    events = HandEvent.objects.filter(hand_id=hand.pk, seq__gt=0).order_by("seq")
+    if upto is not None:
+        events = events.filter(seq__lte=upto)
+    for payload in events.values_list("payload", flat=True):
+        state = apply(state, move_from_dict(payload))
+    return state
+
+
+class StateLru:
+    """Recent states keyed by (hand id, seq, seed hash)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[tuple[int, int, str], HandState] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[int, int, str]) -> HandState | None:
+        with self._lock:
+            state = self._data.get(key)
+            if state is not None:
+                self._data.move_to_end(key)
+            return state
+
+    def put(self, key: tuple[int, int, str], state: HandState) -> None:
+        with self._lock:
+            self._data[key] = state
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+    def items(self) -> list[tuple[tuple[int, int, str], HandState]]:
+        with self._lock:
+            return list(self._data.items())
+
+
+state_lru = StateLru(STATE_LRU_SIZE)
+
+
+def _lru_key(hand: Hand) -> tuple[int, int, str]:
+    return (hand.pk, hand.seq, hand.seed_hash)
+
+
+def hand_state(hand: Hand) -> HandState:
+    """The hand's state at its latest seq: from the LRU, else the replay of its log."""
+    key = _lru_key(hand)
+    state = state_lru.get(key)
+    if state is None:
+        state = hand_replay(hand)
+        state_lru.put(key, state)
+    return state
+
+
+def hand_store_problems(hand: Hand) -> list[str]:
+    """Why what the store holds for the hand is not the replay of its log (empty when it is):
+    the row's seq against the log's last event, and any state in this process's LRU."""
+    problems = []
+    last_seq = (
+        HandEvent.objects.filter(hand_id=hand.pk)
+        .order_by("-seq")
+        .values_list("seq", flat=True)
+        .first()
+    )
+    if last_seq != hand.seq:
+        problems.append(f"hand.seq is {hand.seq} but the log ends at {last_seq}")
+    replayed = hand_replay(hand)
+    for (hand_id, seq, _seed_hash), state in state_lru.items():
+        if hand_id == hand.pk and seq == hand.seq and state != replayed:
+            problems.append(f"the remembered state at seq {seq} differs from the replay")
+    return problems
+
+
+# --------------------------------------------------------------------------- publishing
+
+
+def hand_version_key(hand_id: int) -> str:
+    """The cache key holding a hand's latest seq (set on commit by every move; for long polls)."""
+    return f"games:hand:{hand_id}:seq"
+
+
+def hand_published_seq(hand_id: int) -> int | None:
+    """The hand's seq as published in the cache; None when the cache has none or is down."""
+    try:
+        value = cache.get(hand_version_key(hand_id))
+    except Exception:
+        logger.warning("hand %s: the cache did not answer", hand_id, exc_info=True)
+        return None
+    return value if isinstance(value, int) else None
+
+
+def _publish_if_absent(hand_id: int, seq: int) -> None:
+    """Put a seq read from the row into an empty cache (``add`` never lowers a published seq)."""
+    try:
+        cache.add(hand_version_key(hand_id), seq, timeout=HAND_VERSION_TTL_SECONDS)
+    except Exception:
+        logger.warning("hand %s: the cache did not answer", hand_id, exc_info=True)
+
+
+def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
+    """Once the transaction commits: remember the state in the LRU and publish the new seq in
+    the cache, where long polls watch it.
+
+    Best effort: the move is committed whatever the cache does, so a failure here is logged and
+    never reaches the client (``robust``). The seq only ever rises in the cache, so a late
+    publish of an older move cannot hide a newer one from the long polls.
+    """
+    key, seq, hand_id = _lru_key(hand), hand.seq, hand.pk
+
+    def publish() -> None:
+        state_lru.put(key, state)
+        version_key = hand_version_key(hand_id)
+        try:
+            cached = cache.get(version_key)
+            if not isinstance(cached, int) or cached < seq:
+                cache.set(version_key, seq, timeout=HAND_VERSION_TTL_SECONDS)
+        except Exception:
+            logger.warning("hand %s: could not publish seq %s", hand_id, seq, exc_info=True)
+            # Without the key the long polls read the row instead of an outdated seq.
+            with suppress(Exception):
+                cache.delete(version_key)
+
+    transaction.on_commit(publish, robust=True)
+
+
+def hand_wait_for_seq(
+    *,
+    hand_id: int,
+    after_seq: int,
+    timeout: float,
+    poll: float = 0.02,
+    db_backoff: tuple[float, float] = (0.5, 2.0),
+) -> None:
+    """Block until the hand's seq is above ``after_seq`` or ``timeout`` seconds pass.
+
+    Watches the published seq every ``poll`` seconds, holding no database connection. Only
+    when the cache has no seq for the hand (never published, evicted, or the cache is down)
+    does it read the row, and publish its seq for the next polls; while the cache still has
+    none it reads the row again after ``db_backoff[0]`` seconds, doubling up to
+    ``db_backoff[1]``.
+    """
+    start = time.monotonic()
+    deadline = start + timeout
+    next_db, db_every = start, db_backoff[0]
+    _release_connection()
+    while True:
+        seq = hand_published_seq(hand_id)
+        if seq is not None and seq > after_seq:
+            return
+        now = time.monotonic()
+        if now >= deadline:
+            return
+        pause = poll
+        if seq is None:
+            if now >= next_db:
+                row_seq = Hand.objects.filter(pk=hand_id).values_list("seq", flat=True).first()
+                _release_connection()
+                if row_seq is None or row_seq > after_seq:
+                    return
+                _publish_if_absent(hand_id, row_seq)
+                next_db, db_every = now + db_every, min(2 * db_every, db_backoff[1])
+            else:
+                pause = next_db - now  # the cache keeps no seq: wait for the next row read
+        time.sleep(min(pause, max(0.0, deadline - now)))
+
+
+def _release_connection() -> None:
+    """Give the database connection back while we wait (not inside a transaction: tests)."""
+    if not connection.in_atomic_block:
+        connection.close()
