@@ -1,6 +1,8 @@
 # Two commands do everything on a fresh machine:
-#   make run   - virtualenv, install, migrate, demo players, serve (SQLite + filesystem broker)
-#   make test  - virtualenv, install, lint, run the suite (PostgreSQL when DATABASE_URL says so)
+#   make run   - virtualenv, install, migrate, demo players, serve (embedded PostgreSQL + filesystem broker)
+#   make test  - virtualenv, install, lint, run the suite (embedded PostgreSQL unless DATABASE_URL is set)
+# With DATABASE_URL unset, the first command that needs the database starts an embedded PostgreSQL 16
+# (the pgserver package) in var/pg; later ones share it. It runs until `make db-stop` (or `make clean`).
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -9,7 +11,7 @@ STAMP := $(VENV)/.install-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test install lint format typecheck migrate worker bench bench-api simulate clean messages
+.PHONY: run test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages
 
 # The settings default to production-safe values (DEBUG off, SECRET_KEY required, no fixed decks).
 # The development targets turn DEBUG on unless the environment says otherwise: a dev-only key,
@@ -55,8 +57,11 @@ typecheck: install
 	$(BIN)/mypy games/rules
 
 test: lint
-	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); print('make test: database =', d.parse(u)['ENGINE'].rsplit('.',1)[-1] + ' ' + (d.parse(u).get('HOST') or '') if u else 'sqlite (embedded default; set DATABASE_URL for PostgreSQL)')"
+	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); print('make test: database =', 'PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg (set DATABASE_URL for another server)')"
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+db-stop:   # stop the embedded PostgreSQL (the next command that needs it starts it again)
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m chan_api.embedded_db stop; fi
 
 bench: install
 	$(BIN)/python bench/rules_bench.py
@@ -67,5 +72,5 @@ bench-api: install   # needs PostgreSQL (BENCH_DATABASE_URL) and, if present, Re
 simulate: install
 	$(BIN)/python -m games.rules.simulate --hands 1000 --seats 4 --seed 1 --bot heuristic
 
-clean:
+clean: db-stop
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .hypothesis

@@ -2,10 +2,10 @@
 
 The defaults are safe, not convenient: ``DEBUG`` is off, fixed decks are refused, only localhost
 names are served, and ``SECRET_KEY`` is required. ``make run`` sets ``DEBUG=1`` for the embedded
-development setup (SQLite in ``var/``, a Celery broker on the local filesystem, a dev-only key,
-fixed decks allowed). The test suite runs with ``DEBUG`` off, as production does, with a test-only
-key and fixed decks allowed. Production sets ``DATABASE_URL`` (PostgreSQL), ``CELERY_BROKER_URL``
-(Redis), ``SECRET_KEY`` and ``ALLOWED_HOSTS``.
+development setup (PostgreSQL started on demand in ``var/pg``, a Celery broker on the local
+filesystem, a dev-only key, fixed decks allowed). The test suite runs with ``DEBUG`` off, as
+production does, with a test-only key and fixed decks allowed. Production sets ``DATABASE_URL``
+(PostgreSQL), ``CELERY_BROKER_URL`` (Redis), ``SECRET_KEY`` and ``ALLOWED_HOSTS``.
 """
 
 import os
@@ -89,24 +89,19 @@ TEMPLATES = [
     },
 ]
 
-_default_db = f"sqlite:///{VAR_DIR / 'db.sqlite3'}"
-DATABASES = {
-    "default": dj_database_url.parse(
-        os.environ.get("DATABASE_URL") or _default_db,
-        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
-    )
-}
-if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # The embedded default has two processes (web server and worker) writing, and SQLite ignores
-    # SELECT … FOR UPDATE: take the write lock when a transaction begins, so writers queue up
-    # (as the row locks make them do on PostgreSQL) instead of failing with "database is locked".
-    DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"transaction_mode": "IMMEDIATE", "timeout": 20}
-    )
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"].setdefault("TEST", {})["NAME"] = os.environ.get(
-        "TEST_DATABASE_NAME", "test_chan"
-    )
+# Production (and CI) name a PostgreSQL server; with DATABASE_URL unset an embedded PostgreSQL 16
+# (the pgserver package) is started on demand in var/pg and shared by every process that needs it.
+if os.environ.get("DATABASE_URL"):
+    _database = dj_database_url.parse(os.environ["DATABASE_URL"])
+    if _database["ENGINE"] != "django.db.backends.postgresql":
+        raise RuntimeError("DATABASE_URL must name a PostgreSQL database (postgres://…)")
+else:
+    from chan_api.embedded_db import database_settings
+
+    _database = database_settings(VAR_DIR)
+_database["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+_database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_chan")
+DATABASES = {"default": _database}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -183,17 +178,22 @@ CACHES = {
     )
 }
 
-# Celery: Redis in production; a broker on the local filesystem by default (needs no server).
-_broker_dir = VAR_DIR / "broker"
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://"
-if CELERY_BROKER_URL == "filesystem://":
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_broker_dir / "queue"),
-        "data_folder_out": str(_broker_dir / "queue"),
-        "processed_folder": str(_broker_dir / "processed"),
-        "control_folder": str(_broker_dir / "control"),
+
+def filesystem_broker_options(broker_dir: Path) -> dict[str, object]:
+    """Celery's transport options for a filesystem broker kept in ``broker_dir``."""
+    return {
+        "data_folder_in": str(broker_dir / "queue"),
+        "data_folder_out": str(broker_dir / "queue"),
+        "processed_folder": str(broker_dir / "processed"),
+        "control_folder": str(broker_dir / "control"),
         "store_processed": False,
     }
+
+
+# Celery: Redis in production; a broker on the local filesystem by default (needs no server).
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://"
+if CELERY_BROKER_URL == "filesystem://":
+    CELERY_BROKER_TRANSPORT_OPTIONS = filesystem_broker_options(VAR_DIR / "broker")
 else:
     # Redis redelivers an unacknowledged task after visibility_timeout; clock tasks wait for
     # their deadline (up to MAX_TIMEOUT_SECONDS = 1 hour) before running, so allow more than

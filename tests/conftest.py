@@ -16,13 +16,11 @@ from rest_framework.test import APIClient
 
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
-    """On PostgreSQL the hand log refuses TRUNCATE unless ``chan.allow_log_truncate`` is on
-    (migration games 0004); Django empties the test database with TRUNCATE after each
-    transactional test, so that test database, and it alone, turns it on."""
+    """The hand log refuses TRUNCATE unless ``chan.allow_log_truncate`` is on (migration games
+    0004); Django empties the test database with TRUNCATE after each transactional test, so that
+    test database, and it alone, turns it on."""
     from django.db import connection
 
-    if connection.vendor != "postgresql":
-        return
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         name = connection.ops.quote_name(connection.settings_dict["NAME"])
         cursor.execute(f"ALTER DATABASE {name} SET chan.allow_log_truncate = 'on'")

@@ -1,8 +1,4 @@
-"""PostgreSQL: the database itself refuses UPDATE and DELETE on games_handevent (append-only).
-
-SQLite (the embedded dev default) relies on the model and queryset guards only, because
-Django's test flush empties tables with DELETE there.
-"""
+"""The database itself refuses UPDATE and DELETE on games_handevent (append-only)."""
 
 from django.db import migrations
 
@@ -26,13 +22,11 @@ DROP FUNCTION IF EXISTS games_handevent_append_only();
 
 
 def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(CREATE, params=None)
+    schema_editor.execute(CREATE, params=None)
 
 
 def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(DROP, params=None)
+    schema_editor.execute(DROP, params=None)
 
 
 class Migration(migrations.Migration):

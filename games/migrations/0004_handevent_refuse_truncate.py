@@ -1,4 +1,4 @@
-"""PostgreSQL: the database also refuses TRUNCATE of games_handevent (a statement-level trigger;
+"""The database also refuses TRUNCATE of games_handevent (a statement-level trigger;
 row-level triggers do not fire on TRUNCATE).
 
 The only way past it is deliberate: a session that sets ``chan.allow_log_truncate = 'on'``. The
@@ -38,13 +38,11 @@ $$ LANGUAGE plpgsql;
 
 
 def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(CREATE, params=None)
+    schema_editor.execute(CREATE, params=None)
 
 
 def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(DROP, params=None)
+    schema_editor.execute(DROP, params=None)
 
 
 class Migration(migrations.Migration):

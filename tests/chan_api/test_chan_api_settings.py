@@ -1,7 +1,10 @@
 """The settings' defaults are production-safe; development and the test suite opt in.
 
 Each case imports ``chan_api.settings`` in a fresh interpreter with a clean environment (only
-``PATH``, plus a scratch ``CHAN_VAR_DIR``), as a server started with nothing set would.
+``PATH``, plus a scratch ``CHAN_VAR_DIR``), as a server started with nothing set would — except
+for ``DATABASE_URL``, which names a server never contacted: the embedded PostgreSQL is not what
+these cases are about (tests/chan_api/test_embedded_db.py is), and each scratch directory would
+otherwise start one that outlives the case.
 """
 
 from __future__ import annotations
@@ -24,7 +27,12 @@ PRINT_SETTINGS = (
 
 
 def settings_with(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {"PATH": os.environ.get("PATH", ""), "CHAN_VAR_DIR": str(tmp_path), **env}
+    clean = {
+        "PATH": os.environ.get("PATH", ""),
+        "CHAN_VAR_DIR": str(tmp_path),
+        "DATABASE_URL": "postgres://nobody@db.invalid/none",
+        **env,
+    }
     return subprocess.run(
         [sys.executable, "-c", PRINT_SETTINGS],
         cwd=ROOT,
@@ -104,3 +112,9 @@ def test_this_suite_runs_with_debug_off_and_fixed_decks_on() -> None:
 def test_run_dev_refuses_to_serve_with_debug_off() -> None:
     with pytest.raises(CommandError, match="DEBUG=1"):
         call_command("run_dev", "--no-worker")
+
+
+def test_a_database_other_than_postgresql_is_refused(tmp_path) -> None:
+    result = settings_with(tmp_path, SECRET_KEY="k", DATABASE_URL="sqlite:///db.sqlite3")
+    assert result.returncode != 0
+    assert "DATABASE_URL must name a PostgreSQL database" in result.stderr

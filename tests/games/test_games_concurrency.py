@@ -8,16 +8,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 
 from games.models import HandEvent
 from tests.games.conftest import client_with
 from tests.games.decks import WIN_DECK
 
 pytestmark = pytest.mark.django_db(transaction=True)
-postgres_only = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="concurrent writers need PostgreSQL"
-)
 N_CLIENTS = 8
 
 
@@ -45,7 +42,6 @@ def at_once(n: int, call: Callable[[int], Any]) -> list[Any]:
     return results
 
 
-@postgres_only
 def test_the_same_move_sent_at_once_is_applied_exactly_once(players, win_hand) -> None:
     url = f"/api/v1/hands/{win_hand['hand']}/moves"
     clients = [client_with(players[0].token) for _ in range(N_CLIENTS)]
@@ -57,7 +53,6 @@ def test_the_same_move_sent_at_once_is_applied_exactly_once(players, win_hand) -
     assert HandEvent.objects.filter(hand_id=win_hand["hand"]).count() == 2
 
 
-@postgres_only
 def test_concurrent_moves_without_expected_seq_still_apply_once(players, win_hand) -> None:
     url = f"/api/v1/hands/{win_hand['hand']}/moves"
     players[0].client.post(url, {"type": "discard", "card": "2N"}, format="json")
@@ -67,7 +62,6 @@ def test_concurrent_moves_without_expected_seq_still_apply_once(players, win_han
     assert HandEvent.objects.filter(hand_id=win_hand["hand"]).count() == 3
 
 
-@postgres_only
 def test_retries_with_one_idempotency_key_give_one_event_and_one_answer(players, win_hand) -> None:
     url = f"/api/v1/hands/{win_hand['hand']}/moves"
     clients = [client_with(players[0].token) for _ in range(N_CLIENTS)]
@@ -83,7 +77,6 @@ def test_retries_with_one_idempotency_key_give_one_event_and_one_answer(players,
     assert HandEvent.objects.filter(hand_id=win_hand["hand"]).count() == 2
 
 
-@postgres_only
 def test_one_idempotency_key_sent_to_two_hands_at_once_is_applied_once(players, start_hand) -> None:
     # Given a player dealing at two tables, sending the same key to both hands at once,
     hands = [start_hand(WIN_DECK), start_hand(WIN_DECK)]
@@ -133,7 +126,6 @@ def test_a_long_poll_returns_soon_after_another_seats_move(players, win_hand) ->
     assert answered["at"] - moved_at < 0.1
 
 
-@postgres_only
 def test_a_timer_firing_during_a_move_applies_exactly_one_of_them(players, win_hand) -> None:
     from datetime import timedelta
 

@@ -1,4 +1,8 @@
-"""The Celery clock with a real worker on the real broker and database (PostgreSQL + Redis)."""
+"""The Celery clock with a real worker on the real broker and database.
+
+The broker is Redis when ``CELERY_BROKER_URL`` names it (CI, production), else the filesystem
+broker of the embedded default (``make run``) in folders private to each test.
+"""
 
 from __future__ import annotations
 
@@ -8,40 +12,61 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
+from chan_api.celery import app
+from chan_api.settings import filesystem_broker_options
 from games.models import Hand, HandEvent
 from games.services.tables import seat_join, seat_ready, table_create
 
 ROOT = Path(__file__).resolve().parents[2]
-BROKER = os.environ.get("CELERY_BROKER_URL", "")
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not BROKER.startswith("redis://"), reason="a real worker needs CELERY_BROKER_URL (Redis)"
-    ),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def database_url() -> str:
+    """The test database, for the worker (a unix socket's directory goes in the host, quoted)."""
     db = connection.settings_dict
-    if connection.vendor != "postgresql":
-        pytest.skip("the worker shares the test database: PostgreSQL only")
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    auth = quote(db["USER"], safe="") + (
+        f":{quote(db['PASSWORD'], safe='')}" if db["PASSWORD"] else ""
+    )
+    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"] or "127.0.0.1"
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    return f"postgres://{auth}@{host}{port}/{db['NAME']}"
 
 
 @pytest.fixture
-def worker(settings) -> Iterator[subprocess.Popen]:
+def broker_env(tmp_path) -> Iterator[dict[str, str]]:
+    """The worker's broker settings; a filesystem broker lives in this test's tmp dir, for this
+    process's Celery app (which sends the clock's tasks) as for the worker."""
+    if settings.CELERY_BROKER_URL != "filesystem://":
+        yield {"CELERY_BROKER_URL": settings.CELERY_BROKER_URL}
+        return
+    options = filesystem_broker_options(tmp_path / "broker")
+    for key in ("data_folder_in", "processed_folder", "control_folder"):
+        os.makedirs(options[key], exist_ok=True)
+    saved = app.conf.broker_transport_options
+    # The producer pool (app.amqp's, made on first send) keeps its channels and their folders:
+    # drop it, so that the next task goes through the new folders.
+    app.conf.broker_transport_options = options
+    del app.amqp
+    # The worker reads its folders from CHAN_VAR_DIR (its database comes from DATABASE_URL).
+    yield {"CELERY_BROKER_URL": "filesystem://", "CHAN_VAR_DIR": str(tmp_path)}
+    app.conf.broker_transport_options = saved
+    del app.amqp
+
+
+@pytest.fixture
+def worker(settings, broker_env) -> Iterator[subprocess.Popen]:
     settings.CHAN_CLOCK = True  # wake the clock through the broker after each commit
     env = {
         **os.environ,
+        **broker_env,
         "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": BROKER,
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "CHAN_CLOCK": "1",  # the worker's own moves wake the clock again
     }
@@ -58,6 +83,7 @@ def worker(settings) -> Iterator[subprocess.Popen]:
         proc.wait(timeout=20)
     except subprocess.TimeoutExpired:
         proc.kill()
+        proc.wait()
 
 
 def wait_for(predicate, timeout: float) -> bool:

@@ -1,7 +1,9 @@
 """``manage.py run_dev``: the web server and a Celery worker together, for ``make run``.
 
-On the embedded default the worker uses the filesystem broker (no server needed); with
-``CELERY_BROKER_URL`` set it uses that broker. It is a development server: it refuses to run with
+On the embedded default both share the embedded PostgreSQL in ``var/pg`` (the first to need it
+starts it; it keeps running after they stop, see chan_api/embedded_db.py) and the worker uses the
+filesystem broker (no server needed); with ``DATABASE_URL`` or ``CELERY_BROKER_URL`` set they use
+those. It is a development server: it refuses to run with
 ``DEBUG`` off (``make run`` sets ``DEBUG=1``). Production runs gunicorn and workers separately
 (see deploy/).
 """
