@@ -206,3 +206,29 @@ def test_secrets_cannot_be_probed_with_changelist_filters(staff, clerk, moved, u
 def test_public_fields_still_filter(clerk, moved) -> None:
     assert clerk.get("/admin/games/hand/?status__exact=playing").status_code == 200
     assert clerk.get("/admin/games/handevent/?type__exact=discard").status_code == 200
+
+
+def test_a_playing_tables_terms_and_every_status_are_read_only(staff, win_hand) -> None:
+    # Given a table whose hand is being played,
+    table = Table.objects.get(pk=win_hand["table"])
+    url = f"/admin/games/table/{table.pk}/change/"
+    page = staff.get(url).content.decode()
+    # its stake, mode, ruleset, timeouts and status are shown, not editable,
+    for field in ("stake", "mode", "ruleset", "turn_timeout", "status", "room"):
+        assert f'name="{field}"' not in page, field
+    assert 'name="name"' in page
+    # and a forged POST changes none of them.
+    staff.post(
+        url,
+        {"name": "renamed", "stake": 999, "status": "closed", "mode": "advanced", "owner": 1},
+    )
+    table.refresh_from_db()
+    assert (table.stake, table.status, table.mode) == (10, "playing", "basic")
+
+
+def test_between_hands_the_terms_are_editable_but_never_the_status(staff, make_user) -> None:
+    owner, _ = make_user()
+    table = Table.objects.create(owner=owner, name="t", stake=5)
+    page = staff.get(f"/admin/games/table/{table.pk}/change/").content.decode()
+    assert 'name="stake"' in page and 'name="status"' not in page
+    assert staff.get(f"/admin/games/table/{table.pk}/delete/").status_code == 403

@@ -411,3 +411,27 @@ def test_the_last_player_leaving_closes_the_table(players) -> None:
     listed = players[2].client.get("/api/v1/tables?room=sap-gu-2").json()
     assert listed == []
     assert_problem(join(players[2], table_id), 409, "table_closed")
+
+
+def test_a_hands_money_terms_are_frozen_at_the_deal(players, start_hand) -> None:
+    # Given a hand dealt at stake 10 in the default room,
+    ids = start_hand(HOA_DECK)
+    # when the table's stake changes afterwards (an admin, between hands),
+    Table.objects.filter(pk=ids["table"]).update(stake=500, room_id="chieu-coi")
+    # the hand keeps the terms it was dealt with, and shows them.
+    hand = Hand.objects.get(pk=ids["hand"])
+    assert (hand.stake, hand.room_id, hand.mode) == (10, "nen-dat", "basic")
+    view = players[0].client.get(f"/api/v1/hands/{hand.pk}").json()
+    assert (view["stake"], view["room"]) == (10, "nen-dat")
+    listed = players[0].client.get(f"/api/v1/tables/{ids['table']}/hands").json()
+    assert [(h["id"], h["stake"], h["status"]) for h in listed] == [(hand.pk, 10, "playing")]
+
+
+def test_every_timestamp_of_the_api_is_utc(players) -> None:
+    table = create(players[0], timeouts={"ready": 600}).json()
+    join(players[1], table["id"])
+    body = ready(players[0], table["id"]).json()["table"]
+    assert body["ready_deadline"].endswith("Z") and body["created_at"].endswith("Z")
+    assert players[0].client.get("/api/v1/auth/check").json()["now"].endswith("Z")
+    tokens = players[0].client.get("/api/v1/auth/tokens").json()
+    assert all(t["created_at"].endswith("Z") for t in tokens)
