@@ -320,10 +320,9 @@ def _dealer_and_previous_winner(
     return _next_seated(numbers, prev_dealer + 1, table.max_seats), previous_winner
 
 
-def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
-    """Deal a hand to ``seats`` (seated and ready, in seat-number order). The caller holds the
-    table row lock. The seed is secret; its SHA-256 is public from now on (RULES.md §13)."""
-    seed = secrets.token_bytes(32)
+def _new_hand_row(table: Table, seats: list[Seat], seed: bytes) -> Hand:
+    """The next hand of the table, not yet saved: its number, dealer and previous winner
+    (RULES.md §3) and the terms frozen from the table."""
     numbers = [s.number for s in seats]
     users = [s.player_id for s in seats]
     dealer_number, previous_winner = _dealer_and_previous_winner(table, numbers, users, seed)
@@ -333,8 +332,7 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         .values_list("number", flat=True)
         .first()
     )
-    now = timezone.now()
-    hand = Hand(
+    return Hand(
         table=table,
         number=(last_number or 0) + 1,
         n_seats=len(seats),
@@ -347,13 +345,20 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         deck=table.fixed_deck,
         seed=seed.hex(),
         seed_hash=hashlib.sha256(seed).hexdigest(),
-        last_event_at=now,
+        last_event_at=timezone.now(),
     )
+
+
+def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
+    """Deal a hand to ``seats`` (seated and ready, in seat-number order). The caller holds the
+    table row lock. The seed is secret; its SHA-256 is public from now on (RULES.md §13)."""
+    seed = secrets.token_bytes(32)
+    hand = _new_hand_row(table, seats, seed)
     config = HandConfig(
         n_seats=len(seats),
         mode=Mode(table.mode),
         ruleset=hand_ruleset(hand),
-        previous_winner=previous_winner,
+        previous_winner=hand.previous_winner,
         prefs=tuple((s.auto_u, s.auto_chiu) for s in seats),
     )
     deck = parse_deck(table.fixed_deck) if table.fixed_deck is not None else shuffle(seed)
@@ -372,13 +377,7 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         for position, s in enumerate(seats)
     )
     HandEvent.objects.create(
-        hand=hand,
-        seq=0,
-        type="deal",
-        actor_seat=None,
-        system=True,
-        payload={},
-        effects=list(state.events),
+        hand=hand, seq=0, type="deal", system=True, payload={}, effects=list(state.events)
     )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status", "updated_at"])
