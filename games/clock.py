@@ -24,6 +24,7 @@ logger = logging.getLogger(__name__)
 
 HAND_TURN_TASK = "games.tasks.hand_turn_due"
 TABLE_DEAL_TASK = "games.tasks.table_deal_due"
+HAND_SETTLE_TASK = "games.tasks.hand_settle_due"
 
 
 def hand_deadline(
@@ -82,7 +83,7 @@ def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[
     return hands, tables
 
 
-def _send_on_commit(task: str, object_id: int, at: datetime) -> None:
+def _send_on_commit(task: str, object_id: int, at: datetime | None) -> None:
     """Queue ``task(object_id)`` to run at ``at`` once the transaction commits. Best effort: a
     lost wake-up (broker down) is logged and caught later by the periodic ``clock_sweep``."""
     if not settings.CHAN_CLOCK:
@@ -103,3 +104,9 @@ def hand_clock_on_commit(hand: Hand) -> None:
 def table_clock_on_commit(table: Table, at: datetime) -> None:
     """Wake ``games.tasks.table_deal_due`` at the table's ready deadline after commit."""
     _send_on_commit(TABLE_DEAL_TASK, table.pk, at)
+
+
+def hand_settle_on_commit(hand: Hand) -> None:
+    """Book the ended hand's settlement (``games.tasks.hand_settle_due``) once the end commits;
+    the sweep books it if this message is lost, and the next deal at the table before dealing."""
+    _send_on_commit(HAND_SETTLE_TASK, hand.pk, None)

@@ -243,6 +243,12 @@ class Hand(models.Model):
         null=True, blank=True, help_text="When the server moves for the seat to act (the clock)."
     )
     ended_at = models.DateTimeField(null=True, blank=True)
+    settled_at = models.DateTimeField(
+        null=True, blank=True, help_text="When its settlement was booked in the Quan ledger."
+    )
+    quan = models.JSONField(
+        null=True, blank=True, help_text="The booked settlement in Quan (games.quan), per seat."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -250,10 +256,15 @@ class Hand(models.Model):
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(
+                fields=["ended_at"],
+                condition=Q(status="ended", settled_at__isnull=True),
+                name="games_hand_unsettled",
+            ),
+            models.Index(
                 fields=["deadline_at"],
                 condition=Q(status="playing"),
                 name="games_hand_playing_deadline",
-            )
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="games_hand_unique_number"),
@@ -285,6 +296,11 @@ class Hand(models.Model):
                 name="games_hand_deadline_iff_playing",
             ),
             models.CheckConstraint(condition=Q(stake__gt=0), name="games_hand_stake_positive"),
+            models.CheckConstraint(
+                condition=Q(settled_at__isnull=True, quan__isnull=True)
+                | Q(status="ended", settled_at__isnull=False, quan__isnull=False),
+                name="games_hand_settled_after_its_end",
+            ),
             models.CheckConstraint(
                 condition=Exact(Length("seed"), 64), name="games_hand_seed_256_bits"
             ),

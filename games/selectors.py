@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import LedgerAccount
 from accounts.selectors import user_is_auditor
 from chan_api.errors import InvalidInput, NotFound, PermissionDenied
 from games.clock import table_ready_deadline
@@ -199,6 +200,8 @@ def hand_view_for_user(*, hand: Hand, user: Any, state: HandState | None = None)
             "seed": hand.seed if ended else None,
         }
     )
+    if ended and view.get("settlement") is not None:
+        view["settlement"] = {**view["settlement"], "quan": hand.quan}
     return view
 
 
@@ -309,6 +312,14 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
 # --------------------------------------------------------------------------- table output
 
 
+def table_pots(table_ids: Iterable[int]) -> dict[int, int]:
+    """table id → the Quan in its gà góp pot (tables that never had one are absent)."""
+    rows = LedgerAccount.objects.filter(
+        kind=LedgerAccount.Kind.POT, table_id__in=list(table_ids)
+    ).values_list("table_id", "balance")
+    return dict(rows)
+
+
 def _players_leaving(hand_ids: Iterable[int]) -> set[tuple[int, int]]:
     """(hand id, user id) of the players who left these hands mid-hand."""
     rows = HandSeat.objects.filter(hand_id__in=list(hand_ids), left_at__isnull=False)
@@ -319,6 +330,7 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
     """Tables as the API shows them (seats prefetched by :func:`table_queryset`)."""
     current = table_current_hand_ids(t.pk for t in tables)
     leaving = _players_leaving(current.values())
+    pots = table_pots(t.pk for t in tables)
     out = []
     for t in tables:
         seats = list(t.seats.all())
@@ -354,6 +366,7 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
                 ],
                 "open_seats": t.max_seats - len(seats),
                 "current_hand_id": hand_id,
+                "pot": pots.get(t.pk, 0),
                 "ready_deadline": (
                     table_ready_deadline(t, seats) if t.status == Table.Status.OPEN else None
                 ),

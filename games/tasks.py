@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from games.clock import clock_overdue
 from games.services.hands import hand_clock_tick
+from games.services.settlement import hand_settle, hands_unsettled
 from games.services.tables import table_deal_if_due
 
 
@@ -25,12 +26,30 @@ def hand_turn_due(hand_id: int, seq: int | None = None) -> int | None:
     return hand_clock_tick(hand_id=hand_id)
 
 
+@shared_task(
+    acks_late=True,
+    ignore_result=True,
+    autoretry_for=(Exception,),
+    retry_backoff=True,
+    max_retries=10,
+)
+def hand_settle_due(hand_id: int) -> int | None:
+    """An ended hand's settlement: book it in the Quan ledger (once, whatever the number of
+    deliveries: the ledger key is the hand). Returns the transaction's id."""
+    tx = hand_settle(hand_id=hand_id)
+    return None if tx is None else tx.pk
+
+
 @shared_task(ignore_result=True, expires=25)
-def clock_sweep() -> tuple[list[int], list[int]]:
-    """Every 30 s (celery beat): queue the ticks whose wake-up was lost, one task each."""
+def clock_sweep() -> tuple[list[int], list[int], list[int]]:
+    """Every 30 s (celery beat): queue the ticks whose wake-up was lost and the settlements
+    still unbooked, one task each."""
     hands, tables = clock_overdue(now=timezone.now())
     for hand_id in hands:
         hand_turn_due.delay(hand_id)
     for table_id in tables:
         table_deal_due.delay(table_id)
-    return hands, tables
+    unsettled = hands_unsettled()
+    for hand_id in unsettled:
+        hand_settle_due.delay(hand_id)
+    return hands, tables, unsettled

@@ -161,6 +161,7 @@ class TableOutputSerializer(serializers.Serializer):
     seats = SeatOutputSerializer(many=True)
     open_seats = serializers.IntegerField()
     current_hand_id = serializers.IntegerField(allow_null=True)
+    pot = serializers.IntegerField(help_text="Quan in the table's gà góp pot (RULES.md §10.10).")
     ready_deadline = serializers.DateTimeField(
         allow_null=True,
         help_text="With some players ready but not all: when the others are unseated and the "
@@ -295,7 +296,9 @@ def settlement_field() -> serializers.JSONField:
         allow_null=True,
         required=False,
         help_text='After the end: {"result", "transfers": [{"from", "to", "points", "reason"}], '
-        '"facts", "thong_next"}.',
+        '"facts", "thong_next", "quan"}; `quan` is the settlement booked in Quan: {"seats": '
+        '[{"seat", "paid", "received", "fee", "net"}], "fees", "fee_percent", "pot": {"in", '
+        '"out"}, "capped", "dropped"} (null until booked, moments after the end).',
     )
 
 

@@ -21,7 +21,7 @@ from chan_api.errors import (
     RateLimited,
     RuleRefused,
 )
-from games.clock import hand_clock_on_commit, hand_deadline_for
+from games.clock import hand_clock_on_commit, hand_deadline_for, hand_settle_on_commit
 from games.hand_store import hand_publish_on_commit, hand_state
 from games.models import Hand, HandEvent, Seat, Table
 from games.rules import HandState, apply, move_from_dict
@@ -146,6 +146,7 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
     gone = [s.user_id for s in hand.seat_list() if s.left]
     Seat.objects.filter(table=table, player_id__in=gone).delete()
     Seat.objects.filter(table=table).update(ready=False, ready_at=None, updated_at=timezone.now())
+    hand_settle_on_commit(hand)
 
 
 def _append(hand: Hand, move: Move, new_state: HandState) -> None:

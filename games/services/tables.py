@@ -12,6 +12,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.ledger_selectors import wallet_balance
 from chan_api.errors import Conflict, InvalidInput, NotFound
 from games.clock import (
     hand_clock_on_commit,
@@ -26,6 +27,7 @@ from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.selectors import ruleset_from_spec
 from games.services.hands import hand_lock
+from games.services.settlement import hand_settle
 
 
 def _fixed_deck(
@@ -53,6 +55,24 @@ def _fixed_deck(
             last=max_seats - 1,
         )
     return [CODES[k] for k in kinds], dealer
+
+
+CREATE_STAKES, SIT_STAKES = 10, 15  # balance needed to create a table / to sit (RULES.md §11)
+
+
+def _check_balance(user: Any, *, stake: int, stakes: int, room: Room) -> None:
+    """The player holds at least ``stakes`` × stake and the room's minimum; else 409
+    ``insufficient_balance`` with ``needed`` and ``balance``."""
+    needed = max(stakes * stake, room.min_balance)
+    balance = wallet_balance(user)
+    if balance < needed:
+        raise Conflict(
+            _("Not enough Quan: %(needed)s needed, %(balance)s available."),
+            code="insufficient_balance",
+            extra={"needed": needed, "balance": balance},
+            needed=needed,
+            balance=balance,
+        )
 
 
 def _seat_taken() -> Conflict:
@@ -87,13 +107,15 @@ def table_create(
 ) -> Table:
     """Open a table; the owner sits at ``seat`` (0 unless it asks for another)."""
     spec = ruleset_from_spec(ruleset).spec()
-    if not Room.objects.filter(slug=room).exists():
+    room_row = Room.objects.filter(slug=room).first()
+    if room_row is None:
         raise InvalidInput(
             _("No such room: %(room)s."),
             code="invalid_room",
             errors={"room": [_("no such room")]},
             room=room,
         )
+    _check_balance(owner, stake=stake, stakes=CREATE_STAKES, room=room_row)
     fixed_deck, fixed_dealer = _fixed_deck(deck, dealer, max_seats)
     timeouts = timeouts or {}
     table = Table(
@@ -150,6 +172,7 @@ def seat_join(
         _check_seat_number(table, seat)
         if seat in taken:
             raise _seat_taken()
+    _check_balance(user, stake=table.stake, stakes=SIT_STAKES, room=table.room)
     prefs = {k: v for k, v in (("auto_u", auto_u), ("auto_chiu", auto_chiu)) if v is not None}
     try:
         with transaction.atomic():
@@ -278,8 +301,24 @@ def _deal_if_ready(table: Table) -> Hand | None:
         table_clock_on_commit(table, deadline)
         return None
     if len(seats) >= 2 and all(s.ready for s in seats):
-        return hand_start(table=table, seats=seats)
+        seats = _seats_that_can_pay(table, seats)
+        if len(seats) >= 2:
+            return hand_start(table=table, seats=seats)
     return None
+
+
+def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
+    """Before a deal: the previous hand's settlement is booked (here if its task has not run
+    yet), then players holding less than 15 × stake are unseated (RULES.md §11). The caller
+    holds the table row lock (``hand_settle`` takes it again, then the hand's)."""
+    last = Hand.objects.filter(table=table, status=Hand.Status.ENDED, settled_at__isnull=True)
+    for hand_id in last.values_list("pk", flat=True):
+        hand_settle(hand_id=hand_id)
+    needed = SIT_STAKES * table.stake
+    poor = [s for s in seats if wallet_balance(s.player) < needed]
+    if poor:
+        Seat.objects.filter(pk__in=[s.pk for s in poor]).delete()
+    return [s for s in seats if s not in poor]
 
 
 def _next_seated(numbers: list[int], start: int, max_seats: int) -> int:

@@ -76,28 +76,35 @@ def players(make_player: Callable[..., Player]) -> list[Player]:
     return [make_player() for _ in range(4)]
 
 
+def start_table(
+    players: list[Player], deck: list[str] | None = None, **options: Any
+) -> dict[str, Any]:
+    """A table created by players[0] with ``deck`` and dealer 0, the others joined in order,
+    everyone ready. Returns ``{"table": id, "hand": id}``."""
+    body: dict[str, Any] = {"name": "test", "stake": 10, **options}
+    if deck is not None:
+        body.update(deck=deck, dealer=0)
+    r = players[0].client.post("/api/v1/tables", body, format="json")
+    assert r.status_code == 201, r.content
+    table_id = r.json()["id"]
+    for p in players[1:]:
+        r = p.client.post(f"/api/v1/tables/{table_id}/join", {}, format="json")
+        assert r.status_code == 200, r.content
+    hand_id = None
+    for p in players:
+        r = p.client.post(f"/api/v1/tables/{table_id}/ready", {}, format="json")
+        assert r.status_code == 200, r.content
+        hand_id = r.json()["hand_id"] or hand_id
+    assert hand_id is not None
+    return {"table": table_id, "hand": hand_id}
+
+
 @pytest.fixture
 def start_hand(players: list[Player]) -> Callable[..., dict[str, Any]]:
-    """Factory: a table created by players[0] with ``deck`` and dealer 0, the three others
-    joined in order, everyone ready. Returns ``{"table": id, "hand": id}``."""
+    """Factory: :func:`start_table` for the four ``players``."""
 
     def start(deck: list[str] | None = None, **options: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"name": "test", "stake": 10, **options}
-        if deck is not None:
-            body.update(deck=deck, dealer=0)
-        r = players[0].client.post("/api/v1/tables", body, format="json")
-        assert r.status_code == 201, r.content
-        table_id = r.json()["id"]
-        for p in players[1:]:
-            r = p.client.post(f"/api/v1/tables/{table_id}/join", {}, format="json")
-            assert r.status_code == 200, r.content
-        hand_id = None
-        for p in players:
-            r = p.client.post(f"/api/v1/tables/{table_id}/ready", {}, format="json")
-            assert r.status_code == 200, r.content
-            hand_id = r.json()["hand_id"] or hand_id
-        assert hand_id is not None
-        return {"table": table_id, "hand": hand_id}
+        return start_table(players, deck, **options)
 
     return start
 

@@ -1,0 +1,158 @@
+"""Booking an ended hand's settlement in the Quan ledger (RULES.md §10–11): one balanced
+transaction per hand, keyed by the hand, computed by ``games.quan`` from the hand's result, its
+frozen stake and room, and the wallets as they stand.
+
+Lock order: the table row, then the hand row, then the ledger accounts in id order (inside
+``ledger_post``). A move that ends a hand holds its hand then the table; it never waits for an
+ended hand's row, so the two orders cannot meet in a cycle.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.ledger import house_account, ledger_post, pot_account, wallet_for
+from accounts.models import LedgerAccount, LedgerTransaction
+from games.hand_store import hand_ruleset
+from games.models import Hand, Room, Seat, Table
+from games.quan import HOUSE, POT, QuanSettlement, fee_percent, settle_quan
+
+logger = logging.getLogger(__name__)
+
+
+def settlement_key(hand_id: int) -> str:
+    return f"hand:{hand_id}:settlement"
+
+
+def hand_quan(hand: Hand, *, balances: list[int], pot_balance: int) -> QuanSettlement:
+    """The hand's settlement in Quan for these wallet balances (in play order) and pot."""
+    result = hand.result or {}
+    points = result.get("settlement") or {}
+    declaration = result.get("declaration") or {}
+    room: Room = hand.room
+    facts = points.get("facts") or {}
+    pct = fee_percent(
+        room.fees,
+        n_players=hand.n_seats,
+        auto_declared=bool(declaration.get("auto")),
+        xuong_sai=declaration.get("verdict") == "sai",
+    )
+    return settle_quan(
+        transfers=points.get("transfers") or [],
+        n_seats=hand.n_seats,
+        stake=hand.stake,
+        balances=balances,
+        pot_balance=pot_balance,
+        fee_pct=pct,
+        takes_pot=facts.get("winner") if facts.get("takes_pot") else None,
+        xuong_sai_settled=room.xuong_sai_settled,
+    )
+
+
+def _legs(
+    quan: QuanSettlement, wallets: list[LedgerAccount], pot: LedgerAccount | None
+) -> list[tuple[LedgerAccount, int]]:
+    accounts: dict[int | str, LedgerAccount | None] = dict(enumerate(wallets))
+    accounts[POT] = pot
+    accounts[HOUSE] = house_account()
+    legs = []
+    for party, amount in quan.legs().items():
+        account = accounts[party]
+        if amount and account is None:
+            raise AssertionError(f"hand settlement moves {amount} for {party!r} without a pot")
+        if amount:
+            legs.append((account, amount))
+    return legs
+
+
+def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
+    """Book the ended hand's settlement once (safe to run any number of times: the ledger key
+    is the hand), record it on the hand, and unseat the players left with nothing (§11).
+    Returns the transaction, or None when the hand is not ended (nothing to book yet).
+    Locks the table row, the hand row, then the ledger accounts (in ``ledger_post``)."""
+    with transaction.atomic():
+        table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
+        if table_id is None:
+            return None
+        table = Table.objects.select_for_update().get(pk=table_id)
+        hand = (
+            Hand.objects.select_for_update(of=("self",))
+            .select_related("room")
+            .prefetch_related("hand_seats__user")
+            .get(pk=hand_id)
+        )
+        if hand.status != Hand.Status.ENDED:
+            return None
+        seats = hand.seat_list()
+        wallets = [wallet_for(s.user) for s in seats]
+        pot = pot_account(table) if hand_ruleset(hand).ga_gop or _pot_flows(hand) else None
+        # Read the balances under the accounts' locks: the ledger orders them by id.
+        locked = {
+            a.pk: a
+            for a in LedgerAccount.objects.select_for_update()
+            .filter(pk__in=[w.pk for w in wallets] + ([pot.pk] if pot else []))
+            .order_by("pk")
+        }
+        if hand.settled_at is not None:
+            return LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk)).first()
+        quan = hand_quan(
+            hand,
+            balances=[locked[w.pk].balance for w in wallets],
+            pot_balance=locked[pot.pk].balance if pot else 0,
+        )
+        tx = _book(hand, table, quan, wallets, pot)
+        hand.quan = quan.to_dict()
+        hand.settled_at = timezone.now()
+        hand.save(update_fields=["quan", "settled_at", "updated_at"])
+        _unseat_the_broke(table, wallets, seats)
+        return tx
+
+
+def _pot_flows(hand: Hand) -> bool:
+    """Whether the hand's points moved anything into or out of the pot (gà góp on)."""
+    transfers = ((hand.result or {}).get("settlement") or {}).get("transfers") or []
+    return any(POT in (t["from"], t["to"]) for t in transfers)
+
+
+def _book(
+    hand: Hand,
+    table: Table,
+    quan: QuanSettlement,
+    wallets: list[LedgerAccount],
+    pot: LedgerAccount | None,
+) -> LedgerTransaction | None:
+    legs = _legs(quan, wallets, pot)
+    if not legs:
+        return None  # hòa with no pot: nothing moves, but the hand is settled all the same
+    return ledger_post(
+        kind=LedgerTransaction.Kind.HAND_SETTLEMENT,
+        key=settlement_key(hand.pk),
+        legs=legs,
+        memo=f"hand {hand.table_id}/{hand.number} at {hand.stake} Quan a point",
+        hand=hand,
+        table=table,
+    )
+
+
+def _unseat_the_broke(table: Table, wallets: list[LedgerAccount], seats: list[Any]) -> None:
+    """A player whose balance reaches 0 after a hand is unseated (§11)."""
+    broke = [
+        s.user_id
+        for s, w in zip(seats, wallets, strict=True)
+        if LedgerAccount.objects.filter(pk=w.pk).values_list("balance", flat=True).first() == 0
+    ]
+    if broke:
+        Seat.objects.filter(table=table, player_id__in=broke).delete()
+
+
+def hands_unsettled(*, limit: int = 1000) -> list[int]:
+    """Ended hands whose settlement is not booked yet (a lost task, a killed worker)."""
+    return list(
+        Hand.objects.filter(status=Hand.Status.ENDED, settled_at__isnull=True)
+        .order_by("ended_at")
+        .values_list("pk", flat=True)[:limit]
+    )

@@ -1,0 +1,141 @@
+"""Hands settled in Quan (RULES.md §10–11): booked once per hand in the ledger, stake limits at
+the table, players unseated when they cannot pay."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from accounts.ledger_selectors import wallet_balance
+from accounts.models import LedgerEntry, LedgerTransaction
+from games.models import Hand, Seat, Table
+from games.services.settlement import hand_settle, hands_unsettled, settlement_key
+from games.services.tables import table_deal_if_due
+from tests.games.decks import WIN_DECK
+from tests.games.test_games_hands_api import assert_problem, play_to_end
+
+pytestmark = pytest.mark.django_db
+
+WELCOME = 50_000
+
+
+def balances(players: list[Any]) -> list[int]:
+    return [wallet_balance(p.user) for p in players]
+
+
+def test_a_won_hand_is_booked_once_in_quan_and_shown_in_the_view(players, win_hand) -> None:
+    # Given the scripted hand played to its win at stake 10,
+    play_to_end(players, win_hand)
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    assert hand.settled_at is None and hand.pk in hands_unsettled()
+    # when its settlement is booked (twice: the task is safe to repeat),
+    tx = hand_settle(hand_id=hand.pk)
+    assert hand_settle(hand_id=hand.pk) == tx
+    hand.refresh_from_db()
+    # one transaction moved the points × stake, less the Nền đất fee, to the winner,
+    assert LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk)).count() == 1
+    quan = hand.quan
+    net = {s["seat"]: s["net"] for s in quan["seats"]}
+    order = [s.user_id for s in hand.seat_list()]
+    by_user = {p.user.pk: WELCOME + net[order.index(p.user.pk)] for p in players}
+    assert balances(players) == [by_user[p.user.pk] for p in players]
+    points = hand.result["settlement"]["transfers"]
+    winner = hand.result["outcome"]["seat"]
+    gross = sum(t["points"] for t in points if t["to"] == winner) * hand.stake
+    assert quan["fees"] == gross * quan["fee_percent"] // 100 and quan["fee_percent"] in (5, 10)
+    assert sum(s["net"] for s in quan["seats"]) + quan["fees"] == 0
+    # and every seat sees it in the hand's view.
+    view = players[0].client.get(f"/api/v1/hands/{hand.pk}").json()
+    assert view["settlement"]["quan"] == quan
+    call_command("ledger_check")
+
+
+def test_creating_needs_10_stakes_and_sitting_15(make_player) -> None:
+    poor = make_player()
+    LedgerEntry.objects.none()  # (the welcome grant is 50,000 Quan)
+    r = poor.client.post("/api/v1/tables", {"name": "t", "stake": 5001}, format="json")
+    body = assert_problem(r, 409, "insufficient_balance")
+    assert (body["needed"], body["balance"]) == (50_010, WELCOME)
+    table = poor.client.post("/api/v1/tables", {"name": "t", "stake": 4000}, format="json").json()
+    other = make_player()
+    r = other.client.post(f"/api/v1/tables/{table['id']}/join", {}, format="json")
+    assert assert_problem(r, 409, "insufficient_balance")["needed"] == 60_000
+
+
+def test_a_room_asks_for_its_minimum_balance(make_player) -> None:
+    player = make_player()
+    r = player.client.post(
+        "/api/v1/tables", {"name": "t", "stake": 1, "room": "chieu-coi"}, format="json"
+    )
+    assert assert_problem(r, 409, "insufficient_balance")["needed"] == 150_000
+
+
+def test_a_player_under_15_stakes_is_unseated_before_the_deal(players, start_hand) -> None:
+    # Given a table at stake 10 where one player has spent its Quan since sitting down,
+    ids = start_hand(WIN_DECK)
+    play_to_end(players, ids)
+    from accounts.ledger import balance_adjust
+
+    balance_adjust(
+        user=players[3].user,
+        amount=-(wallet_balance(players[3].user) - 100),
+        reason="t",
+        staff=players[0].user,
+    )
+    # when everyone says ready again, the previous hand is settled first and the poor player
+    # is unseated; the three others are dealt.
+    hand_id = None
+    for p in players:
+        r = p.client.post(f"/api/v1/tables/{ids['table']}/ready", {}, format="json")
+        hand_id = r.json().get("hand_id") or hand_id
+    assert Hand.objects.get(pk=ids["hand"]).settled_at is not None
+    assert not Seat.objects.filter(table_id=ids["table"], player=players[3].user).exists()
+    assert hand_id is not None and Hand.objects.get(pk=hand_id).n_seats == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_hands_settling_for_the_same_wallet_at_once_both_book(make_player) -> None:
+    # Given one player who ended two hands at two tables, against different opponents,
+    hero = make_player()
+    hands = []
+    for _ in range(2):
+        others = [make_player() for _ in range(3)]
+        from tests.games.conftest import start_table
+
+        ids = start_table([hero, *others], WIN_DECK)
+        play_to_end([hero, *others], ids)
+        hands.append(ids["hand"])
+    # when both settlements run at the same moment in two threads,
+    barrier = threading.Barrier(2)
+    errors: list[BaseException] = []
+
+    def settle(hand_id: int) -> None:
+        try:
+            barrier.wait()
+            hand_settle(hand_id=hand_id)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=settle, args=(h,)) for h in hands]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    # both are booked, nobody is below zero, and the ledger reconciles.
+    assert errors == []
+    assert all(Hand.objects.get(pk=h).settled_at is not None for h in hands)
+    call_command("ledger_check")
+
+
+def test_the_deal_clock_settles_an_unbooked_hand_first(players, start_hand) -> None:
+    ids = start_hand(WIN_DECK)
+    play_to_end(players, ids)
+    table = Table.objects.get(pk=ids["table"])
+    assert table_deal_if_due(table_id=table.pk) is None
+    assert Hand.objects.get(pk=ids["hand"]).settled_at is None  # nobody is ready yet
