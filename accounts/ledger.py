@@ -276,6 +276,11 @@ def _local_day(now: dt.datetime) -> tuple[dt.date, dt.datetime]:
     return day, next_start.astimezone(dt.UTC)
 
 
+def next_bonus_at(when: dt.datetime) -> dt.datetime:
+    """When the bonus after one claimed at ``when`` opens: the next local midnight, in UTC."""
+    return _local_day(when)[1]
+
+
 def _bonus_already_claimed(next_claim_at: dt.datetime) -> Conflict:
     when = next_claim_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
     return Conflict(
