@@ -96,7 +96,7 @@ def _adjust_balance(
         "action": request.POST.get("action", "adjust_balance"),
         "opts": modeladmin.model._meta,
     }
-    return TemplateResponse(request, _ADJUST_PAGE.template, context)
+    return TemplateResponse(request, _ADJUST_PAGE, context)
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
