@@ -1,30 +1,141 @@
-"""Admin for users and tokens. Token hashes are never shown, and neither they nor password hashes
-can be used in a changelist filter (Django's UserAdmin already refuses ``?password…`` lookups)."""
+"""Admin for users, tokens and the Quan ledger. Token hashes are never shown, and neither they nor
+password hashes can be used in a changelist filter (Django's UserAdmin already refuses
+``?password…`` lookups). Ledger rows are read-only: the one way staff move Quan is the "Adjust
+Quan balance" action, which books an issuance transaction through ``balance_adjust``."""
 
+import re
+import uuid
 from typing import Any
 
-from django.contrib import admin
+from django import forms
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
-from django.http import HttpRequest
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.template import engines
+from django.template.response import TemplateResponse
 
-from accounts.models import ApiToken, User
+from accounts.ledger import MAX_ADJUSTMENT, balance_adjust
+from accounts.ledger_selectors import wallet_balance
+from accounts.models import ApiToken, LedgerAccount, LedgerEntry, LedgerTransaction, User
 from accounts.services import token_revoke
+from chan_api.errors import DomainError
+
+# --------------------------------------------------------------------------- adjust balance
+
+
+class AdjustBalanceForm(forms.Form):
+    """Amount (signed whole Quan, not 0, at most 10^12 either way) and reason of an adjustment;
+    ``nonce`` keys the booking, so submitting the same form twice books it once."""
+
+    amount = forms.CharField(
+        max_length=32, help_text="Whole Quan: positive credits the wallet, negative debits it."
+    )
+    reason = forms.CharField(max_length=200)
+    nonce = forms.UUIDField(widget=forms.HiddenInput)
+
+    def clean_amount(self) -> int:
+        raw = self.cleaned_data["amount"].strip().replace("_", "").replace(",", "")
+        if not re.fullmatch(r"[+-]?[0-9]+", raw):
+            raise forms.ValidationError("The amount must be a whole number of Quan.")
+        amount = int(raw)
+        if amount == 0:
+            raise forms.ValidationError("An adjustment of 0 Quan changes nothing.")
+        if abs(amount) > MAX_ADJUSTMENT:
+            raise forms.ValidationError(f"An adjustment is at most {MAX_ADJUSTMENT:,} Quan.")
+        return amount
+
+
+_ADJUST_PAGE = engines["django"].from_string("""{% extends "admin/base_site.html" %}
+{% block content %}
+<p>Adjust the Quan balance of: {% for user in users %}<b>{{ user }}</b> ({{ user.balance }})
+{% if not forloop.last %}, {% endif %}{% endfor %}. Each adjustment is an issuance transaction
+of the ledger; it cannot be edited or deleted afterwards.</p>
+<form method="post">{% csrf_token %}
+{{ form.as_p }}
+{% for pk in selected %}<input type="hidden" name="_selected_action" value="{{ pk }}">{% endfor %}
+<input type="hidden" name="action" value="{{ action }}">
+<input type="submit" name="apply" value="Book adjustment">
+</form>
+{% endblock %}""")
+
+
+def _adjust_balance(
+    modeladmin: admin.ModelAdmin, request: HttpRequest, users: list[User], selected: list[str]
+) -> HttpResponse | None:
+    """The action's two steps: show the form; on ``apply`` book one adjustment per user."""
+    form = AdjustBalanceForm(request.POST if "apply" in request.POST else None)
+    if form.is_bound and form.is_valid():
+        data = form.cleaned_data
+        booked = 0
+        for user in users:
+            try:
+                balance_adjust(
+                    user=user,
+                    amount=data["amount"],
+                    reason=data["reason"],
+                    staff=request.user,
+                    key=str(data["nonce"]),
+                )
+                booked += 1
+            except DomainError as exc:
+                modeladmin.message_user(request, f"{user}: {exc.detail()}", messages.ERROR)
+        if booked:
+            modeladmin.message_user(request, f"Booked {booked} adjustment(s) of {data['amount']}.")
+        return None
+    if not form.is_bound:
+        form = AdjustBalanceForm(initial={"nonce": uuid.uuid4()})
+    for user in users:
+        user.balance = wallet_balance(user)  # type: ignore[attr-defined]
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": "Adjust Quan balance",
+        "form": form,
+        "users": users,
+        "selected": selected,
+        "action": request.POST.get("action", "adjust_balance"),
+        "opts": modeladmin.model._meta,
+    }
+    return TemplateResponse(request, _ADJUST_PAGE, context)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Ledger rows: listed and shown, never added, changed or deleted here."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(User)
 class UserAdmin(DjangoUserAdmin):
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
-        ("Game profile", {"fields": ("display_name", "xp", "level")}),
+        ("Game profile", {"fields": ("display_name", "xp", "level", "vip", "quan_balance")}),
         ("Record", {"fields": ("created_at", "updated_at")}),
     )
     add_fieldsets = (
         *DjangoUserAdmin.add_fieldsets,
         ("Game profile", {"fields": ("display_name",)}),
     )
-    readonly_fields = ("created_at", "updated_at")
-    list_display = ("username", "display_name", "level", "xp", "is_staff", "is_active")
+    readonly_fields = ("created_at", "updated_at", "quan_balance")
+    list_display = ("username", "display_name", "level", "xp", "vip", "is_staff", "is_active")
     search_fields = ("username", "display_name", "email")
+    actions = ("adjust_balance",)
+
+    @admin.display(description="Quan balance")
+    def quan_balance(self, obj: User) -> int:
+        return wallet_balance(obj) if obj.pk else 0
+
+    @admin.action(description="Adjust Quan balance (ledger adjustment)", permissions=("change",))
+    def adjust_balance(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
+        selected = request.POST.getlist("_selected_action")
+        return _adjust_balance(self, request, list(queryset.order_by("pk")), selected)
 
 
 @admin.register(ApiToken)
@@ -56,3 +167,68 @@ class ApiTokenAdmin(admin.ModelAdmin):
         for token in queryset.select_related("user"):
             token_revoke(user=token.user, token_id=token.pk)
         self.message_user(request, f"Revoked {queryset.count()} token(s).")
+
+
+@admin.register(LedgerAccount)
+class LedgerAccountAdmin(ReadOnlyAdmin):
+    list_display = ("id", "kind", "user", "table", "balance", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("user__username",)
+    list_select_related = ("user", "table")
+    fields = ("kind", "user", "table", "balance", "created_at")
+    readonly_fields = fields
+    actions = ("adjust_balance",)
+
+    def has_adjust_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("accounts.change_user")
+
+    @admin.action(description="Adjust Quan balance (wallets only)", permissions=("adjust",))
+    def adjust_balance(
+        self, request: HttpRequest, queryset: QuerySet[LedgerAccount]
+    ) -> HttpResponse | None:
+        others = queryset.exclude(kind=LedgerAccount.Kind.WALLET)
+        if others.exists():
+            self.message_user(
+                request,
+                "Only wallets can be adjusted: the house, pots and issuance move only with "
+                "the transactions of the game.",
+                messages.ERROR,
+            )
+            return None
+        users = [account.user for account in queryset.select_related("user").order_by("pk")]
+        selected = request.POST.getlist("_selected_action")
+        return _adjust_balance(self, request, users, selected)
+
+
+class LedgerEntryInline(admin.TabularInline):
+    model = LedgerEntry
+    fields = ("account", "amount", "balance_after")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(LedgerTransaction)
+class LedgerTransactionAdmin(ReadOnlyAdmin):
+    list_display = ("id", "kind", "idempotency_key", "user", "hand", "table", "memo", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("idempotency_key", "user__username", "memo")
+    list_select_related = ("user",)
+    fields = ("kind", "idempotency_key", "memo", "user", "hand", "table", "created_at")
+    readonly_fields = fields
+    inlines = (LedgerEntryInline,)
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(ReadOnlyAdmin):
+    list_display = ("id", "transaction", "account", "amount", "balance_after")
+    search_fields = ("transaction__idempotency_key", "account__user__username")
+    list_select_related = ("transaction", "account", "account__user")
+    fields = ("transaction", "account", "amount", "balance_after")
+    readonly_fields = fields

@@ -1,12 +1,20 @@
-"""Users and their API tokens.
+"""Users, their API tokens and the Quan ledger.
 
 A token is shown to its owner once and stored only as a SHA-256 hash; its first characters
 (``key_prefix``) are kept in clear so a request's token is found with one indexed lookup.
+
+The ledger is double-entry: a :class:`LedgerTransaction` (one business event) holds
+:class:`LedgerEntry` rows (signed integer Quan on one :class:`LedgerAccount` each) that sum to
+zero. On PostgreSQL the database enforces it (migration accounts 0004): entries and transactions
+are append-only, a transaction balances at commit, an entry moves its account's ``balance`` (the
+only way it moves) and records ``balance_after``, and a non-issuance balance never goes below 0.
+Only the services of ``accounts/ledger.py`` write these rows.
 """
 
 from __future__ import annotations
 
 import hashlib
+from typing import Any, ClassVar
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
@@ -39,6 +47,9 @@ class User(AbstractUser):
     display_name = models.CharField(max_length=64, blank=True)
     xp = models.PositiveIntegerField(default=0)
     level = models.PositiveIntegerField(default=1)
+    vip = models.PositiveSmallIntegerField(
+        default=0, help_text="VIP tier: 0 for none; sets the daily bonus (CHAN_DAILY_BONUS)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -105,3 +116,172 @@ class ApiToken(models.Model):
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+
+class LedgerWriteError(Exception):
+    """A ledger row was about to be changed or deleted through the ORM: the ledger is
+    append-only, and balances move only with an entry."""
+
+
+class AppendOnlyQuerySet(models.QuerySet[Any]):
+    def update(self, **kwargs: Any) -> int:
+        raise LedgerWriteError("Ledger rows are append-only.")
+
+    def delete(self) -> tuple[int, dict[str, int]]:
+        raise LedgerWriteError("Ledger rows are append-only.")
+
+
+class LedgerAccount(models.Model):
+    """Where Quan sits: a player's wallet, the house (collects fees), a table's gà góp pot, or
+    the issuance account (the counterpart of grants, bonuses and admin adjustments, the only one
+    allowed below zero). ``balance`` is the sum of the account's entries, kept by the database
+    in the same transaction as each entry, so it is read in O(1)."""
+
+    class Kind(models.TextChoices):
+        WALLET = "wallet", "Player wallet"
+        HOUSE = "house", "House"
+        POT = "pot", "Gà góp pot"
+        ISSUANCE = "issuance", "Issuance"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="wallet",
+    )
+    table = models.OneToOneField(
+        "games.Table",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ga_gop_pot",
+    )
+    balance = models.BigIntegerField(default=0, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects: ClassVar[models.Manager[LedgerAccount]] = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["wallet", "house", "pot", "issuance"]),
+                name="accounts_ledgeraccount_kind_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(balance__gte=0) | Q(kind="issuance"),
+                name="accounts_ledgeraccount_balance_non_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="wallet", user__isnull=False)
+                | (~Q(kind="wallet") & Q(user__isnull=True)),
+                name="accounts_ledgeraccount_wallet_has_user",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="pot", table__isnull=False)
+                | (~Q(kind="pot") & Q(table__isnull=True)),
+                name="accounts_ledgeraccount_pot_has_table",
+            ),
+            models.UniqueConstraint(
+                fields=["kind"],
+                condition=Q(kind__in=["house", "issuance"]),
+                name="accounts_ledgeraccount_one_house_one_issuance",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        owner = self.user_id or self.table_id
+        return f"{self.kind} {owner}" if owner else self.kind
+
+
+class LedgerTransaction(models.Model):
+    """One business event that moves Quan (a grant, a bonus, an adjustment, a hand's
+    settlement …): its entries sum to zero. ``idempotency_key`` makes booking it twice
+    impossible (``grant:welcome:<user id>``, ``bonus:<user id>:<date>``, ``hand:<id>:settle``)."""
+
+    class Kind(models.TextChoices):
+        WELCOME_GRANT = "welcome_grant", "Welcome grant"
+        DAILY_BONUS = "daily_bonus", "Daily bonus"
+        ADJUSTMENT = "adjustment", "Admin adjustment"
+        HAND_SETTLEMENT = "hand_settlement", "Hand settlement"
+        GA_GOP = "ga_gop", "Gà góp pot contribution"
+        GA_GOP_REFUND = "ga_gop_refund", "Gà góp pot refund"
+        TRANSFER = "transfer", "Transfer"
+
+    kind = models.CharField(max_length=32, choices=Kind.choices)
+    idempotency_key = models.CharField(max_length=200, unique=True)
+    memo = models.CharField(max_length=255, blank=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ledger_transactions",
+        help_text="The player the event is about (grants, bonuses) or the staff member who "
+        "made an adjustment.",
+    )
+    hand = models.ForeignKey(
+        "games.Hand",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ledger_transactions",
+    )
+    table = models.ForeignKey(
+        "games.Table",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="ledger_transactions",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects: ClassVar[models.Manager[LedgerTransaction]] = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(idempotency_key=""),
+                name="accounts_ledgertransaction_key_not_empty",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.kind} ({self.idempotency_key})"
+
+
+class LedgerEntry(models.Model):
+    """One leg of a transaction: ``amount`` Quan (signed, never 0) on ``account``, and the
+    account's balance just after it (set by the database, not by Python)."""
+
+    transaction = models.ForeignKey(
+        LedgerTransaction, on_delete=models.PROTECT, related_name="entries"
+    )
+    account = models.ForeignKey(LedgerAccount, on_delete=models.PROTECT, related_name="entries")
+    amount = models.BigIntegerField()
+    balance_after = models.BigIntegerField(default=0, editable=False)
+
+    objects: ClassVar[models.Manager[LedgerEntry]] = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name_plural = "ledger entries"
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(amount=0), name="accounts_ledgerentry_amount_not_zero"
+            ),
+            models.UniqueConstraint(
+                fields=["transaction", "account"],
+                name="accounts_ledgerentry_one_leg_per_account",
+            ),
+        ]
+        indexes = [
+            # An account's statement, newest first (GET /me/ledger): one index range scan.
+            models.Index(fields=["account", "-id"], name="accounts_ledgerentry_stmt"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.amount:+d} on {self.account_id} (tx {self.transaction_id})"

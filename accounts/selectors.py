@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
+from accounts.ledger_selectors import wallet_balance
 from accounts.models import AUDIT_HANDS_PERMISSION, TOKEN_PREFIX_LENGTH, ApiToken, User
 
 TOKEN_LIST_LIMIT = 100
@@ -27,8 +28,8 @@ class UserProfile:
 
 
 def user_balance(user: User) -> int:
-    """The user's Quan balance. Zero until the ledger lands; then read it from there."""
-    return 0
+    """The user's Quan balance: its wallet's balance column (O(1))."""
+    return wallet_balance(user)
 
 
 def user_is_auditor(user: User) -> bool:

@@ -13,6 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
 from chan_api.errors import Conflict, InvalidInput, NotAuthenticated, NotFound
 
@@ -26,7 +27,8 @@ def _username_taken() -> Conflict:
 
 @transaction.atomic
 def user_register(*, username: str, password: str, display_name: str = "") -> User:
-    """Create a player after Django's username and password validators accept them.
+    """Create a player after Django's username and password validators accept them, and book
+    its welcome grant (``CHAN_WELCOME_GRANT`` Quan) in the same transaction.
 
     Usernames are unique case-insensitively (``Demo1`` and ``demo1`` are one name).
     """
@@ -52,6 +54,7 @@ def user_register(*, username: str, password: str, display_name: str = "") -> Us
             candidate.save()
     except IntegrityError as exc:  # lost a race with another registration of the same name
         raise _username_taken() from exc
+    welcome_grant_book(user=candidate)
     return candidate
 
 

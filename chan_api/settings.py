@@ -220,6 +220,11 @@ CHAN_AUTO_PLAY_DELAY = float(os.environ.get("CHAN_AUTO_PLAY_DELAY", "3"))
 # knows every card, so it is off unless DEBUG is on or the test suite is running.
 CHAN_ALLOW_FIXED_DECK = env_bool("CHAN_ALLOW_FIXED_DECK", DEBUG or TESTING)
 
+# The Quan ledger (RULES.md §11): the grant booked at registration, and the daily bonus by VIP
+# tier (index = User.vip; tiers above the last get the last amount).
+CHAN_WELCOME_GRANT = int(os.environ.get("CHAN_WELCOME_GRANT", "50000"))
+CHAN_DAILY_BONUS = (10_000, 15_000, 20_000, 30_000, 50_000)
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

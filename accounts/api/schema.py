@@ -6,8 +6,9 @@ from collections.abc import Mapping
 
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
 
-from chan_api.schema import COMMON_DESCRIPTIONS, problem_responses_for
+from chan_api.schema import COMMON_DESCRIPTIONS, ProblemSerializer, problem_responses_for
 
 _DESCRIPTIONS = {
     **COMMON_DESCRIPTIONS,
@@ -18,17 +19,27 @@ _DESCRIPTIONS = {
 BAD_CREDENTIALS = {401: "`invalid_credentials`: the username or password is wrong."}
 
 
+class BonusAlreadyClaimedSerializer(ProblemSerializer):
+    """The problem body of ``409 bonus_already_claimed``."""
+
+    next_claim_at = serializers.DateTimeField(
+        required=False, help_text="UTC: when the next daily bonus can be claimed."
+    )
+
+
 def problem_responses(
     *statuses: int,
     authenticated: bool = True,
     request_body: bool = False,
     descriptions: Mapping[int, str] | None = None,
+    body: type[serializers.Serializer] = ProblemSerializer,
 ) -> dict[tuple[int, str], OpenApiResponse]:
     """``responses=`` entries documenting problem+json errors for these statuses, plus 429 and
     500, 401 when ``authenticated`` and 400/413/415 with a ``request_body``."""
     return problem_responses_for(
         statuses,
         {**_DESCRIPTIONS, **(descriptions or {})},
+        body,
         authenticated=authenticated,
         request_body=request_body,
     )

@@ -6,9 +6,12 @@ over-long string is a 400 naming the field, never silently dropped or coerced.
 
 from __future__ import annotations
 
+import datetime as dt
+
 from rest_framework import serializers
 
-from accounts.models import ApiToken, User
+from accounts.ledger_selectors import LEDGER_PAGE_DEFAULT, LEDGER_PAGE_MAX
+from accounts.models import ApiToken, LedgerTransaction, User
 from chan_api.strict_input import StrictCharField, StrictInputSerializer
 
 _USERNAME_MAX = User._meta.get_field("username").max_length
@@ -63,3 +66,56 @@ class TokenCheckOutputSerializer(serializers.Serializer):
     user_id = serializers.IntegerField()
     username = serializers.CharField()
     now = serializers.DateTimeField(help_text="The server's clock, for hand deadlines.")
+
+
+# --------------------------------------------------------------------------- the Quan ledger
+
+UTC_DATETIME = {"default_timezone": dt.UTC}
+
+
+class BonusOutputSerializer(serializers.Serializer):
+    """Reads a ``accounts.api.views.BonusClaimed``."""
+
+    transaction_id = serializers.IntegerField()
+    amount = serializers.IntegerField(help_text="Quan credited (by VIP tier).")
+    balance = serializers.IntegerField(help_text="My Quan balance after the bonus.")
+    claimed_at = serializers.DateTimeField(**UTC_DATETIME, help_text="UTC.")
+    next_claim_at = serializers.DateTimeField(
+        **UTC_DATETIME,
+        help_text="UTC: the next midnight in Asia/Ho_Chi_Minh, when the next bonus opens.",
+    )
+
+
+class LedgerQuerySerializer(serializers.Serializer):
+    cursor = serializers.RegexField(
+        r"^[0-9]{1,18}$",
+        required=False,
+        help_text="The `next` cursor of the previous page (opaque); the newest entries without.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=LEDGER_PAGE_MAX, default=LEDGER_PAGE_DEFAULT
+    )
+
+
+class LedgerEntryOutputSerializer(serializers.Serializer):
+    """Reads an ``accounts.models.LedgerEntry`` of my wallet."""
+
+    id = serializers.IntegerField()
+    kind = serializers.ChoiceField(
+        source="transaction.kind", choices=LedgerTransaction.Kind.choices
+    )
+    amount = serializers.IntegerField(help_text="Signed Quan: credited > 0, debited < 0.")
+    balance_after = serializers.IntegerField(help_text="My balance just after this entry.")
+    created_at = serializers.DateTimeField(source="transaction.created_at", **UTC_DATETIME)
+    hand_id = serializers.IntegerField(source="transaction.hand_id", allow_null=True)
+    table_id = serializers.IntegerField(source="transaction.table_id", allow_null=True)
+    memo = serializers.CharField(source="transaction.memo")
+
+
+class LedgerPageOutputSerializer(serializers.Serializer):
+    results = LedgerEntryOutputSerializer(many=True, source="entries")
+    next = serializers.CharField(
+        allow_null=True,
+        source="next_cursor",
+        help_text="Pass as `cursor` for the next (older) page; null on the last page.",
+    )

@@ -3,7 +3,9 @@
 from django.urls import path
 
 from accounts.api.views import (
+    MeBonusApi,
     MeDetailApi,
+    MeLedgerApi,
     TokenCheckApi,
     TokenCreateApi,
     TokenListApi,
@@ -20,4 +22,6 @@ urlpatterns = [
     path("auth/tokens", TokenListApi.as_view(), name="auth-tokens"),
     path("auth/tokens/<int:token_id>", TokenRevokeApi.as_view(), name="auth-token-revoke"),
     path("me", MeDetailApi.as_view(), name="me"),
+    path("me/bonus", MeBonusApi.as_view(), name="me-bonus"),
+    path("me/ledger", MeLedgerApi.as_view(), name="me-ledger"),
 ]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import datetime
+
 from django.db import transaction
 from django.utils import timezone
 from drf_spectacular.utils import extend_schema
@@ -11,8 +14,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.api.schema import BAD_CREDENTIALS, problem_responses
+from accounts.api.schema import BAD_CREDENTIALS, BonusAlreadyClaimedSerializer, problem_responses
 from accounts.api.serializers import (
+    BonusOutputSerializer,
+    LedgerPageOutputSerializer,
+    LedgerQuerySerializer,
     ProfileOutputSerializer,
     RegisterInputSerializer,
     TokenCheckOutputSerializer,
@@ -21,6 +27,8 @@ from accounts.api.serializers import (
     TokenOutputSerializer,
 )
 from accounts.api.throttles import AuthRateThrottle
+from accounts.ledger import bonus_claim, next_bonus_at
+from accounts.ledger_selectors import ledger_page, wallet_balance
 from accounts.models import ApiToken, User
 from accounts.selectors import token_list, user_profile
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
@@ -160,3 +168,64 @@ class MeDetailApi(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(ProfileOutputSerializer(user_profile(user=request.user)).data)
+
+
+@dataclass(frozen=True, slots=True)
+class BonusClaimed:
+    transaction_id: int
+    amount: int
+    balance: int
+    claimed_at: datetime
+    next_claim_at: datetime
+
+
+class MeBonusApi(APIView):
+    @extend_schema(
+        operation_id="me_bonus_claim",
+        tags=["me"],
+        summary="Claim today's bonus (once per calendar day in Asia/Ho_Chi_Minh)",
+        parameters=COMMON_HEADERS,
+        request=None,
+        responses={
+            201: BonusOutputSerializer,
+            **problem_responses(
+                409,
+                descriptions={
+                    409: "`bonus_already_claimed`, with `next_claim_at` (UTC): the bonus "
+                    "of this calendar day (Asia/Ho_Chi_Minh) was already booked."
+                },
+                body=BonusAlreadyClaimedSerializer,
+            ),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        tx = bonus_claim(user=request.user)
+        body = BonusClaimed(
+            transaction_id=tx.pk,
+            amount=tx.entries.get(account__user=request.user).amount,
+            balance=wallet_balance(request.user),
+            claimed_at=tx.created_at,
+            next_claim_at=next_bonus_at(tx.created_at),
+        )
+        return Response(BonusOutputSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class MeLedgerApi(APIView):
+    @extend_schema(
+        operation_id="me_ledger",
+        tags=["me"],
+        summary="My Quan statement, newest first (cursor pagination)",
+        parameters=[LedgerQuerySerializer, *COMMON_HEADERS],
+        responses={
+            200: LedgerPageOutputSerializer,
+            **problem_responses(
+                400,
+                descriptions={400: "`invalid`: a query parameter is malformed (`errors` name it)."},
+            ),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = LedgerQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        page = ledger_page(user=request.user, **query.validated_data)
+        return Response(LedgerPageOutputSerializer(page).data)

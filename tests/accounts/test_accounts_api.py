@@ -40,7 +40,7 @@ def test_register_returns_a_token_that_works_on_me(api_client):
         "id": body["user"]["id"],
         "username": "lan",
         "display_name": "Lan Chắn",
-        "balance": 0,
+        "balance": 50_000,  # the welcome grant
         "xp": 0,
         "level": 1,
         "is_staff": False,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth.models import Permission
 
+from accounts.ledger import welcome_grant_book
 from accounts.models import User
 from accounts.selectors import token_list, user_balance, user_by_token, user_profile
 from accounts.services import token_create, token_revoke
@@ -56,8 +57,11 @@ def test_token_list_is_own_tokens_newest_first():
     assert list(token_list(user=user)) == [newer, older]
 
 
-def test_user_balance_is_zero_until_the_ledger_lands():
-    assert user_balance(User.objects.create_user(username="lan")) == 0
+def test_user_balance_is_zero_without_a_wallet_and_the_wallet_balance_with_one():
+    user = User.objects.create_user(username="lan")
+    assert user_balance(user) == 0
+    welcome_grant_book(user=user)
+    assert user_balance(user) == 50_000
 
 
 def test_user_profile_marks_auditors_by_permission_not_name():

@@ -1,4 +1,5 @@
-"""Create the demo players demo1..demo4 (once) and print a fresh token for each."""
+"""Create the demo players demo1..demo4 (once, with their welcome grant) and print a fresh
+token for each."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from accounts.ledger import welcome_grant_book
 from accounts.models import User
 from accounts.services import token_create, user_password_set, user_register
 from chan_api.errors import DomainError
@@ -47,4 +49,5 @@ class Command(BaseCommand):
             return user_register(username=username, password=password, display_name=display_name)
         if not user.check_password(password):
             user_password_set(user=user, password=password)
+        welcome_grant_book(user=user)  # booked once ever: a no-op after the first time
         return user

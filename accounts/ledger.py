@@ -1,0 +1,357 @@
+"""Everything that writes the Quan ledger: one balanced transaction per business event.
+
+:func:`ledger_post` is the only function that appends ledger rows; grants, the daily bonus, admin
+adjustments and hand settlements (games) all go through it. On PostgreSQL the database refuses
+what must never happen even if this module had a bug (migration accounts 0004): an unbalanced
+transaction, a non-issuance balance below zero, an edited or deleted ledger row.
+
+Lock order: whoever also locks a hand or a table locks it first (games), then the ledger accounts
+of the transaction, all at once, in ascending primary key (``SELECT … FOR UPDATE ORDER BY id``).
+So two settlements touching the same wallets in any order queue up instead of deadlocking.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
+from chan_api.errors import Conflict, InvalidInput
+
+Kind = LedgerTransaction.Kind
+# An adjustment larger than this is refused (a typo, not a decision).
+MAX_ADJUSTMENT = 10**12
+# The greatest magnitude of one leg: far below bigint, so no sum of legs can overflow.
+MAX_LEG = 10**15
+
+
+# --------------------------------------------------------------------------- accounts
+
+
+def _account_get_or_create(**lookup: Any) -> LedgerAccount:
+    """The account matching ``lookup``, created (balance 0) on first use. Two first uses at once
+    both end with the same row: the loser of the unique constraint reads the winner's."""
+    account = LedgerAccount.objects.filter(**lookup).first()
+    if account is not None:
+        return account
+    try:
+        with transaction.atomic():  # a savepoint: the caller's transaction stays usable
+            return LedgerAccount.objects.create(**lookup)
+    except IntegrityError:
+        account = LedgerAccount.objects.filter(**lookup).first()
+        if account is None:
+            raise
+        return account
+
+
+def wallet_for(user: User) -> LedgerAccount:
+    """The player's wallet (created empty on first use)."""
+    return _account_get_or_create(kind=LedgerAccount.Kind.WALLET, user=user)
+
+
+def house_account() -> LedgerAccount:
+    """The house: it collects the fees of hands (RULES.md §11)."""
+    return _account_get_or_create(kind=LedgerAccount.Kind.HOUSE)
+
+
+def issuance_account() -> LedgerAccount:
+    """The counterpart of every grant, bonus and admin adjustment: the only account that may
+    go below zero; minus its balance is all the Quan ever put into play."""
+    return _account_get_or_create(kind=LedgerAccount.Kind.ISSUANCE)
+
+
+def pot_account(table: Any) -> LedgerAccount:
+    """The gà góp pot of a table (RULES.md §10.10)."""
+    return _account_get_or_create(kind=LedgerAccount.Kind.POT, table=table)
+
+
+# --------------------------------------------------------------------------- posting
+
+
+def _key_reused(key: str) -> Conflict:
+    return Conflict(
+        _("The ledger key %(key)s was already used for other movements."),
+        code="idempotency_key_reused",
+        key=key,
+    )
+
+
+def _merge_legs(legs: Sequence[tuple[LedgerAccount, int]]) -> dict[int, int]:
+    """``{account id: amount}``: legs on one account added up, zero legs dropped."""
+    merged: dict[int, int] = {}
+    for account, amount in legs:
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise InvalidInput(_("Ledger amounts are whole Quan."), code="ledger_amount_invalid")
+        if abs(amount) > MAX_LEG:
+            raise InvalidInput(
+                _("A ledger amount is at most %(max)s Quan."),
+                code="ledger_amount_invalid",
+                max=MAX_LEG,
+            )
+        if account.pk is None:
+            raise InvalidInput(_("A ledger leg names an unsaved account."), code="invalid")
+        merged[account.pk] = merged.get(account.pk, 0) + amount
+    return {pk: amount for pk, amount in merged.items() if amount != 0}
+
+
+def _booked_legs(tx: LedgerTransaction) -> dict[int, int]:
+    return dict(tx.entries.values_list("account_id", "amount"))
+
+
+def _replay(existing: LedgerTransaction, kind: str, legs: Mapping[int, int]) -> LedgerTransaction:
+    """A key seen again: the same movements return the booked transaction, others are refused."""
+    if existing.kind != kind or _booked_legs(existing) != dict(legs):
+        raise _key_reused(existing.idempotency_key)
+    return existing
+
+
+def ledger_post(
+    *,
+    kind: str,
+    key: str,
+    legs: Sequence[tuple[LedgerAccount, int]],
+    memo: str = "",
+    user: Any = None,
+    hand: Any = None,
+    table: Any = None,
+) -> LedgerTransaction:
+    """Book one balanced transaction: ``legs`` are ``(account, signed Quan)``; legs on the same
+    account are merged and zero legs dropped; what is left must be non-empty and sum to zero.
+
+    Idempotent on ``key``: booked once; the same key again with the same kind and (merged) legs
+    books nothing and returns the first transaction, with other legs it is refused
+    (``idempotency_key_reused``). A leg that would take a non-issuance account below zero is
+    refused (``insufficient_balance``, with ``needed``, ``balance`` and ``account_id``).
+
+    Locks: the legs' accounts, ``SELECT … FOR UPDATE`` in ascending id, after any hand or table
+    lock the caller holds (see the module docstring). Runs in the caller's transaction if any.
+    """
+    tx, _booked = _post(kind=kind, key=key, legs=legs, memo=memo, user=user, hand=hand, table=table)
+    return tx
+
+
+def _post(
+    *,
+    kind: str,
+    key: str,
+    legs: Sequence[tuple[LedgerAccount, int]],
+    memo: str,
+    user: Any,
+    hand: Any,
+    table: Any,
+) -> tuple[LedgerTransaction, bool]:
+    """:func:`ledger_post`, also telling whether this call booked the transaction (True) or
+    found it booked under its key (False)."""
+    if kind not in Kind.values:
+        raise InvalidInput(
+            _("Unknown ledger transaction kind %(kind)s."), code="invalid", kind=kind
+        )
+    if not key:
+        raise InvalidInput(_("A ledger transaction needs an idempotency key."), code="invalid")
+    merged = _merge_legs(legs)
+    if not merged:
+        raise InvalidInput(_("A ledger transaction needs movements."), code="ledger_empty")
+    total = sum(merged.values())
+    if total != 0:
+        raise InvalidInput(
+            _("A ledger transaction must sum to zero, not %(total)s."),
+            code="ledger_unbalanced",
+            total=total,
+        )
+
+    with transaction.atomic():
+        locked = list(
+            LedgerAccount.objects.select_for_update().filter(pk__in=merged).order_by("pk")
+        )
+        if len(locked) != len(merged):
+            raise InvalidInput(_("A ledger leg names an unknown account."), code="invalid")
+        # Under the locks, a committed transaction with this key is visible (READ COMMITTED).
+        existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
+        if existing is not None:
+            return _replay(existing, kind, merged), False
+        for account in locked:
+            amount = merged[account.pk]
+            if account.kind != LedgerAccount.Kind.ISSUANCE and account.balance + amount < 0:
+                raise Conflict(
+                    _("Not enough Quan: %(needed)s needed, %(balance)s available."),
+                    code="insufficient_balance",
+                    extra={
+                        "needed": -amount,
+                        "balance": account.balance,
+                        "account_id": account.pk,
+                    },
+                    needed=-amount,
+                    balance=account.balance,
+                )
+        try:
+            with transaction.atomic():  # a savepoint: losing the key race leaves us usable
+                tx = LedgerTransaction.objects.create(
+                    kind=kind,
+                    idempotency_key=key,
+                    memo=memo[:255],
+                    user=user,
+                    hand=hand,
+                    table=table,
+                )
+        except IntegrityError:
+            # The same key, booked at the same time on other accounts (whose locks we do not
+            # hold), committed first. Any other integrity error is a bug and stays one.
+            existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
+            if existing is None:
+                raise
+            return _replay(existing, kind, merged), False
+        entries = [
+            LedgerEntry(transaction=tx, account=account, amount=merged[account.pk])
+            for account in locked
+        ]
+        if connection.vendor != "postgresql":
+            _move_balances_without_triggers(locked, entries)
+        LedgerEntry.objects.bulk_create(entries)
+    return tx, True
+
+
+def _move_balances_without_triggers(
+    accounts: Sequence[LedgerAccount], entries: Sequence[LedgerEntry]
+) -> None:
+    """What PostgreSQL's entry trigger does, for databases without it (SQLite in development)."""
+    for account, entry in zip(accounts, entries, strict=True):
+        LedgerAccount._base_manager.filter(pk=account.pk).update(
+            balance=F("balance") + entry.amount
+        )
+        account.refresh_from_db(fields=["balance"])
+        entry.balance_after = account.balance
+
+
+def ledger_transfer(
+    *,
+    kind: str,
+    key: str,
+    source: LedgerAccount,
+    target: LedgerAccount,
+    amount: int,
+    memo: str = "",
+) -> LedgerTransaction:
+    """Move ``amount`` (> 0) Quan from ``source`` to ``target``: a two-leg :func:`ledger_post`."""
+    if isinstance(amount, bool) or not isinstance(amount, int) or amount <= 0:
+        raise InvalidInput(_("A transfer moves a positive whole amount."), code="invalid")
+    return ledger_post(kind=kind, key=key, legs=[(source, -amount), (target, amount)], memo=memo)
+
+
+# --------------------------------------------------------------------------- grants and bonuses
+
+
+def welcome_grant_book(*, user: User) -> LedgerTransaction:
+    """Book the welcome grant (``CHAN_WELCOME_GRANT``, RULES.md §11) once per player ever:
+    key ``grant:welcome:<user id>``."""
+    amount = settings.CHAN_WELCOME_GRANT
+    return ledger_post(
+        kind=Kind.WELCOME_GRANT,
+        key=f"grant:welcome:{user.pk}",
+        legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+        memo="Welcome grant",
+        user=user,
+    )
+
+
+def daily_bonus_amount(user: User) -> int:
+    """The daily bonus of the user's VIP tier (``CHAN_DAILY_BONUS``; the last tier caps)."""
+    tiers = settings.CHAN_DAILY_BONUS
+    return int(tiers[min(max(user.vip, 0), len(tiers) - 1)])
+
+
+def _local_day(now: dt.datetime) -> tuple[dt.date, dt.datetime]:
+    """The calendar day of ``now`` in ``TIME_ZONE`` (Asia/Ho_Chi_Minh) and when the next one
+    begins, in UTC."""
+    zone = ZoneInfo(settings.TIME_ZONE)
+    day = now.astimezone(zone).date()
+    next_start = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(), tzinfo=zone)
+    return day, next_start.astimezone(dt.UTC)
+
+
+def next_bonus_at(when: dt.datetime) -> dt.datetime:
+    """When the bonus after one claimed at ``when`` opens: the next local midnight, in UTC."""
+    return _local_day(when)[1]
+
+
+def _bonus_already_claimed(next_claim_at: dt.datetime) -> Conflict:
+    when = next_claim_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    return Conflict(
+        _("Today's bonus was already claimed; the next one can be claimed at %(when)s."),
+        code="bonus_already_claimed",
+        extra={"next_claim_at": when},
+        when=when,
+    )
+
+
+def bonus_claim(*, user: User, now: dt.datetime | None = None) -> LedgerTransaction:
+    """Book today's daily bonus (:func:`daily_bonus_amount`) for the user: once per calendar day
+    in ``TIME_ZONE``, keyed ``bonus:daily:<user id>:<local date>``. A second claim the same day,
+    even one sent at the same instant, is ``bonus_already_claimed`` with ``next_claim_at`` (UTC,
+    the next local midnight).
+
+    Locks: the issuance account and the wallet, in id order (:func:`ledger_post`).
+    """
+    now = now or timezone.now()
+    day, next_claim_at = _local_day(now)
+    key = f"bonus:daily:{user.pk}:{day.isoformat()}"
+    if LedgerTransaction.objects.filter(idempotency_key=key).exists():
+        raise _bonus_already_claimed(next_claim_at)
+    amount = daily_bonus_amount(user)
+    try:
+        tx, booked = _post(
+            kind=Kind.DAILY_BONUS,
+            key=key,
+            legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+            memo=f"Daily bonus {day.isoformat()}",
+            user=user,
+            hand=None,
+            table=None,
+        )
+    except Conflict as exc:  # booked meanwhile at another VIP tier's amount
+        if exc.code != "idempotency_key_reused":
+            raise
+        raise _bonus_already_claimed(next_claim_at) from exc
+    if not booked:  # a concurrent claim booked it first
+        raise _bonus_already_claimed(next_claim_at)
+    return tx
+
+
+def balance_adjust(
+    *, user: User, amount: int, reason: str, staff: User | None = None, key: str
+) -> LedgerTransaction:
+    """An admin adjustment of the user's wallet by ``amount`` Quan (positive credits, negative
+    debits; a debit cannot take the wallet below zero): an issuance transaction whose memo is
+    the reason, booked once per ``key`` (the admin form's nonce, so a re-submitted form books
+    nothing). Refused: 0, a non-integer, more than ``MAX_ADJUSTMENT`` either way, no reason.
+    """
+    if isinstance(amount, bool) or not isinstance(amount, int):
+        raise InvalidInput(
+            _("The amount must be a whole number of Quan."), code="adjustment_invalid"
+        )
+    if amount == 0:
+        raise InvalidInput(_("An adjustment of 0 Quan changes nothing."), code="adjustment_invalid")
+    if abs(amount) > MAX_ADJUSTMENT:
+        raise InvalidInput(
+            _("An adjustment is at most %(max)s Quan either way."),
+            code="adjustment_invalid",
+            max=f"{MAX_ADJUSTMENT:,}",
+        )
+    reason = reason.strip()
+    if not reason:
+        raise InvalidInput(_("An adjustment needs a reason."), code="adjustment_invalid")
+    by = f" (by {staff.username})" if staff is not None else ""
+    return ledger_post(
+        kind=Kind.ADJUSTMENT,
+        key=f"adjust:{key}:{user.pk}",
+        legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+        memo=f"{reason}{by}"[:255],
+        user=user,
+    )

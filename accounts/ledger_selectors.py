@@ -1,0 +1,161 @@
+"""Everything that reads the Quan ledger: balances (one indexed row, O(1)), a player's statement
+page by page, and the consistency checks of ``manage.py ledger_check``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from django.db.models import Count, F, Q, Sum
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
+from chan_api.errors import InvalidInput
+
+LEDGER_PAGE_DEFAULT = 50
+LEDGER_PAGE_MAX = 200
+
+
+def wallet_balance(user: User) -> int:
+    """The player's Quan: the wallet's balance column (0 before its first entry)."""
+    balance = (
+        LedgerAccount.objects.filter(kind=LedgerAccount.Kind.WALLET, user_id=user.pk)
+        .values_list("balance", flat=True)
+        .first()
+    )
+    return balance or 0
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPage:
+    """Entries of one wallet, newest first; ``next_cursor`` continues after the last one."""
+
+    entries: list[LedgerEntry]
+    next_cursor: str | None
+
+
+def _cursor_value(cursor: str | None) -> int | None:
+    if cursor is None or cursor == "":
+        return None
+    if not cursor.isdigit() or len(cursor) > 18:
+        raise InvalidInput(errors={"cursor": [_("Not a cursor this endpoint returned.")]})
+    return int(cursor)
+
+
+def ledger_page(
+    *, user: User, cursor: str | None = None, limit: int = LEDGER_PAGE_DEFAULT
+) -> LedgerPage:
+    """The player's wallet entries, newest first, at most ``limit``, before ``cursor`` (an
+    opaque string from a previous page). Keyset pagination on the entry id over the index
+    ``(account, -id)``: a page costs the same at 1,000 or 1,000,000 entries."""
+    before = _cursor_value(cursor)
+    # The wallet's id first, so the entries query names a constant account_id and the planner
+    # walks the (account, -id) index; filtering on the joined account instead made it scan the
+    # whole entry table backwards for a wallet whose entries are old (bench/ledger_bench.py).
+    wallet_id = (
+        LedgerAccount.objects.filter(kind=LedgerAccount.Kind.WALLET, user_id=user.pk)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if wallet_id is None:
+        return LedgerPage(entries=[], next_cursor=None)
+    entries = LedgerEntry.objects.filter(account_id=wallet_id)
+    if before is not None:
+        entries = entries.filter(id__lt=before)
+    rows = list(entries.select_related("transaction").order_by("-id")[: limit + 1])
+    has_more = len(rows) > limit
+    rows = rows[:limit]
+    return LedgerPage(entries=rows, next_cursor=str(rows[-1].pk) if has_more else None)
+
+
+# --------------------------------------------------------------------------- checks
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerProblem:
+    check: str
+    detail: str
+
+
+def check_accounts_sum_to_zero() -> list[LedgerProblem]:
+    """Σ of every account's balance is 0: Quan is neither created nor destroyed."""
+    total = LedgerAccount.objects.aggregate(total=Sum("balance"))["total"] or 0
+    if total != 0:
+        return [LedgerProblem("accounts_sum_to_zero", f"all balances sum to {total}, not 0")]
+    return []
+
+
+def check_balances_match_entries() -> list[LedgerProblem]:
+    """Every account's balance column equals the sum of its entries, and none that must not
+    is below zero."""
+    problems = []
+    accounts = LedgerAccount.objects.annotate(entry_sum=Sum("entries__amount", default=0)).filter(
+        ~Q(balance=F("entry_sum")) | (Q(balance__lt=0) & ~Q(kind="issuance"))
+    )
+    for account in accounts.order_by("pk"):
+        problems.append(
+            LedgerProblem(
+                "balance_matches_entries",
+                f"account {account.pk} ({account}): balance {account.balance}, "
+                f"entries sum to {account.entry_sum}",
+            )
+        )
+    return problems
+
+
+def check_transactions_balance() -> list[LedgerProblem]:
+    """Every transaction has at least two entries summing to zero."""
+    bad = (
+        LedgerTransaction.objects.annotate(
+            total=Sum("entries__amount", default=0), n=Count("entries")
+        )
+        .filter(~Q(total=0) | Q(n__lt=2))
+        .order_by("pk")
+    )
+    return [
+        LedgerProblem(
+            "transaction_balances",
+            f"transaction {tx.pk} ({tx.idempotency_key}): {tx.n} entries summing to {tx.total}",
+        )
+        for tx in bad
+    ]
+
+
+def check_running_balances() -> list[LedgerProblem]:
+    """Each entry's ``balance_after`` is its account's running sum up to it (in id order)."""
+    from django.db import connection
+
+    sql = """
+        SELECT id, account_id, balance_after, running FROM (
+            SELECT id, account_id, balance_after,
+                   SUM(amount) OVER (PARTITION BY account_id ORDER BY id) AS running
+            FROM accounts_ledgerentry
+        ) AS e WHERE balance_after <> running ORDER BY id LIMIT 100
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql)
+        rows = cursor.fetchall()
+    return [
+        LedgerProblem(
+            "running_balance",
+            f"entry {pk} on account {account}: balance_after {after}, running sum {running}",
+        )
+        for pk, account, after, running in rows
+    ]
+
+
+# The checks of ``manage.py ledger_check``, in order. Another app adds its own (say, that each
+# settled hand's transaction matches its outcome) by appending a function returning problems.
+LEDGER_CHECKS: list[Callable[[], list[LedgerProblem]]] = [
+    check_accounts_sum_to_zero,
+    check_balances_match_entries,
+    check_transactions_balance,
+    check_running_balances,
+]
+
+
+def ledger_problems(
+    checks: list[Callable[[], list[LedgerProblem]]] | None = None,
+) -> list[LedgerProblem]:
+    """Every problem the checks find (none on a sound ledger)."""
+    return [problem for check in (checks or LEDGER_CHECKS) for problem in check()]

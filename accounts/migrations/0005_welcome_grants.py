@@ -1,0 +1,40 @@
+"""Book the 50,000 Quan welcome grant (settings.CHAN_WELCOME_GRANT) for every user registered
+before the ledger existed, demo players included: one issuance transaction each, keyed
+``grant:welcome:<user id>`` like the grant ``user_register`` books, so it is never booked twice.
+"""
+
+from django.conf import settings
+from django.db import migrations
+from django.db.models import F
+
+
+def forwards(apps, schema_editor):
+    User = apps.get_model("accounts", "User")
+    Account = apps.get_model("accounts", "LedgerAccount")
+    Transaction = apps.get_model("accounts", "LedgerTransaction")
+    Entry = apps.get_model("accounts", "LedgerEntry")
+    amount = settings.CHAN_WELCOME_GRANT
+    triggers = schema_editor.connection.vendor == "postgresql"
+    issuance, _ = Account.objects.get_or_create(kind="issuance")
+    for user in User.objects.order_by("pk"):
+        key = f"grant:welcome:{user.pk}"
+        if Transaction.objects.filter(idempotency_key=key).exists():
+            continue
+        wallet, _ = Account.objects.get_or_create(kind="wallet", user=user)
+        tx = Transaction.objects.create(
+            kind="welcome_grant", idempotency_key=key, user=user, memo="Welcome grant"
+        )
+        legs = sorted([(issuance, -amount), (wallet, amount)], key=lambda leg: leg[0].pk)
+        for account, leg in legs:
+            if not triggers:  # PostgreSQL's entry trigger moves the balance itself
+                Account._base_manager.filter(pk=account.pk).update(balance=F("balance") + leg)
+                account.refresh_from_db(fields=["balance"])
+            Entry.objects.create(
+                transaction=tx, account=account, amount=leg, balance_after=account.balance
+            )
+
+
+class Migration(migrations.Migration):
+    dependencies = [("accounts", "0004_ledger_triggers")]
+
+    operations = [migrations.RunPython(forwards, migrations.RunPython.noop)]

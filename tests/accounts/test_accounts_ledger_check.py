@@ -1,0 +1,89 @@
+"""manage.py ledger_check: quiet on a sound ledger; exit 1 and a list on every kind of damage."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import connection
+
+from accounts.ledger import balance_adjust, issuance_account, wallet_for
+from accounts.ledger_selectors import LEDGER_CHECKS, LedgerProblem, ledger_problems
+from accounts.models import User
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="damage needs raw PostgreSQL"),
+]
+
+
+@pytest.fixture
+def lan() -> User:
+    user = User.objects.create_user(username="lan")
+    balance_adjust(user=user, amount=1_000, reason="funds", key="fund")
+    return user
+
+
+def check() -> tuple[int, str]:
+    out = StringIO()
+    try:
+        call_command("ledger_check", stdout=out)
+    except CommandError as exc:
+        return exc.returncode, out.getvalue()
+    return 0, out.getvalue()
+
+
+def damage(*statements: tuple[str, list]) -> None:
+    """Raw SQL with the ledger's triggers off, inside the test's transaction (rolled back after)."""
+    tables = ("accounts_ledgeraccount", "accounts_ledgertransaction", "accounts_ledgerentry")
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE needs no pending checks
+        for table in tables:
+            cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+        for sql, params in statements:
+            cursor.execute(sql, params)
+        for table in tables:
+            cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+
+
+def test_a_sound_ledger_passes(lan):
+    assert check() == (0, f"ledger ok ({len(LEDGER_CHECKS)} checks)\n")
+
+
+def test_a_balance_column_off_its_entries_is_reported(lan):
+    damage(("UPDATE accounts_ledgeraccount SET balance = 999 WHERE id = %s", [wallet_for(lan).pk]))
+    code, out = check()
+    assert code == 1
+    assert "accounts_sum_to_zero: all balances sum to -1, not 0" in out
+    assert f"balance_matches_entries: account {wallet_for(lan).pk}" in out
+
+
+def test_an_unbalanced_transaction_and_a_wrong_running_balance_are_reported(lan):
+    wallet = wallet_for(lan).pk
+    damage(
+        (
+            "INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, created_at) "
+            "VALUES ('transfer', 'broken', '', now())",
+            [],
+        ),
+        (
+            "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+            "SELECT id, %s, 5, 7 FROM accounts_ledgertransaction WHERE idempotency_key = 'broken'",
+            [wallet],
+        ),
+    )
+    code, out = check()
+    assert code == 1
+    assert "transaction_balances: transaction" in out and "(broken): 1 entries summing to 5" in out
+    assert "running_balance: entry" in out and "balance_after 7, running sum 1005" in out
+    assert "balance_matches_entries" in out  # the column never saw the raw entry
+
+
+def test_checks_are_a_list_others_can_extend(lan):
+    def always_wrong() -> list[LedgerProblem]:
+        return [LedgerProblem("hand_settlement", "hand 7 paid 10, settled 12")]
+
+    assert ledger_problems() == []
+    assert ledger_problems([*LEDGER_CHECKS, always_wrong]) == always_wrong()
+    assert issuance_account().balance == -1_000

@@ -1,0 +1,179 @@
+"""PostgreSQL itself refuses what must never happen to the ledger (migration accounts 0004), even
+to raw SQL that goes around the services."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import DatabaseError, connection, transaction
+
+from accounts.ledger import balance_adjust, issuance_account, wallet_for
+from accounts.ledger_selectors import ledger_problems, wallet_balance
+from accounts.models import LedgerTransaction, User
+
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL triggers"),
+]
+
+
+@pytest.fixture
+def lan() -> User:
+    user = User.objects.create_user(username="lan")
+    balance_adjust(user=user, amount=1_000, reason="test funds", key="fund")
+    return user
+
+
+def refused(sql: str, params: tuple | None = None, match: str = "", before: str = "") -> None:
+    """``sql`` (after ``before``) fails in PostgreSQL; inside a savepoint, so the test goes on."""
+    with (
+        pytest.raises(DatabaseError, match=match),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        if before:
+            cursor.execute(before)
+        cursor.execute(sql, params)
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # run the deferred checks now
+
+
+# Run the pending deferred checks first (PostgreSQL refuses TRUNCATE while any are pending).
+NO_TRUNCATE = "SET CONSTRAINTS ALL IMMEDIATE; SET LOCAL chan.allow_log_truncate = 'off'"
+
+
+def run(sql: str, params: tuple | None = None) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall() if cursor.description else []
+
+
+def new_transaction(key: str) -> int:
+    return run(
+        "INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, created_at) "
+        "VALUES ('transfer', %s, '', now()) RETURNING id",
+        (key,),
+    )[0][0]
+
+
+def test_entries_cannot_be_updated_deleted_or_truncated(lan):
+    refused("UPDATE accounts_ledgerentry SET amount = amount * 2", match="append-only")
+    refused("DELETE FROM accounts_ledgerentry", match="append-only")
+    refused("TRUNCATE accounts_ledgerentry CASCADE", before=NO_TRUNCATE, match="append-only")
+    assert wallet_balance(lan) == 1_000
+
+
+def test_transactions_cannot_be_updated_deleted_or_truncated(lan):
+    refused("UPDATE accounts_ledgertransaction SET memo = 'edited'", match="append-only")
+    refused("UPDATE accounts_ledgertransaction SET idempotency_key = 'other'", match="append-only")
+    refused("DELETE FROM accounts_ledgertransaction", match="append-only")
+    refused("TRUNCATE accounts_ledgertransaction CASCADE", before=NO_TRUNCATE, match="append-only")
+    assert LedgerTransaction.objects.get(idempotency_key=f"adjust:fund:{lan.pk}").memo
+
+
+def test_a_balance_moves_only_with_an_entry(lan):
+    wallet = wallet_for(lan).pk
+    refused(
+        "UPDATE accounts_ledgeraccount SET balance = balance + 1 WHERE id = %s",
+        (wallet,),
+        match="moves only with a ledger entry",
+    )
+    # forging the setting the entry trigger uses is not enough outside the trigger
+    refused(
+        "UPDATE accounts_ledgeraccount SET balance = balance + 1 WHERE id = %s",
+        (wallet,),
+        before=f"SET LOCAL chan.ledger_posting = '{wallet}:1'",
+        match="moves only with a ledger entry",
+    )
+    assert wallet_balance(lan) == 1_000
+
+
+def test_accounts_cannot_be_deleted_reowned_or_opened_with_money(lan):
+    wallet = wallet_for(lan).pk
+    refused("DELETE FROM accounts_ledgeraccount WHERE id = %s", (wallet,), match="append-only")
+    refused(
+        "UPDATE accounts_ledgeraccount SET kind = 'house', user_id = NULL WHERE id = %s",
+        (wallet,),
+        match="cannot change its kind or owner",
+    )
+    other = User.objects.create_user(username="other")
+    refused(
+        "INSERT INTO accounts_ledgeraccount (kind, user_id, balance, created_at) "
+        "VALUES ('wallet', %s, 500, now())",
+        (other.pk,),
+        match="opens at balance 0",
+    )
+    refused("TRUNCATE accounts_ledgeraccount CASCADE", before=NO_TRUNCATE, match="append-only")
+
+
+def test_an_unbalanced_transaction_is_refused_at_commit(lan):
+    refused(
+        "WITH tx AS (INSERT INTO accounts_ledgertransaction "
+        "(kind, idempotency_key, memo, created_at) VALUES ('transfer', 'raw', '', now()) "
+        "RETURNING id) "
+        "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+        "SELECT id, %s, 5, 0 FROM tx",
+        (wallet_for(lan).pk,),
+        match="does not balance",
+    )
+    assert wallet_balance(lan) == 1_000
+
+
+def test_a_transaction_without_entries_is_refused_at_commit():
+    refused(
+        "INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, created_at) "
+        "VALUES ('transfer', 'empty', '', now())",
+        match="does not balance",
+    )
+
+
+def test_a_raw_balanced_insert_moves_balances_and_records_balance_after(lan):
+    wallet, issuance = wallet_for(lan).pk, issuance_account().pk
+    with transaction.atomic():
+        tx = new_transaction("raw-ok")
+        run(
+            "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+            "VALUES (%s, %s, 250, 999999), (%s, %s, -250, 0)",
+            (tx, wallet, tx, issuance),
+        )
+        run("SET CONSTRAINTS ALL IMMEDIATE")
+    assert wallet_balance(lan) == 1_250
+    # balance_after is the database's, whatever the INSERT said
+    assert run(
+        "SELECT balance_after FROM accounts_ledgerentry WHERE transaction_id = %s "
+        "AND account_id = %s",
+        (tx, wallet),
+    ) == [(1_250,)]
+    assert ledger_problems() == []
+
+
+def test_an_entry_cannot_take_a_wallet_below_zero(lan):
+    wallet, issuance = wallet_for(lan).pk, issuance_account().pk
+    with pytest.raises(DatabaseError, match="balance_non_negative"), transaction.atomic():
+        tx = new_transaction("overdraw")
+        run(
+            "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+            "VALUES (%s, %s, -1001, 0), (%s, %s, 1001, 0)",
+            (tx, wallet, tx, issuance),
+        )
+    assert wallet_balance(lan) == 1_000
+
+
+def test_entries_cannot_be_added_to_a_past_transaction(lan):
+    wallet, issuance = wallet_for(lan).pk, issuance_account().pk
+    past = LedgerTransaction.objects.get(idempotency_key=f"adjust:fund:{lan.pk}").pk
+    balance_adjust(user=User.objects.create_user(username="later"), amount=1, reason="x", key="l")
+    refused(
+        "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+        "VALUES (%s, %s, 5, 0), (%s, %s, -5, 0)",
+        (past, wallet, past, issuance),
+        match="entries join only the ledger transaction just inserted",
+    )
+
+
+def test_an_entry_of_zero_is_refused(lan):
+    with pytest.raises(DatabaseError, match="amount_not_zero"), transaction.atomic():
+        tx = new_transaction("zero")
+        run(
+            "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+            "VALUES (%s, %s, 0, 0)",
+            (tx, wallet_for(lan).pk),
+        )

@@ -1,0 +1,49 @@
+"""bench/ledger_bench.py still runs end to end (its figures are read by people, not asserted)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATABASE_URL = os.environ.get("DATABASE_URL", "")
+
+
+@pytest.mark.skipif(
+    not DATABASE_URL.startswith(("postgres://", "postgresql://")),
+    reason="ledger_bench.py runs on a scratch PostgreSQL database",
+)
+def test_ledger_bench_loads_checks_and_prints_every_ratio() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "bench/ledger_bench.py",
+            "--entries",
+            "3000",
+            "--small",
+            "100",
+            "--postings",
+            "10",
+            "--rounds",
+            "5",
+            "--db",
+            DATABASE_URL,
+            "--scratch",  # apart from other worktrees' and a bench run by hand
+            f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_ledger_bench",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "ledger_check  clean" in out, out
+    for line in ("write floor", "posting", "balance read", "GET /me ", "GET /me/ledger"):
+        assert line in out, out
+    assert out.count("ratio small/big") == 3, out
