@@ -54,6 +54,7 @@ def make_user(db: None) -> Callable[..., tuple[Any, str]]:
     The token is the plaintext bearer token. Without a password the user has an unusable one
     (no slow hashing); pass ``password=`` to log in with it.
     """
+    from accounts.ledger import welcome_grant_book
     from accounts.models import User
     from accounts.services import token_create
 
@@ -64,6 +65,7 @@ def make_user(db: None) -> Callable[..., tuple[Any, str]]:
     ) -> tuple[User, str]:
         name = username or f"player{next(counter)}"
         user = User.objects.create_user(username=name, password=password, **fields)
+        welcome_grant_book(user=user)  # as registration does: every player starts with Quan
         _, raw = token_create(user=user)
         return user, raw
 

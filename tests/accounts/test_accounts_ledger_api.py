@@ -129,12 +129,13 @@ def test_ledger_refuses_bad_query_parameters(lan, check, query):
     assert set(body["errors"]) <= {"limit", "cursor"}
 
 
-def test_a_new_wallet_has_an_empty_ledger(api_client, make_user, check):
+def test_a_new_players_ledger_holds_its_welcome_grant(api_client, make_user, check):
     _, token = make_user()
     api_client.credentials(HTTP_AUTHORIZATION=f"Bearer {token}")
     body = check(api_client.get("/api/v1/me/ledger"), "/api/v1/me/ledger", "get")
-    assert body == {"results": [], "next": None}
-    assert api_client.get("/api/v1/me").json()["balance"] == 0
+    assert [(r["kind"], r["amount"]) for r in body["results"]] == [("welcome_grant", 50_000)]
+    assert body["next"] is None
+    assert api_client.get("/api/v1/me").json()["balance"] == 50_000
 
 
 def test_the_schema_documents_the_ledger_endpoints(check):

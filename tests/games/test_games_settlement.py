@@ -10,11 +10,13 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from accounts.ledger import balance_adjust
 from accounts.ledger_selectors import wallet_balance
-from accounts.models import LedgerEntry, LedgerTransaction
+from accounts.models import LedgerTransaction
 from games.models import Hand, Seat, Table
 from games.services.settlement import hand_settle, hands_unsettled, settlement_key
 from games.services.tables import table_deal_if_due
+from tests.games.conftest import start_table
 from tests.games.decks import WIN_DECK
 from tests.games.test_games_hands_api import assert_problem, play_to_end
 
@@ -56,7 +58,6 @@ def test_a_won_hand_is_booked_once_in_quan_and_shown_in_the_view(players, win_ha
 
 def test_creating_needs_10_stakes_and_sitting_15(make_player) -> None:
     poor = make_player()
-    LedgerEntry.objects.none()  # (the welcome grant is 50,000 Quan)
     r = poor.client.post("/api/v1/tables", {"name": "t", "stake": 5001}, format="json")
     body = assert_problem(r, 409, "insufficient_balance")
     assert (body["needed"], body["balance"]) == (50_010, WELCOME)
@@ -78,13 +79,12 @@ def test_a_player_under_15_stakes_is_unseated_before_the_deal(players, start_han
     # Given a table at stake 10 where one player has spent its Quan since sitting down,
     ids = start_hand(WIN_DECK)
     play_to_end(players, ids)
-    from accounts.ledger import balance_adjust
-
     balance_adjust(
         user=players[3].user,
         amount=-(wallet_balance(players[3].user) - 100),
         reason="t",
         staff=players[0].user,
+        key="test:spent",
     )
     # when everyone says ready again, the previous hand is settled first and the poor player
     # is unseated; the three others are dealt.
@@ -104,8 +104,6 @@ def test_two_hands_settling_for_the_same_wallet_at_once_both_book(make_player) -
     hands = []
     for _ in range(2):
         others = [make_player() for _ in range(3)]
-        from tests.games.conftest import start_table
-
         ids = start_table([hero, *others], WIN_DECK)
         play_to_end([hero, *others], ids)
         hands.append(ids["hand"])

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from accounts.ledger import balance_adjust
 from games.models import Hand, Seat, Table
 from games.services.tables import table_deal_if_due
 from tests.games.decks import HOA_DECK, WIN_DECK, scripted_move
@@ -23,6 +24,13 @@ def assert_problem(response: Any, status: int, code: str) -> dict[str, Any]:
     assert response["Content-Type"] == PROBLEM
     assert response.json()["code"] == code
     return response.json()
+
+
+@pytest.fixture(autouse=True)
+def _rich_enough_for_chieu_coi(players) -> None:
+    """Chiếu cói asks for 150,000 Quan (RULES.md §11): top the players up beyond the grant."""
+    for p in players:
+        balance_adjust(user=p.user, amount=200_000, reason="test", key=f"test:rich:{p.id}")
 
 
 def create(player: Any, **body: Any) -> Any:
@@ -401,14 +409,14 @@ def test_the_ready_clock_ignores_a_table_that_is_gone_or_playing(players, start_
 
 def test_the_last_player_leaving_closes_the_table(players) -> None:
     # Given a table whose two players stand up between hands,
-    table_id = create(players[0], room="sap-gu-2").json()["id"]
+    table_id = create(players[0], room="chieu-coi").json()["id"]
     join(players[1], table_id)
     leave = f"/api/v1/tables/{table_id}/leave"
     assert players[1].client.post(leave, {}, format="json").json()["status"] == "open"
     # the last one to leave closes it: it is no longer listed, and nobody can join it.
     r = players[0].client.post(leave, {}, format="json")
     assert r.status_code == 200 and r.json()["status"] == "closed"
-    listed = players[2].client.get("/api/v1/tables?room=sap-gu-2").json()
+    listed = players[2].client.get("/api/v1/tables?room=chieu-coi").json()
     assert listed == []
     assert_problem(join(players[2], table_id), 409, "table_closed")
 
