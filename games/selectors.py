@@ -25,6 +25,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.utils import translation
 
 from accounts.selectors import user_is_auditor
 from chan_api.problems import ApiProblem, bad_request, forbidden, not_found
@@ -33,6 +34,7 @@ from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_
 from games.rules import state as rules_state
 from games.rules.analysis import analysis_for
 from games.rules.cards import CODES, codes_of, parse_kinds
+from games.rules.errors import RuleError, fill
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset, list_presets
 from games.rules.scoring import score
 from games.rules.state import Phase
@@ -670,4 +672,10 @@ def rules_evaluate(
     except InvalidInput as exc:
         fields = exc.fields if isinstance(exc, InvalidField) else ()
         errors = {field: [exc.message] for field in fields} or None
-        raise bad_request(exc.code, exc.message, exc.message_vi, errors=errors) from exc
+        raise bad_request(exc.code, exc.message, rule_error_vi(exc), errors=errors) from exc
+
+
+def rule_error_vi(exc: RuleError) -> str:
+    """The Vietnamese message of a rules-core refusal: its template through gettext."""
+    with translation.override("vi"):
+        return fill(translation.gettext(exc.template), exc.params)

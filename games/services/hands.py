@@ -20,7 +20,7 @@ from games.rules.autoplay import auto_move
 from games.rules.errors import InvalidInput, RuleError
 from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
-from games.rules.views import full_view
+from games.rules.views import result_of
 from games.selectors import (
     HAND_VERSION_TTL_SECONDS,
     hand_deadline,
@@ -28,6 +28,7 @@ from games.selectors import (
     hand_version_key,
     hand_view_for_user,
     not_a_participant,
+    rule_error_vi,
     state_lru,
     state_pickle,
 )
@@ -117,7 +118,7 @@ def _rule_problem(exc: RuleError, seq: int) -> ApiProblem:
         status = 409
     else:
         status = 422
-    return ApiProblem(status, exc.code, exc.message, exc.message_vi, extra={"seq": seq})
+    return ApiProblem(status, exc.code, exc.message, rule_error_vi(exc), extra={"seq": seq})
 
 
 def _check_prefs_change(state: HandState, new_state: HandState, seat: int, seq: int) -> None:
@@ -153,13 +154,7 @@ def _check_prefs_rate(hand: Hand, seat: int) -> None:
 
 
 def _result(state: HandState) -> dict[str, Any]:
-    view = full_view(state)
-    return {
-        "outcome": state.outcome,
-        "win": view["win"],
-        "declaration": state.declaration,
-        "settlement": view.get("settlement"),
-    }
+    return result_of(state)
 
 
 def _hand_finish(hand: Hand, state: HandState) -> None:

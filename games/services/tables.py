@@ -21,6 +21,7 @@ from games.selectors import (
     hand_config,
     hand_deadline,
     hand_state,
+    rule_error_vi,
     ruleset_from_spec,
     state_pickle,
     table_ready_deadline,
@@ -50,7 +51,7 @@ def _fixed_deck(
         kinds = parse_deck(deck)
     except InvalidInput as exc:
         raise bad_request(
-            exc.code, exc.message, exc.message_vi, errors={"deck": [exc.message]}
+            exc.code, exc.message, rule_error_vi(exc), errors={"deck": [exc.message]}
         ) from exc
     if dealer is not None and not 0 <= dealer < max_seats:
         raise bad_request(
