@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import fields, replace
+from operator import attrgetter
 from typing import Any
 
 from games.rules import faults as fault_rules
@@ -144,6 +145,10 @@ def _advanced(state: HandState) -> bool:
 # --------------------------------------------------------------------------- apply
 
 _STATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(HandState))
+_state_values = attrgetter(*_STATE_FIELDS)
+_SEATS, _DOORS, _N_MOVES, _EVENTS = map(
+    _STATE_FIELDS.index, ("seats", "doors", "n_moves", "events")
+)
 
 
 class _Work:
@@ -171,7 +176,7 @@ class _Work:
     events: list[Event]
 
     def __init__(self, state: HandState) -> None:
-        vars(self).update({name: getattr(state, name) for name in _STATE_FIELDS})
+        vars(self).update(zip(_STATE_FIELDS, _state_values(state), strict=True))
         self.state = state
         self.seats = list(state.seats)
         self.doors = [list(d) for d in state.doors]
@@ -196,14 +201,12 @@ class _Work:
         return card
 
     def freeze(self) -> HandState:
-        values = {name: getattr(self, name) for name in _STATE_FIELDS}
-        values.update(
-            seats=tuple(self.seats),
-            doors=tuple(tuple(d) for d in self.doors),
-            n_moves=self.move_index + 1,
-            events=tuple(self.events),
-        )
-        state = HandState(**values)
+        values = list(_state_values(self))
+        values[_SEATS] = tuple(self.seats)
+        values[_DOORS] = tuple(tuple(d) for d in self.doors)
+        values[_N_MOVES] = self.move_index + 1
+        values[_EVENTS] = tuple(self.events)
+        state = HandState(*values)
         if state.phase is Phase.ENDED and state.settlement is None:
             state = replace(state, settlement=settle(state))
         return state
