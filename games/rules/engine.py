@@ -404,9 +404,9 @@ def _do_eat(w: _Work, move: Eat) -> None:
     if kind is None:
         raise IllegalMove(
             "not_a_pair",
-            gettext_noop("%(card)s and %(with)s make neither a chắn nor a cạ."),
+            gettext_noop("%(card)s and %(partner)s make neither a chắn nor a cạ."),
             card=CODES[card],
-            **{"with": CODES[partner]},
+            partner=CODES[partner],
         )
     if only_chiu_u(ex, seat):
         raise _refuse_own_return(ex)
