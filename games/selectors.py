@@ -17,13 +17,14 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount
 from accounts.selectors import user_is_auditor
-from chan_api.errors import InvalidInput, NotFound, PermissionDenied
+from chan_api.errors import InvalidInput, Message, NotFound, PermissionDenied
 from games.clock import table_ready_deadline
 from games.hand_store import hand_deck, hand_replay, hand_state
 from games.models import Hand, HandEvent, HandSeat, Seat, Table
 from games.rules import HandState
 from games.rules.analysis import analysis_for
 from games.rules.cards import CODES, codes_of
+from games.rules.errors import RuleError
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset, list_presets
 from games.rules.scoring import score
 from games.rules.views import full_view, view_for
@@ -431,4 +432,10 @@ def rules_evaluate(
     except RulesInvalidInput as exc:
         fields = exc.fields if isinstance(exc, InvalidField) else ()
         errors = {field: [exc.message] for field in fields} or None
-        raise InvalidInput(exc.message, code=exc.code, errors=errors) from exc
+        raise InvalidInput(rule_message(exc), code=exc.code, errors=errors, **exc.params) from exc
+
+
+def rule_message(exc: RuleError) -> Message:
+    """A rules-core refusal's message: its English template (marked by the core's
+    ``gettext_noop``) through gettext, to be filled with ``exc.params``."""
+    return _(exc.template)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from games.rules import faults as fault_rules
 from games.rules.analysis import analyse
 from games.rules.cards import KIND_OF, N_KINDS
-from games.rules.cuoc import facts_from_state, ruleset_of, true_total
+from games.rules.cuoc import facts_from_state, true_total
 from games.rules.engine import apply, can_win
 from games.rules.moves import Declare, Discard, Draw, Move, Pass, TraCua, U
 from games.rules.ruleset import FOUR_ELEVEN_MIN
@@ -63,7 +63,7 @@ def _worth_claiming(state: HandState, seat: int) -> bool:
     claim = U(seat, system=True)
     if fault_rules.faults_of(state, claim):
         return False
-    ruleset = ruleset_of(state.config.ruleset)
+    ruleset = state.config.ruleset
     if not ruleset.four_eleven:
         return True
     won = apply(state, claim)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from games.rules.cards import CC, Counts
+from games.rules.cards import Counts, rank_count
 from games.rules.engine import can_win, legal_moves
 from games.rules.moves import Chiu, Declare, Discard, Draw, Eat, Move, Pass, TraCua, U
 from games.rules.state import HandState
@@ -27,19 +27,12 @@ class RandomBot:
         return self.rng.choice(legal_moves(state, seat))
 
 
-def _rank_cards(hand: Counts, kind: int) -> int:
-    if kind == CC:
-        return 0
-    base = kind - kind % 3
-    return hand[base] + hand[base + 1] + hand[base + 2] - hand[kind]
-
-
 def _keep_value(hand: Counts, kind: int) -> int:
     """How much a card is worth keeping: pairs score high, lone cards (què) low."""
     n = hand[kind]
     if n >= 2:
         return 10 + n
-    return 3 if _rank_cards(hand, kind) else 0
+    return 3 if rank_count(hand, kind) else 0
 
 
 class HeuristicBot:
@@ -70,7 +63,7 @@ class HeuristicBot:
                     best_eat is None
                     and m.card != m.with_
                     and hand[m.with_] == 1
-                    and not _rank_cards(hand, m.with_)
+                    and not rank_count(hand, m.with_)
                 ):
                     best_eat = m  # a cạ from the only card of its rank
             elif isinstance(m, Discard | TraCua):

@@ -22,7 +22,7 @@ from games.rules.cards import (
     parse_kinds,
 )
 from games.rules.cuoc import WIN_SOURCES, WinFacts, detect_cuoc
-from games.rules.errors import InvalidInput
+from games.rules.errors import InvalidInput, gettext_noop
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset
 from games.rules.scoring import normalize_cuoc, score
 from games.rules.shape import best_chan, is_bach_thu, waiting_set, wins_with
@@ -78,17 +78,13 @@ class InvalidField(InvalidInput):
     """Malformed calculator input; ``fields`` are the request fields at fault, dotted for nested
     keys (``hand``, ``mat``, ``card``, ``source``, ``context.nhai``, ``ruleset.preset`` …)."""
 
-    def __init__(
-        self, fields: Sequence[str], code: str, message: str, message_vi: str | None = None
-    ) -> None:
-        super().__init__(code, message, message_vi)
+    def __init__(self, fields: Sequence[str], code: str, template: str, /, **params: object):
+        super().__init__(code, template, **params)
         self.fields = tuple(fields)
 
 
-def _bad(
-    field: str | Sequence[str], code: str, message: str, message_vi: str | None = None
-) -> InvalidField:
-    return InvalidField((field,) if isinstance(field, str) else field, code, message, message_vi)
+def _bad(field: str | Sequence[str], code: str, template: str, /, **params: object) -> InvalidField:
+    return InvalidField((field,) if isinstance(field, str) else field, code, template, **params)
 
 
 def _kinds(values: object, field: str) -> list[int]:
@@ -96,14 +92,14 @@ def _kinds(values: object, field: str) -> list[int]:
     try:
         return parse_kinds(values)
     except InvalidInput as exc:
-        raise _bad(field, exc.code, exc.message, exc.message_vi) from exc
+        raise _bad(field, exc.code, exc.template, **exc.params) from exc
 
 
 def _kind(value: object, field: str) -> int:
     try:
         return parse_kind(value)
     except InvalidInput as exc:
-        raise _bad(field, exc.code, exc.message, exc.message_vi) from exc
+        raise _bad(field, exc.code, exc.template, **exc.params) from exc
 
 
 def parse_ruleset(ruleset: Ruleset | Mapping[str, Any] | None) -> Ruleset:
@@ -116,8 +112,8 @@ def parse_ruleset(ruleset: Ruleset | Mapping[str, Any] | None) -> Ruleset:
         raise _bad(
             f"ruleset.{exc.key}",
             "invalid_ruleset",
-            f"Invalid ruleset: {exc}",
-            f"Bộ luật không hợp lệ: {exc}",
+            gettext_noop("Invalid ruleset: %(problem)s"),
+            problem=str(exc),
         ) from exc
 
 
@@ -125,11 +121,15 @@ def _parse_mat(mat: object) -> tuple[MatGroup, ...]:
     if mat is None:
         return ()
     if not isinstance(mat, list | tuple):
-        raise _bad("mat", "invalid_mat", "'mat' must be a list of groups of card codes.")
+        raise _bad(
+            "mat", "invalid_mat", gettext_noop("'mat' must be a list of groups of card codes.")
+        )
     groups = []
     for i, raw in enumerate(mat):
         if not isinstance(raw, list | tuple):
-            raise _bad("mat", "invalid_mat", f"mat[{i}] must be a list of card codes.")
+            raise _bad(
+                "mat", "invalid_mat", gettext_noop("mat[%(i)s] must be a list of card codes."), i=i
+            )
         cards = tuple(_kinds(list(raw), "mat"))
         shown = "+".join(CODES[k] for k in cards)
         if len(cards) == 2 and (kind := can_pair(*cards)) is not None:
@@ -140,8 +140,11 @@ def _parse_mat(mat: object) -> tuple[MatGroup, ...]:
             raise _bad(
                 "mat",
                 "invalid_mat_group",
-                f"mat[{i}] ({shown}) is not a chắn, a cạ or a chíu (four of a kind).",
-                f"mat[{i}] ({shown}) không phải chắn, cạ hay chíu (bốn quân giống nhau).",
+                gettext_noop(
+                    "mat[%(i)s] (%(cards)s) is not a chắn, a cạ or a chíu (four of a kind)."
+                ),
+                i=i,
+                cards=shown,
             )
     return tuple(groups)
 
@@ -149,7 +152,12 @@ def _parse_mat(mat: object) -> tuple[MatGroup, ...]:
 def _parse_bool(context: Mapping[str, Any], key: str) -> bool:
     value = context.get(key, False)
     if not isinstance(value, bool):
-        raise _bad(f"context.{key}", "invalid_context", f"context.{key} must be true or false.")
+        raise _bad(
+            f"context.{key}",
+            "invalid_context",
+            gettext_noop("context.%(key)s must be true or false."),
+            key=key,
+        )
     return value
 
 
@@ -162,7 +170,10 @@ def _check_nhai(context: Mapping[str, Any]) -> None:
         raise _bad(
             "context.nhai",
             "invalid_context",
-            f"context.nhai must be a count of nhái from 0 to {MAX_NHAI}, or true or false.",
+            gettext_noop(
+                "context.nhai must be a count of nhái from 0 to %(most)s, or true or false."
+            ),
+            most=MAX_NHAI,
         )
 
 
@@ -170,13 +181,15 @@ def _parse_context(context: object) -> tuple[bool, bool, list[int] | None]:
     if context is None:
         return False, False, None
     if not isinstance(context, Mapping):
-        raise _bad("context", "invalid_context", "'context' must be an object.")
+        raise _bad("context", "invalid_context", gettext_noop("'context' must be an object."))
     unknown = sorted(str(k) for k in context if k not in CONTEXT_KEYS)
     if unknown:
         raise _bad(
             [f"context.{key}" for key in unknown],
             "invalid_context",
-            f"Unknown context key(s) {', '.join(unknown)}; use {', '.join(CONTEXT_KEYS)}.",
+            gettext_noop("Unknown context key(s) %(keys)s; use %(known)s."),
+            keys=", ".join(unknown),
+            known=", ".join(CONTEXT_KEYS),
         )
     _check_nhai(context)
     dealt = context.get("dealt_hand")
@@ -185,7 +198,8 @@ def _parse_context(context: object) -> tuple[bool, bool, list[int] | None]:
         raise _bad(
             "context.dealt_hand",
             "invalid_context",
-            f"context.dealt_hand must hold 19 or 20 cards, not {len(dealt_kinds)}.",
+            gettext_noop("context.dealt_hand must hold 19 or 20 cards, not %(count)s."),
+            count=len(dealt_kinds),
         )
     return _parse_bool(context, "first_draw"), _parse_bool(context, "previous_winner"), dealt_kinds
 
@@ -196,8 +210,9 @@ def _check_copies(counts: Sequence[int], what: str, fields: Sequence[str]) -> No
         raise _bad(
             fields,
             "too_many_copies",
-            f"{what} hold more than four {', '.join(over)}.",
-            f"Có hơn bốn quân {', '.join(over)}.",
+            gettext_noop("%(what)s hold more than four %(cards)s."),
+            what=what,
+            cards=", ".join(over),
         )
 
 
@@ -224,7 +239,9 @@ def evaluate(
         raise _bad(
             "source",
             "unknown_source",
-            f"Unknown source {str(source)[:20]!r}; use one of {', '.join(WIN_SOURCES)}.",
+            gettext_noop("Unknown source %(source)s; use one of %(sources)s."),
+            source=repr(str(source)[:20]),
+            sources=", ".join(WIN_SOURCES),
         )
     groups = _parse_mat(mat)
     hand_counts = counts_of(_kinds(hand, "hand"))
@@ -235,25 +252,37 @@ def evaluate(
     n_hand = sum(hand_counts)
     if kind is None:
         if source != "dealt":
-            raise _bad("card", "missing_card", "'card' is required unless the source is 'dealt'.")
+            raise _bad(
+                "card",
+                "missing_card",
+                gettext_noop("'card' is required unless the source is 'dealt'."),
+            )
         if groups:
-            raise _bad("mat", "invalid_mat", "A Thiên ù (source 'dealt') has nothing on the mat.")
+            raise _bad(
+                "mat",
+                "invalid_mat",
+                gettext_noop("A Thiên ù (source 'dealt') has nothing on the mat."),
+            )
         if n_hand != DEALT_SIZE:
             raise _bad(
                 "hand",
                 "wrong_card_count",
-                f"A Thiên ù needs the dealer's 20 cards in 'hand', not {n_hand}.",
-                f"Thiên ù cần đủ 20 quân của nhà cái, không phải {n_hand}.",
+                gettext_noop("A Thiên ù needs the dealer's 20 cards in 'hand', not %(count)s."),
+                count=n_hand,
             )
     else:
         if source == "dealt":
-            raise _bad("card", "unexpected_card", "Source 'dealt' (Thiên ù) takes no 'card'.")
+            raise _bad(
+                "card", "unexpected_card", gettext_noop("Source 'dealt' (Thiên ù) takes no 'card'.")
+            )
         if n_hand + mat_cards != SET_SIZE:
             raise _bad(
                 ("hand", "mat") if groups else "hand",
                 "wrong_card_count",
-                f"hand + mat must hold 19 cards (a chíu counts its four), not {n_hand + mat_cards}.",
-                f"Bài trên tay và dưới chiếu phải đủ 19 quân, không phải {n_hand + mat_cards}.",
+                gettext_noop(
+                    "hand + mat must hold 19 cards (a chíu counts its four), not %(count)s."
+                ),
+                count=n_hand + mat_cards,
             )
     all_cards = list(hand_counts)
     for g in groups:
@@ -272,7 +301,7 @@ def evaluate(
             raise _bad(
                 "context.dealt_hand",
                 "invalid_context",
-                "For a Thiên ù, context.dealt_hand must equal 'hand'.",
+                gettext_noop("For a Thiên ù, context.dealt_hand must equal 'hand'."),
             )
     elif kind is None:
         dealt = hand_counts
@@ -283,8 +312,8 @@ def evaluate(
         raise _bad(
             "source",
             "chiu_needs_three",
-            f"A chíu ù needs three {CODES[kind] if kind is not None else ''} in hand.",
-            "Chíu ù cần ba quân giống quân ù trên tay.",
+            gettext_noop("A chíu ù needs three %(card)s in hand."),
+            card=CODES[kind] if kind is not None else "",
         )
     waiting = [] if kind is None else waiting_set(hand_counts, mat_chan, held)
     answer: dict[str, Any] = {
@@ -339,10 +368,12 @@ def score_dict(ruleset: Ruleset | Mapping[str, Any] | None, cuoc: object) -> dic
     """``{"base", "ga", "total"}`` of a cước map (slug → count) under a ruleset or its spec."""
     rs = parse_ruleset(ruleset)
     if not isinstance(cuoc, Mapping):
-        raise _bad("cuoc", "invalid_cuoc", "'cuoc' must be an object of slug → count.")
+        raise _bad(
+            "cuoc", "invalid_cuoc", gettext_noop("'cuoc' must be an object of slug → count.")
+        )
     try:
         normalize_cuoc(cuoc)
     except ValueError as exc:
         key, _, _ = str(exc).partition(": ")
-        raise _bad(key, "invalid_cuoc", str(exc)) from exc
+        raise _bad(key, "invalid_cuoc", gettext_noop("%(problem)s"), problem=str(exc)) from exc
     return score(rs, cuoc).to_dict()

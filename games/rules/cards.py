@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from games.rules.errors import InvalidInput
+from games.rules.errors import InvalidInput, gettext_noop
 
 SUITS = ("V", "N", "S")
 SUIT_NAMES = {"V": "Vạn", "N": "Văn", "S": "Sách"}
@@ -59,15 +59,15 @@ def parse_kind(value: object) -> int:
         shown = repr(value)[:20]
         raise InvalidInput(
             "unknown_card",
-            f"Unknown card code {shown}: use 2V…9V, 2N…9N, 2S…9S or CC.",
-            f"Mã quân bài không hợp lệ {shown}: dùng 2V…9V, 2N…9N, 2S…9S hoặc CC.",
+            gettext_noop("Unknown card code %(card)s: use 2V…9V, 2N…9N, 2S…9S or CC."),
+            card=shown,
         )
     return KIND_OF[value]
 
 
 def parse_kinds(values: object) -> list[int]:
     if not isinstance(values, list | tuple):
-        raise InvalidInput("invalid_cards", "Expected a list of card codes.")
+        raise InvalidInput("invalid_cards", gettext_noop("Expected a list of card codes."))
     return [parse_kind(v) for v in values]
 
 
@@ -95,12 +95,26 @@ def add(counts: Counts, kind: int, n: int = 1) -> Counts:
     return tuple(c)
 
 
-def same_rank_other_suits(kind: int) -> tuple[int, int]:
+def rank_kinds(r: int) -> tuple[int, int, int]:
+    """The three kinds (V, N, S) of rank ``r`` (2..9)."""
+    base = (r - 2) * 3
+    return base, base + 1, base + 2
+
+
+def pair_partners(kind: int) -> tuple[int, ...]:
+    """The kinds that pair with ``kind`` (itself for a chắn, its rank's other suits for a cạ):
+    the three kinds of its rank, or only Chi chi for Chi chi."""
     if kind == CC:
-        return ()  # type: ignore[return-value]
+        return (CC,)
     base = kind - kind % 3
-    a, b = (base + i for i in range(3) if base + i != kind)
-    return a, b
+    return base, base + 1, base + 2
+
+
+def rank_count(hand: Sequence[int], kind: int) -> int:
+    """Cards in ``hand`` of ``kind``'s rank in the other two suits (0 for Chi chi)."""
+    if kind == CC:
+        return 0
+    return sum(hand[k] for k in pair_partners(kind)) - hand[kind]
 
 
 def can_pair(a: int, b: int) -> str | None:

@@ -27,7 +27,7 @@ from games.rules.ruleset import (
 )
 from games.rules.scoring import score
 from games.rules.shape import best_chan, is_bach_thu
-from games.rules.state import HandState, MatGroup
+from games.rules.state import HandState, MatGroup, SeatState, WinInfo
 
 __all__ = [
     "BACH_THU_CUOC",
@@ -38,6 +38,8 @@ __all__ = [
     "detect_cuoc",
     "facts_from_state",
     "ruleset_of",
+    "true_total",
+    "win_facts",
 ]
 
 # Where the winning card came from (the calculator's words; the engine uses all but the two
@@ -123,12 +125,8 @@ def ruleset_of(ruleset: Any) -> Ruleset:
     return ruleset
 
 
-def facts_from_state(state: HandState) -> WinFacts:
-    """The facts of the win of a hand in the declare phase (``state.win`` set)."""
-    win = state.win
-    if win is None:
-        raise ValueError("the hand has no win")
-    seat = state.seats[win.seat]
+def win_facts(win: WinInfo, seat: SeatState, previous_winner: bool) -> WinFacts:
+    """The facts of ``win`` by the seat ``seat`` (as it was before the winning card)."""
     return WinFacts(
         hand=seat.hand,
         mat=seat.mat,
@@ -136,9 +134,17 @@ def facts_from_state(state: HandState) -> WinFacts:
         source=win.source,
         by_chiu=win.by_chiu,
         first_draw=win.first_draw,
-        previous_winner=state.config.previous_winner == win.seat,
+        previous_winner=previous_winner,
         dealt=seat.dealt,
     )
+
+
+def facts_from_state(state: HandState) -> WinFacts:
+    """The facts of the win of a hand in the declare phase (``state.win`` set)."""
+    win = state.win
+    if win is None:
+        raise ValueError("the hand has no win")
+    return win_facts(win, state.seats[win.seat], state.config.previous_winner == win.seat)
 
 
 def _is_u_bon(facts: WinFacts) -> bool:

@@ -18,7 +18,7 @@ import hashlib
 from collections.abc import Iterator, Sequence
 
 from games.rules.cards import COPIES, N_KINDS, counts_of, parse_kinds
-from games.rules.errors import InvalidInput
+from games.rules.errors import InvalidInput, gettext_noop
 
 DECK_SIZE = 100
 HAND_SIZE = 19
@@ -54,13 +54,22 @@ def first_dealer(seed: bytes, n_seats: int) -> int:
 
 
 def check_deck(deck: Sequence[int]) -> None:
-    """Refuse anything but a permutation of the 100 cards."""
+    """Refuse anything but a permutation of the 100 cards, given as kinds (ints 0..24)."""
+    if isinstance(deck, str | bytes) or not isinstance(deck, Sequence):
+        raise InvalidInput("invalid_deck", gettext_noop("A deck is a list of 100 card kinds."))
     if len(deck) != DECK_SIZE:
-        raise InvalidInput("invalid_deck", f"A deck has 100 cards, not {len(deck)}.")
+        raise InvalidInput(
+            "invalid_deck", gettext_noop("A deck has 100 cards, not %(count)s."), count=len(deck)
+        )
+    if not all(type(k) is int and 0 <= k < N_KINDS for k in deck):
+        raise InvalidInput(
+            "invalid_deck", gettext_noop("A deck is a list of card kinds (0 to 24), not codes.")
+        )
     counts = counts_of(deck)
-    bad = [k for k in range(N_KINDS) if counts[k] != COPIES]
-    if bad:
-        raise InvalidInput("invalid_deck", "A deck has exactly four cards of every kind.")
+    if any(counts[k] != COPIES for k in range(N_KINDS)):
+        raise InvalidInput(
+            "invalid_deck", gettext_noop("A deck has exactly four cards of every kind.")
+        )
 
 
 def parse_deck(codes: object) -> list[int]:

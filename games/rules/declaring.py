@@ -1,25 +1,26 @@
 """Xướng (RULES.md §8): the winner's declaration is judged against the true cước and ends the hand.
 
 Money follows the declaration: :func:`judge` says whether it is đúng (equal to the true cước),
-thiếu (a strict part of it) or sai (anything not there, or there fewer times). :func:`declare` is
-the engine's handler for the ``declare`` move; :func:`auto_declaration` is what the server
-declares for a winner who asks for it or lets the deadline pass.
+thiếu (a strict part of it) or sai (anything not there, or there fewer times). :func:`declare` gives
+the engine the judged :class:`Declaration` of a ``declare`` move; :func:`auto_declaration` is what
+the server declares for a winner who asks for it or lets the deadline pass.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from games.rules.cuoc import BACH_THU_CUOC, detect_cuoc, facts_from_state, ruleset_of
-from games.rules.errors import IllegalMove, InvalidInput
+from games.rules.errors import IllegalMove, InvalidInput, gettext_noop
+from games.rules.moves import Declare
+from games.rules.results import Declaration, Outcome, Result, Verdict
 from games.rules.ruleset import CUOC_MAX_COUNT, CUOC_SLUGS, Ruleset
 from games.rules.scoring import score
-from games.rules.state import HandState, Phase
+from games.rules.state import HandState
 
 __all__ = ["DUNG", "SAI", "THIEU", "auto_declaration", "check_declaration", "declare", "judge"]
 
-DUNG, THIEU, SAI = "dung", "thieu", "sai"
+DUNG, THIEU, SAI = Verdict.DUNG, Verdict.THIEU, Verdict.SAI
 
 
 def check_declaration(declared: Mapping[str, int]) -> dict[str, int]:
@@ -32,29 +33,30 @@ def check_declaration(declared: Mapping[str, int]) -> dict[str, int]:
     for slug, n in declared.items():
         if slug not in CUOC_MAX_COUNT:
             raise InvalidInput(
-                "unknown_cuoc",
-                f"Unknown cước {str(slug)[:40]!r}.",
-                f"Không có cước {str(slug)[:40]!r}.",
+                "unknown_cuoc", gettext_noop("Unknown cước %(slug)s."), slug=repr(str(slug)[:40])
             )
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= CUOC_MAX_COUNT[slug]:
             raise InvalidInput(
                 "invalid_cuoc_count",
-                f"Cước '{slug}' can be declared 1 to {CUOC_MAX_COUNT[slug]} times, not {n!r}.",
-                f"Cước '{slug}' chỉ xướng được từ 1 đến {CUOC_MAX_COUNT[slug]} lần.",
+                gettext_noop("Cước '%(slug)s' can be declared 1 to %(most)s times, not %(count)s."),
+                slug=slug,
+                most=CUOC_MAX_COUNT[slug],
+                count=repr(n),
             )
     cleaned = {slug: declared[slug] for slug in CUOC_SLUGS if declared.get(slug)}
     if not cleaned:
         raise IllegalMove(
             "empty_declaration",
-            "Declare at least one cước (xuong for a plain win), or ask for auto-declare.",
-            "Phải xướng ít nhất một cước (Xuông nếu không có cước), hoặc chọn tự động xướng.",
+            gettext_noop(
+                "Declare at least one cước (xuong for a plain win), or ask for auto-declare."
+            ),
         )
     return cleaned
 
 
 def judge(
     true_cuoc: Mapping[str, int], declared: Mapping[str, int], ruleset: Ruleset | None = None
-) -> str:
+) -> Verdict:
     """``dung``, ``thieu`` or ``sai`` for a declaration against the true cước (§8).
 
     Anything declared that is not in the true cước, or more times than it is there, is sai; this
@@ -66,7 +68,9 @@ def judge(
     true = {slug: n for slug, n in true_cuoc.items() if n}
     said = {slug: n for slug, n in declared.items() if n}
     if not said:
-        raise IllegalMove("empty_declaration", "An empty declaration cannot be judged.")
+        raise IllegalMove(
+            "empty_declaration", gettext_noop("An empty declaration cannot be judged.")
+        )
     if any(n > true.get(slug, 0) for slug, n in said.items()):
         return SAI
     rs = ruleset_of(ruleset)
@@ -79,28 +83,26 @@ def judge(
 
 def auto_declaration(state: HandState) -> dict[str, int]:
     """What the server declares for the winner of ``state`` (in the declare phase): its true cước."""
-    return detect_cuoc(ruleset_of(state.config.ruleset), facts_from_state(state))
+    return detect_cuoc(state.config.ruleset, facts_from_state(state))
 
 
-def declare(w: Any, move: Any) -> None:
-    """Judge the winner's declaration, record it with both scores, and end the hand.
+def declare(state: HandState, move: Declare) -> tuple[Declaration, Outcome]:
+    """The winner's declaration judged against its true cước, and the outcome of the hand.
 
-    ``w`` is the engine's scratch copy (``w.state`` is the hand before the move); ``move`` is a
-    ``Declare``. ``declared_score`` is P of §10 (what the winner declared, also when sai) and
-    ``true_score`` is T (its true cước).
+    ``state`` is the hand in the declare phase. ``declared_score`` is P of §10 (what the winner
+    declared, also when sai) and ``true_score`` is T (its true cước).
     """
-    state = w.state
-    ruleset = ruleset_of(state.config.ruleset)
+    win = state.win
+    assert win is not None
+    ruleset = state.config.ruleset
     true_cuoc = detect_cuoc(ruleset, facts_from_state(state))
     declared = dict(true_cuoc) if move.auto else check_declaration(dict(move.cuoc))
-    verdict = judge(true_cuoc, declared, ruleset)
-    w.declaration = {
-        "cuoc": declared,
-        "auto": bool(move.auto),
-        "verdict": verdict,
-        "true_cuoc": true_cuoc,
-        "declared_score": score(ruleset, declared).to_dict(),
-        "true_score": score(ruleset, true_cuoc).to_dict(),
-    }
-    w.phase = Phase.ENDED
-    w.outcome = {"result": "u", "seat": w.win.seat}
+    declaration = Declaration(
+        cuoc=tuple(declared.items()),
+        auto=move.auto,
+        verdict=judge(true_cuoc, declared, ruleset),
+        true_cuoc=tuple(true_cuoc.items()),
+        declared_score=score(ruleset, declared),
+        true_score=score(ruleset, true_cuoc),
+    )
+    return declaration, Outcome(Result.U, win.seat)

@@ -2,28 +2,34 @@
 
 ``apply`` never mutates: it validates the move, then builds the next state through a small
 mutable :class:`_Work` copy, resolving the out-of-turn claims of §4 (ù on a stock card, automatic
-chíu and trả cửa) every time a card is exposed. Fault checks (§9) come from ``faults.py``.
+chíu and trả cửa) every time a card is exposed. Fault checks (§9) come from ``faults.py``, the
+win predicates from ``wins.py``; a hand that ends is settled once (§10), into ``settlement``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
+from dataclasses import fields, replace
+from operator import attrgetter
 from typing import Any
 
 from games.rules import faults as fault_rules
-from games.rules.cards import CC, CODES, COPIES, N_KINDS, can_pair, counts_of
-from games.rules.cuoc import WinFacts, true_total
+from games.rules.cards import CC, CODES, COPIES, N_KINDS, can_pair, counts_of, pair_partners
+from games.rules.cuoc import true_total, win_facts
 from games.rules.deck import deal
-from games.rules.errors import FaultRefused, IllegalMove
+from games.rules.declaring import declare
+from games.rules.errors import FaultRefused, IllegalMove, InvalidInput, gettext_noop
 from games.rules.moves import Chiu, Declare, Discard, Draw, Eat, Move, Pass, SetPrefs, TraCua, U
-from games.rules.ruleset import FOUR_ELEVEN_MIN
+from games.rules.results import Declaration, Outcome, Result
+from games.rules.ruleset import FOUR_ELEVEN_MIN, Ruleset
+from games.rules.settlement import settle
 from games.rules.shape import is_bach_thu, wins_with
 from games.rules.state import (
     SRC_DISCARD,
     SRC_RETURNED,
     SRC_STOCK,
     Declined,
+    Event,
     Exposed,
     Fault,
     HandConfig,
@@ -35,6 +41,7 @@ from games.rules.state import (
     SeatState,
     WinInfo,
 )
+from games.rules.wins import chiu_possible, chiu_wins, dealt_wins, only_chiu_u, u_wins
 
 MIN_SEATS, MAX_SEATS = 2, 4
 
@@ -42,10 +49,25 @@ MIN_SEATS, MAX_SEATS = 2, 4
 def new_hand(config: HandConfig, deck: Sequence[int], dealer: int) -> HandState:
     """Deal ``deck`` (100 kinds, in order) with ``dealer`` as nhà cái (RULES.md §3)."""
     n = config.n_seats
-    if not MIN_SEATS <= n <= MAX_SEATS:
-        raise IllegalMove("bad_seat_count", f"A hand needs 2 to 4 seats, not {n}.")
-    if not 0 <= dealer < n:
-        raise IllegalMove("bad_dealer", f"Dealer seat {dealer} is not at this table.")
+    if not isinstance(config.ruleset, Ruleset):
+        raise InvalidInput("invalid_ruleset", gettext_noop("The hand needs a ruleset."))
+    if isinstance(n, bool) or not isinstance(n, int) or not MIN_SEATS <= n <= MAX_SEATS:
+        raise InvalidInput(
+            "bad_seat_count", gettext_noop("A hand needs 2 to 4 seats, not %(n)s."), n=n
+        )
+    if isinstance(dealer, bool) or not isinstance(dealer, int) or not 0 <= dealer < n:
+        raise InvalidInput(
+            "bad_dealer",
+            gettext_noop("Dealer seat %(dealer)s is not at this table."),
+            dealer=dealer,
+        )
+    if config.prefs and len(config.prefs) != n:
+        raise InvalidInput(
+            "bad_prefs",
+            gettext_noop("Give the preferences of all %(n)s seats, not %(given)s."),
+            n=n,
+            given=len(config.prefs),
+        )
     hands, stock = deal(deck, n, dealer)
     prefs = config.prefs or ((True, True),) * n
     seats = tuple(
@@ -68,19 +90,22 @@ def new_hand(config: HandConfig, deck: Sequence[int], dealer: int) -> HandState:
 
 
 def legal_moves(state: HandState, seat: int) -> list[Move]:
-    """Every move ``seat`` may make now (faulty ones excluded in basic mode; set_prefs omitted)."""
+    """Every move ``seat`` may make now: exactly the moves ``apply`` accepts (faulty ones excluded
+    in basic mode). Left out: ``set_prefs`` (any time) and declarations of a chosen cước map; the
+    declare phase lists the auto-declaration."""
     if state.phase is Phase.ENDED or seat != state.turn:
         return []
     st = state.seats[seat]
     moves: list[Move] = []
     phase = state.phase
+    advanced = _advanced(state)
     if phase is Phase.DECLARE:
         return [Declare(seat, auto=True)]
     if phase is Phase.DEALER_START:
-        if wins_with(st.hand, 0, None) or _advanced(state):
+        if advanced or dealt_wins(st):
             moves.append(U(seat))
         moves.extend(Discard(seat, k) for k in range(N_KINDS) if st.hand[k])
-    elif phase in (Phase.DISCARD,):
+    elif phase is Phase.DISCARD:
         moves.extend(Discard(seat, k) for k in range(N_KINDS) if st.hand[k])
     elif phase is Phase.TRA_CUA:
         moves.extend(TraCua(seat, k) for k in range(N_KINDS) if st.hand[k])
@@ -88,87 +113,74 @@ def legal_moves(state: HandState, seat: int) -> list[Move]:
         ex = state.exposed
         assert ex is not None
         c = ex.card
+        # Advanced mode accepts every ``u``: one without a win (or by a báo seat) is ù láo.
+        if advanced or u_wins(phase, ex, state.n_seats, st, seat):
+            moves.append(U(seat))
         if not st.bao:
-            if _u_allowed(phase, ex, state.n_seats, st, seat) or _advanced(state):
-                moves.append(U(seat))
-            if _chiu_allowed(st, c):
+            own_return = only_chiu_u(ex, seat)
+            if chiu_possible(st, c) and (not own_return or chiu_wins(st, c)):
                 moves.append(Chiu(seat, c))
-            if sum(st.hand) >= 2:  # it must keep a card to discard
-                moves.extend(Eat(seat, c, k) for k in _eat_partners(c) if st.hand[k])
-        if phase is Phase.OFFER:
-            moves.append(Draw(seat))
-        else:
-            moves.append(Pass(seat))
-    if _advanced(state) or not moves:
+            if not own_return and sum(st.hand) >= 2:  # it must keep a card to discard
+                moves.extend(Eat(seat, c, k) for k in pair_partners(c) if st.hand[k])
+        moves.append(Draw(seat) if phase is Phase.OFFER else Pass(seat))
+    if advanced:
         return moves
     return [m for m in moves if not fault_rules.faults_of(state, m)]
 
 
 def can_win(state: HandState, seat: int) -> bool:
     """Whether ``seat`` holds a real win now (what an honest ``u`` needs)."""
-    if seat != state.turn or state.seats[seat].bao:
+    if seat != state.turn:
         return False
     st = state.seats[seat]
     if state.phase is Phase.DEALER_START:
-        return wins_with(st.hand, 0, None)
-    if state.phase in (Phase.OFFER, Phase.AFTER_DRAW):
-        return _u_allowed(state.phase, state.exposed, state.n_seats, st, seat)
-    return False
+        return dealt_wins(st)
+    return u_wins(state.phase, state.exposed, state.n_seats, st, seat)
 
 
 def _advanced(state: HandState) -> bool:
     return state.config.mode is Mode.ADVANCED
 
 
-def _chiu_allowed(st: SeatState, card: int) -> bool:
-    """Three in hand, and a fourth card left to discard or return unless the chíu wins."""
-    if st.hand[card] != 3:
-        return False
-    return sum(st.hand) >= 4 or wins_with(st.hand, st.mat_chan, card)
-
-
-def _eat_partners(card: int) -> list[int]:
-    if card == CC:
-        return [CC]
-    base = card - card % 3
-    return [base, base + 1, base + 2]
-
-
-def _u_allowed(phase: Phase, ex: Exposed | None, n: int, st: SeatState, seat: int) -> bool:
-    """Whether ``seat`` may win now with the ``u`` move: on its own stock draw, or on the stock
-    card its cửa trên just drew and passed. Never on a discard or a returned card (§5)."""
-    if ex is None or ex.source != SRC_STOCK or st.bao:
-        return False
-    if phase is Phase.OFFER and ex.by != (seat - 1) % n:
-        return False
-    return wins_with(st.hand, st.mat_chan, ex.card)
-
-
 # --------------------------------------------------------------------------- apply
+
+_STATE_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(HandState))
+_state_values = attrgetter(*_STATE_FIELDS)
+_SEATS, _DOORS, _N_MOVES, _EVENTS = map(
+    _STATE_FIELDS.index, ("seats", "doors", "n_moves", "events")
+)
 
 
 class _Work:
-    """A mutable scratch copy of a state while one move is applied."""
+    """A mutable scratch copy of a state while one move is applied: one attribute per field of
+    :class:`HandState` (copied from the state, frozen back into a new one), seats and doors as
+    lists, and the events of this move."""
+
+    seats: list[SeatState]
+    doors: list[list[int]]
+    stock: tuple[int, ...]
+    stock_drawn: int
+    phase: Phase
+    turn: int
+    exposed: Exposed | None
+    pending_u: int | None
+    tra_cua_door: int | None
+    tra_cua_barred: int | None
+    resume: Phase | None
+    resume_turn: int | None
+    win: WinInfo | None
+    declaration: Declaration | None
+    outcome: Outcome | None
+    nhai: tuple[Nhai, ...]
+    nhai_streak: int
+    events: list[Event]
 
     def __init__(self, state: HandState) -> None:
+        vars(self).update(zip(_STATE_FIELDS, _state_values(state), strict=True))
         self.state = state
         self.seats = list(state.seats)
         self.doors = [list(d) for d in state.doors]
-        self.stock = state.stock
-        self.stock_drawn = state.stock_drawn
-        self.phase = state.phase
-        self.turn = state.turn
-        self.exposed = state.exposed
-        self.pending_u = state.pending_u
-        self.tra_cua_door = state.tra_cua_door
-        self.resume = state.resume
-        self.resume_turn = state.resume_turn
-        self.win = state.win
-        self.declaration = state.declaration
-        self.outcome = state.outcome
-        self.nhai = state.nhai
-        self.nhai_streak = state.nhai_streak
-        self.events: list[dict[str, Any]] = []
+        self.events = []
         self.n = state.n_seats
         self.move_index = state.n_moves
 
@@ -189,28 +201,15 @@ class _Work:
         return card
 
     def freeze(self) -> HandState:
-        return HandState(
-            config=self.state.config,
-            dealer=self.state.dealer,
-            seats=tuple(self.seats),
-            doors=tuple(tuple(d) for d in self.doors),
-            stock=self.stock,
-            phase=self.phase,
-            turn=self.turn,
-            stock_drawn=self.stock_drawn,
-            exposed=self.exposed,
-            pending_u=self.pending_u,
-            tra_cua_door=self.tra_cua_door,
-            resume=self.resume,
-            resume_turn=self.resume_turn,
-            win=self.win,
-            declaration=self.declaration,
-            outcome=self.outcome,
-            n_moves=self.move_index + 1,
-            nhai=self.nhai,
-            nhai_streak=self.nhai_streak,
-            events=tuple(self.events),
-        )
+        values = list(_state_values(self))
+        values[_SEATS] = tuple(self.seats)
+        values[_DOORS] = tuple(tuple(d) for d in self.doors)
+        values[_N_MOVES] = self.move_index + 1
+        values[_EVENTS] = tuple(self.events)
+        state = HandState(*values)
+        if state.phase is Phase.ENDED and state.settlement is None:
+            state = replace(state, settlement=settle(state))
+        return state
 
 
 def apply(state: HandState, move: Move) -> HandState:
@@ -220,8 +219,7 @@ def apply(state: HandState, move: Move) -> HandState:
     _check_turn(state, move)
     found = fault_rules.faults_of(state, move)
     if found and not _advanced(state):
-        f = found[0]
-        raise FaultRefused(f.slug, fault_rules.message(f.slug), fault_rules.message(f.slug, "vi"))
+        raise FaultRefused(found[0].slug, fault_rules.message(found[0].slug))
     w = _Work(state)
     w.events.append(move.to_dict())
     if found:
@@ -242,11 +240,15 @@ def _record_faults(w: _Work, seat: int, found: list[Fault]) -> None:
             w.events.append({"type": "fault", "seat": seat, "fault": f.slug, "bao": True})
 
 
-def _apply_prefs(state: HandState, move: SetPrefs) -> HandState:
+def _check_live_seat(state: HandState, seat: int) -> None:
     if state.phase is Phase.ENDED:
-        raise IllegalMove("hand_over", "The hand is over.", "Ván đã kết thúc.")
-    if not 0 <= move.seat < state.n_seats:
-        raise IllegalMove("no_such_seat", f"There is no seat {move.seat}.")
+        raise IllegalMove("hand_over", gettext_noop("The hand is over."))
+    if not 0 <= seat < state.n_seats:
+        raise IllegalMove("no_such_seat", gettext_noop("There is no seat %(seat)s."), seat=seat)
+
+
+def _apply_prefs(state: HandState, move: SetPrefs) -> HandState:
+    _check_live_seat(state, move.seat)
     w = _Work(state)
     st = w.seats[move.seat]
     w.seat(
@@ -269,44 +271,48 @@ _PHASE_MOVES: dict[Phase, tuple[type, ...]] = {
 
 
 def _check_turn(state: HandState, move: Move) -> None:
-    if state.phase is Phase.ENDED:
-        raise IllegalMove("hand_over", "The hand is over.", "Ván đã kết thúc.")
-    if not 0 <= move.seat < state.n_seats:
-        raise IllegalMove("no_such_seat", f"There is no seat {move.seat}.")
+    _check_live_seat(state, move.seat)
     if move.seat != state.turn:
-        raise IllegalMove("not_your_turn", "It is not your turn.", "Chưa đến lượt bạn.")
+        raise IllegalMove("not_your_turn", gettext_noop("It is not your turn."))
     if type(move) not in _PHASE_MOVES[state.phase]:
         raise IllegalMove(
             "wrong_phase",
-            f"A '{move.type}' move is not allowed in phase '{state.phase.value}'.",
-            f"Không được '{move.type}' ở giai đoạn '{state.phase.value}'.",
+            gettext_noop("A '%(move)s' move is not allowed in phase '%(phase)s'."),
+            move=move.type,
+            phase=state.phase.value,
         )
     st = state.seats[move.seat]
     if st.bao and isinstance(move, Eat | Chiu):
-        raise IllegalMove(
-            "bao", "A báo seat can only draw and pass.", "Nhà báo chỉ được bốc và dưới."
-        )
+        raise IllegalMove("bao", gettext_noop("A báo seat can only draw and pass."))
 
 
-def _need_in_hand(w: _Work, seat: int, kind: int, n: int = 1) -> None:
-    if w.seats[seat].hand[kind] < n:
+def _need_in_hand(w: _Work, seat: int, kind: int) -> None:
+    if w.seats[seat].hand[kind] < 1:
         raise IllegalMove(
-            "card_not_in_hand",
-            f"{CODES[kind]} is not in your hand.",
-            f"Bạn không có quân {CODES[kind]} trên tay.",
+            "card_not_in_hand", gettext_noop("%(card)s is not in your hand."), card=CODES[kind]
         )
 
 
 def _need_exposed(w: _Work, card: int) -> Exposed:
     ex = w.exposed
     if ex is None or ex.card != card:
-        shown = CODES[ex.card] if ex else "nothing"
         raise IllegalMove(
             "card_not_offered",
-            f"{CODES[card]} is not the card on offer ({shown}).",
-            f"{CODES[card]} không phải quân đang được mời ({shown}).",
+            gettext_noop("%(card)s is not the card on offer (%(offered)s)."),
+            card=CODES[card],
+            offered=CODES[ex.card] if ex else "nothing",
         )
     return ex
+
+
+def _refuse_own_return(ex: Exposed) -> IllegalMove:
+    return IllegalMove(
+        "only_chiu_u",
+        gettext_noop(
+            "%(card)s was returned in place of your own discard: you may take it only by chíu ù."
+        ),
+        card=CODES[ex.card],
+    )
 
 
 # --- moves ----------------------------------------------------------------------------
@@ -333,7 +339,7 @@ def _do_draw(w: _Work, move: Draw) -> None:
         _replace_by_pending(w, seat)
         _decline(w, seat, ex.card)
     if not w.stock:
-        raise IllegalMove("stock_exhausted", "The stock is exhausted.", "Nọc đã hết.")
+        raise IllegalMove("stock_exhausted", gettext_noop("The stock is exhausted."))
     if len(w.stock) == 1:  # the last stock card is never drawn: hòa
         _end_hoa(w)
         return
@@ -351,7 +357,7 @@ def _do_draw(w: _Work, move: Draw) -> None:
         if drawer_wins:
             w.pending_u = claimant
         else:
-            _win_out_of_turn(w, claimant)
+            _win(w, claimant)
         return
     if not drawer_wins:
         _resolve_chiu_claims(w, exclude=(seat,))
@@ -360,8 +366,7 @@ def _do_draw(w: _Work, move: Draw) -> None:
 def _count_nhai(w: _Work, seat: int, card: int, declined: int | None) -> None:
     """Gà góp (§10.10, seed 000): drawing the very card just let go by at the cửa trên is a
     nhái; consecutive nhái pay 1, 2, 3… points, doubled on Chi chi. Any other draw ends a run."""
-    rs = w.state.config.ruleset
-    if rs is None or not rs.ga_gop:
+    if not w.state.config.ruleset.ga_gop:
         return
     if card != declined:
         w.nhai_streak = 0
@@ -393,17 +398,18 @@ def _do_eat(w: _Work, move: Eat) -> None:
     _need_in_hand(w, seat, partner)
     if sum(w.seats[seat].hand) < 2:
         raise IllegalMove(
-            "no_card_to_discard",
-            "Eating would leave no card to discard.",
-            "Ăn xong sẽ không còn quân để đánh.",
+            "no_card_to_discard", gettext_noop("Eating would leave no card to discard.")
         )
     kind = can_pair(card, partner)
     if kind is None:
         raise IllegalMove(
             "not_a_pair",
-            f"{CODES[card]} and {CODES[partner]} make neither a chắn nor a cạ.",
-            f"{CODES[card]} và {CODES[partner]} không thành chắn hay cạ.",
+            gettext_noop("%(card)s and %(partner)s make neither a chắn nor a cạ."),
+            card=CODES[card],
+            partner=CODES[partner],
         )
+    if only_chiu_u(ex, seat):
+        raise _refuse_own_return(ex)
     _replace_by_pending(w, seat)
     if w.phase is Phase.DECLARE:
         return
@@ -417,17 +423,19 @@ def _do_eat(w: _Work, move: Eat) -> None:
 
 def _do_chiu(w: _Work, move: Chiu) -> None:
     seat, card = move.seat, move.card
-    _need_exposed(w, card)
-    if not _chiu_allowed(w.seats[seat], card):
+    ex = _need_exposed(w, card)
+    st = w.seats[seat]
+    if not chiu_possible(st, card):
         raise IllegalMove(
             "cannot_chiu",
-            f"Chíu needs three {CODES[card]} in hand and a card left to discard.",
-            f"Cần có ba quân {CODES[card]} trên tay để chíu.",
+            gettext_noop("Chíu needs three %(card)s in hand and a card left to discard."),
+            card=CODES[card],
         )
-    st = w.seats[seat]
-    if not st.bao and wins_with(st.hand, st.mat_chan, card):
-        _win(w, seat, by_chiu=True)  # a chíu ù is the drawer's own win: it keeps its priority
+    if chiu_wins(st, card):
+        _win(w, seat)  # a chíu ù is the drawer's own win: it keeps its priority
         return
+    if only_chiu_u(ex, seat):
+        raise _refuse_own_return(ex)
     _replace_by_pending(w, seat)
     if w.phase is Phase.DECLARE:
         return
@@ -439,32 +447,29 @@ def _do_u(w: _Work, move: U) -> None:
     seat = move.seat
     st = w.seats[seat]
     if w.phase is Phase.DEALER_START:
-        if not st.bao and wins_with(st.hand, 0, None):
+        if dealt_wins(st):
             w.win = WinInfo(
                 seat, None, "dealt", False, False, is_bach_thu(st.hand, 0, None), None, None
             )
             w.phase = Phase.DECLARE
-            return
+        else:
+            _u_lao(w, seat)
+    elif u_wins(w.phase, w.exposed, w.n, st, seat):
+        _win(w, seat)
+    else:
         _u_lao(w, seat)
-        return
-    if not _u_allowed(w.phase, w.exposed, w.n, st, seat):
-        _u_lao(w, seat)
-        return
-    ex = w.exposed
-    assert ex is not None
-    _win(w, seat, by_chiu=st.hand[ex.card] == 3)
 
 
 def _u_lao(w: _Work, seat: int) -> None:
     """A claim of ù without a winning hand: refused in basic mode, ù láo in advanced mode."""
     if w.state.config.mode is not Mode.ADVANCED:
-        raise IllegalMove("not_a_win", "This is not a winning hand.", "Bài chưa ù.")
+        raise IllegalMove("not_a_win", gettext_noop("This is not a winning hand."))
     fault = Fault("u_lao", True, w.move_index, "ù báo" if w.seats[seat].bao else "")
     w.seat(seat, faults=w.seats[seat].faults + (fault,), bao=True)
     w.events.append({"type": "fault", "seat": seat, "fault": "u_lao", "bao": True})
     w.phase = Phase.ENDED
     w.turn = seat
-    w.outcome = {"result": "u_lao", "seat": seat}
+    w.outcome = Outcome(Result.U_LAO, seat)
 
 
 def _do_tra_cua(w: _Work, move: TraCua) -> None:
@@ -476,16 +481,15 @@ def _do_tra_cua(w: _Work, move: TraCua) -> None:
     st = w.seats[seat]
     w.seat(seat, discarded=st.discarded + (card,))
     w.doors[door].append(card)
-    w.exposed = Exposed(card, door, SRC_RETURNED, seat)
+    w.exposed = Exposed(card, door, SRC_RETURNED, seat, barred=w.tra_cua_barred)
     w.phase, w.turn = w.resume, w.resume_turn
-    w.resume = w.resume_turn = w.tra_cua_door = None
+    w.resume = w.resume_turn = w.tra_cua_door = w.tra_cua_barred = None
     _resolve_chiu_claims(w, exclude=(seat, w.turn))
 
 
 def _do_declare(w: _Work, move: Declare) -> None:
-    from games.rules.declaring import declare
-
-    declare(w, move)
+    w.declaration, w.outcome = declare(w.state, move)
+    w.phase = Phase.ENDED
 
 
 # --- claims and endings ---------------------------------------------------------------------
@@ -499,7 +503,7 @@ def _first_u_claimant(w: _Work, drawer: int, card: int) -> int | None:
             st.auto_u
             and not st.bao
             and wins_with(st.hand, st.mat_chan, card)
-            and not _below_four_eleven(w, s, card, "other_draw")
+            and not _below_four_eleven(w, s)
         ):
             return s
     return None
@@ -512,73 +516,67 @@ def _replace_by_pending(w: _Work, seat: int) -> bool:
     """
     ex = w.exposed
     st = w.seats[seat]
-    if w.phase is Phase.OFFER and _u_allowed(w.phase, ex, w.n, st, seat):
-        _miss_win(w, seat, ex.card, "other_draw")  # let the passed-down stock card go by
+    if w.phase is Phase.OFFER and u_wins(w.phase, ex, w.n, st, seat):
+        _miss_win(w, seat)  # let the passed-down stock card go by
         return False
     if w.phase is not Phase.AFTER_DRAW or ex is None or ex.source != SRC_STOCK:
         return False
     could = not st.bao and wins_with(st.hand, st.mat_chan, ex.card)
     if could:
-        _miss_win(w, seat, ex.card, "own_draw")
+        _miss_win(w, seat)
     if w.pending_u is not None:
         claimant = w.pending_u
         w.pending_u = None
-        _win_out_of_turn(w, claimant, replaced=seat)
+        _win(w, claimant, replaced=seat)
     return could
 
 
-def _below_four_eleven(w: _Work, seat: int, card: int, source: str) -> bool:
-    """In 4-11 mode, whether the seat's win on ``card`` would truly score below 4: such a win
-    costs its winner 11 to every other seat, so it may be let go freely (§10.6) and is never
-    claimed automatically."""
+def _below_four_eleven(w: _Work, seat: int) -> bool:
+    """In 4-11 mode, whether the seat's win on the exposed card would truly score below 4: such
+    a win costs its winner 11 to every other seat, so it may be let go freely (§10.6) and is
+    never taken automatically (neither by auto ù nor by an automatic chíu ù)."""
     rs = w.state.config.ruleset
-    if rs is None or not rs.four_eleven:
+    if not rs.four_eleven:
         return False
-    st = w.seats[seat]
-    facts = WinFacts(
-        hand=st.hand,
-        mat=st.mat,
-        card=card,
-        source=source,
-        by_chiu=st.hand[card] == 3,
-        first_draw=w.stock_drawn == 1,
-        previous_winner=w.state.config.previous_winner == seat,
-        dealt=st.dealt,
-    )
+    facts = win_facts(_win_info(w, seat), w.seats[seat], w.state.config.previous_winner == seat)
     return true_total(rs, facts) < FOUR_ELEVEN_MIN
 
 
-def _miss_win(w: _Work, seat: int, card: int, source: str) -> None:
+def _miss_win(w: _Work, seat: int) -> None:
     """The seat lets a stock card it could win on go by: a bỏ ù (§9), except that in 4-11 mode
     a win truly worth less than 4 may be declined freely (§10.6)."""
-    if not _below_four_eleven(w, seat, card, source):
+    if not _below_four_eleven(w, seat):
         w.seat(seat, missed_win=True)
 
 
-def _win_out_of_turn(w: _Work, seat: int, replaced: int | None = None) -> None:
-    ex = w.exposed
-    assert ex is not None
-    _win(w, seat, by_chiu=w.seats[seat].hand[ex.card] == 3, replaced=replaced)
-
-
 def _resolve_chiu_claims(w: _Work, exclude: tuple[int, ...]) -> None:
-    """An exposed card: a seat holding three of it with auto_chiu on chíus it at once."""
+    """An exposed card: a seat holding three of it with auto_chiu on chíus it at once, except
+    where the chíu would be a chíu ù worth under 4 in 4-11 mode (§10.6), or a plain chíu of the
+    card returned in place of the seat's own discard (§4): the card then goes by."""
     ex = w.exposed
     assert ex is not None
     for s in range(w.n):
         if s in exclude:
             continue
         st = w.seats[s]
-        if st.auto_chiu and not st.bao and _chiu_allowed(st, ex.card):
+        if not st.auto_chiu or st.bao or not chiu_possible(st, ex.card):
+            continue
+        if chiu_wins(st, ex.card):
+            if _below_four_eleven(w, s):
+                continue
             w.events.append({"type": "chiu", "seat": s, "card": CODES[ex.card], "auto": True})
-            if wins_with(st.hand, st.mat_chan, ex.card):
-                _win(w, s, by_chiu=True)
-                return
-            _lay_chiu(w, s)
-            w.resume, w.resume_turn = w.phase, w.turn
-            w.tra_cua_door = ex.door
-            w.phase, w.turn = Phase.TRA_CUA, s
+            _win(w, s)
             return
+        if only_chiu_u(ex, s):
+            continue
+        w.events.append({"type": "chiu", "seat": s, "card": CODES[ex.card], "auto": True})
+        own = ex.source in (SRC_DISCARD, SRC_RETURNED) and ex.by == ex.door
+        _lay_chiu(w, s)
+        w.resume, w.resume_turn = w.phase, w.turn
+        w.tra_cua_door = ex.door
+        w.tra_cua_barred = ex.door if own else None
+        w.phase, w.turn = Phase.TRA_CUA, s
+        return
 
 
 def _lay_chiu(w: _Work, seat: int) -> None:
@@ -591,50 +589,54 @@ def _lay_chiu(w: _Work, seat: int) -> None:
     w.seat(seat, mat=st.mat + (group,), last_taken=card)
 
 
-def _win(w: _Work, seat: int, *, by_chiu: bool, replaced: int | None = None) -> None:
+def _win_info(w: _Work, seat: int, replaced: int | None = None) -> WinInfo:
+    """The win ``seat`` would make on the exposed card (a chíu ù when it holds three of it)."""
     ex = w.exposed
     assert ex is not None
     st = w.seats[seat]
     card = ex.card
-    own_door = ex.door == seat
     if ex.source == SRC_STOCK:
         source = "own_draw" if ex.by == seat else "other_draw"
+        first = w.stock_drawn == 1
     else:
-        source = "chiu_own_door" if own_door else "chiu"
-    first = (ex.source == SRC_STOCK and w.stock_drawn == 1) or (
-        ex.source != SRC_STOCK and w.stock_drawn == 0
-    )
-    w.pop_exposed()
-    w.win = WinInfo(
+        source = "chiu_own_door" if ex.door == seat else "chiu"
+        first = w.stock_drawn == 0
+    return WinInfo(
         seat=seat,
         card=card,
         source=source,
-        by_chiu=by_chiu,
+        by_chiu=st.hand[card] == 3,
         first_draw=first,
         bach_thu=is_bach_thu(st.hand, st.mat_chan, card),
         from_door=ex.door,
         replaced=replaced,
     )
+
+
+def _win(w: _Work, seat: int, replaced: int | None = None) -> None:
+    win = _win_info(w, seat, replaced)
+    card = w.pop_exposed()
+    w.win = win
     w.pending_u = None
-    w.resume = w.resume_turn = w.tra_cua_door = None
+    w.resume = w.resume_turn = w.tra_cua_door = w.tra_cua_barred = None
     w.phase, w.turn = Phase.DECLARE, seat
-    w.events.append({"type": "win", "seat": seat, "card": CODES[card], "source": source})
+    w.events.append({"type": "win", "seat": seat, "card": CODES[card], "source": win.source})
 
 
 def _end_hoa(w: _Work) -> None:
     w.phase = Phase.ENDED
     w.exposed = None
-    w.outcome = {"result": "hoa"}
+    w.outcome = Outcome(Result.HOA)
     w.events.append({"type": "hoa"})
 
 
 def _decline(w: _Work, seat: int, card: int) -> None:
     st = w.seats[seat]
-    others = 0 if card == CC else sum(st.hand[k] for k in _eat_partners(card) if k != card)
+    others = 0 if card == CC else sum(st.hand[k] for k in pair_partners(card) if k != card)
     w.seat(seat, declined=st.declined + (Declined(card, st.hand[card], others),))
 
 
-_HANDLERS: dict[type, Any] = {
+_HANDLERS: dict[type, Callable[[_Work, Any], None]] = {
     Discard: _do_discard,
     Draw: _do_draw,
     Pass: _do_pass,

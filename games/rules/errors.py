@@ -1,16 +1,37 @@
-"""Typed errors of the rules core, each with a stable machine code."""
+"""Typed errors of the rules core, each with a stable machine code and a translatable message.
+
+A :class:`RuleError` carries ``code``, an English message ``template`` with ``%(name)s``
+placeholders and its ``params``; ``message`` is the template filled in. The Django layer
+translates ``template`` with gettext and fills it with ``params`` itself. Templates are marked at
+their call site with :func:`gettext_noop` so that ``makemessages`` (xgettext) extracts them,
+without the rules core importing anything from Django.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+
+
+def gettext_noop(s: str) -> str:
+    """Mark ``s`` as a message to translate (xgettext keyword); returns it unchanged."""
+    return s
+
+
+def fill(template: str, params: Mapping[str, object]) -> str:
+    """``template`` with its ``%(name)s`` placeholders filled in from ``params``."""
+    return template % params if params else template
 
 
 class RuleError(ValueError):
     """A move or input the rules refuse. ``code`` is stable and used as the API error code."""
 
-    def __init__(self, code: str, message: str, message_vi: str | None = None) -> None:
+    def __init__(self, code: str, template: str, /, **params: object) -> None:
+        message = fill(template, params)
         super().__init__(message)
         self.code = code
+        self.template = template
+        self.params: dict[str, object] = params
         self.message = message
-        self.message_vi = message_vi or message
 
 
 class IllegalMove(RuleError):
@@ -22,4 +43,4 @@ class FaultRefused(IllegalMove):
 
 
 class InvalidInput(RuleError):
-    """Malformed input: unknown card codes, impossible hands, bad move JSON."""
+    """Malformed input: unknown card codes, impossible hands, bad move JSON, no such seat."""

@@ -61,10 +61,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from games.rules.cards import CC, CODES, COPIES, N_KINDS, can_pair, rank
+from games.rules.cards import CC, CODES, N_KINDS, can_pair, rank, rank_kinds
+from games.rules.errors import gettext_noop
 from games.rules.moves import Chiu, Discard, Eat, TraCua, U
-from games.rules.shape import best_chan, waiting_set, wins_with
-from games.rules.state import SRC_STOCK, Fault, Mode, Phase
+from games.rules.shape import best_chan, waiting_set
+from games.rules.state import Fault, Mode, Phase
+from games.rules.wins import chiu_possible, chiu_wins, only_chiu_u, u_wins
 
 if TYPE_CHECKING:
     from games.rules.moves import Move
@@ -111,97 +113,68 @@ FAULTS: dict[str, FaultSpec] = {
 }
 _ORDER = {slug: i for i, slug in enumerate(FAULTS)}
 
-MESSAGES: dict[str, tuple[str, str]] = {
-    "treo_tranh": (
-        "Treo tranh: you hold this card's kind, so you must eat it as a chắn, not a cạ.",
-        "Ăn treo tranh: trên tay có quân cùng loại, phải ăn thành chắn chứ không ăn cạ.",
+MESSAGES: dict[str, str] = {
+    "treo_tranh": gettext_noop(
+        "Treo tranh: you hold this card's kind, so you must eat it as a chắn, not a cạ."
     ),
-    "an_thuong_khi_chiu": (
-        "You hold three of this card: you must chíu it, not eat it normally.",
-        "Chíu được nhưng lại ăn thường: có ba quân này trên tay thì phải chíu.",
+    "an_thuong_khi_chiu": gettext_noop(
+        "You hold three of this card: you must chíu it, not eat it normally."
     ),
-    "bo_u": (
-        "Bỏ ù: you passed over a card you could have won on, then won later.",
-        "Bỏ ù: đã bỏ qua quân có thể ù rồi sau lại ù.",
+    "bo_u": gettext_noop("Bỏ ù: you passed over a card you could have won on, then won later."),
+    "an_chon_ca": gettext_noop(
+        "Ăn chọn cạ: this card is part of a cạ in your hand; do not use it to eat a cạ."
     ),
-    "an_chon_ca": (
-        "Ăn chọn cạ: this card is part of a cạ in your hand; do not use it to eat a cạ.",
-        "Ăn chọn cạ: không được lấy quân trong cạ sẵn có trên tay để ăn cạ.",
+    "co_chan_cau_ca": gettext_noop(
+        "Có chắn cấu cạ: this card belongs to a chắn in your hand; do not break it to eat a cạ."
     ),
-    "co_chan_cau_ca": (
-        "Có chắn cấu cạ: this card belongs to a chắn in your hand; do not break it to eat a cạ.",
-        "Có chắn cấu cạ: không được xé chắn sẵn có trên tay để ăn cạ.",
+    "an_ca_chuyen_cho": gettext_noop(
+        "Ăn cạ chuyển chờ: your hand is waiting to win, so you may only eat a chắn."
     ),
-    "an_ca_chuyen_cho": (
-        "Ăn cạ chuyển chờ: your hand is waiting to win, so you may only eat a chắn.",
-        "Ăn cạ chuyển chờ: bài đang chờ ù thì chỉ được ăn chắn, không được ăn cạ.",
+    "cho_chi_rong": gettext_noop(
+        "Chờ chi rộng: with 6 or more chắn a lone Chi Chi can never win; discard the Chi Chi."
     ),
-    "cho_chi_rong": (
-        "Chờ chi rộng: with 6 or more chắn a lone Chi Chi can never win; discard the Chi Chi.",
-        "Chờ chi rộng: bài đã có từ 6 chắn trở lên mà lẻ Chi Chi thì phải đánh Chi Chi đi.",
+    "bo_chan_an_chan": gettext_noop(
+        "Bỏ chắn ăn chắn: you declined this card while holding its pair; you may not eat it now."
     ),
-    "bo_chan_an_chan": (
-        "Bỏ chắn ăn chắn: you declined this card while holding its pair; you may not eat it now.",
-        "Bỏ chắn ăn chắn: đã bỏ không ăn chắn này thì không được ăn lại.",
+    "bo_chan_an_ca": gettext_noop(
+        "Bỏ chắn ăn cạ: you declined a card of this kind as a chắn; do not use it to eat a cạ."
     ),
-    "bo_chan_an_ca": (
-        "Bỏ chắn ăn cạ: you declined a card of this kind as a chắn; do not use it to eat a cạ.",
-        "Bỏ chắn ăn cạ: không được lấy quân đã bỏ không ăn chắn để ăn cạ.",
+    "bo_ca_an_ca": gettext_noop(
+        "Bỏ cạ ăn cạ: you declined a cạ in this rank earlier; you may only eat a chắn in it."
     ),
-    "bo_ca_an_ca": (
-        "Bỏ cạ ăn cạ: you declined a cạ in this rank earlier; you may only eat a chắn in it.",
-        "Bỏ cạ ăn cạ: đã bỏ không ăn cạ hàng này thì không được ăn cạ hàng này nữa.",
+    "bo_roi_danh": gettext_noop(
+        "Bỏ rồi đánh: you declined this card earlier, so you may not discard it."
     ),
-    "bo_roi_danh": (
-        "Bỏ rồi đánh: you declined this card earlier, so you may not discard it.",
-        "Bỏ rồi đánh: đã bỏ không ăn quân này thì không được đánh quân này đi.",
+    "danh_ca_an_ca": gettext_noop(
+        "Đánh cạ ăn cạ: you discarded a whole cạ; from now on you may only eat a chắn."
     ),
-    "danh_ca_an_ca": (
-        "Đánh cạ ăn cạ: you discarded a whole cạ; from now on you may only eat a chắn.",
-        "Đánh cạ ăn cạ: đã đánh cả một cạ đi thì chỉ được ăn chắn.",
+    "xe_ca_an_ca": gettext_noop(
+        "Xé cạ ăn cạ: you discarded a card of this rank; you may not eat a cạ in it."
     ),
-    "xe_ca_an_ca": (
-        "Xé cạ ăn cạ: you discarded a card of this rank; you may not eat a cạ in it.",
-        "Xé cạ ăn cạ: đã đánh một quân hàng này thì không được ăn cạ hàng này.",
+    "danh_roi_an": gettext_noop(
+        "Đánh rồi ăn: you discarded this card earlier, so you may not eat it."
     ),
-    "danh_roi_an": (
-        "Đánh rồi ăn: you discarded this card earlier, so you may not eat it.",
-        "Đánh rồi ăn: đã đánh quân này đi thì không được ăn lại.",
+    "danh_doi_chan": gettext_noop(
+        "Đánh đôi chắn: you already discarded this card; do not discard both cards of a chắn."
     ),
-    "danh_doi_chan": (
-        "Đánh đôi chắn: you already discarded this card; do not discard both cards of a chắn.",
-        "Đánh đôi chắn: đã đánh quân này rồi, không được đánh cả đôi chắn đi.",
+    "an_roi_danh": gettext_noop("Ăn rồi đánh: this card is on your mat; you may not discard it."),
+    "an_ca_an_chan_cung_hang": gettext_noop(
+        "Ăn cạ ăn chắn cùng hàng: you ate a cạ in this rank; you may not eat a chắn in it."
     ),
-    "an_roi_danh": (
-        "Ăn rồi đánh: this card is on your mat; you may not discard it.",
-        "Ăn rồi đánh: quân này đã ăn (có dưới chiếu), không được đánh đi.",
+    "an_ca_danh_ca": gettext_noop(
+        "Ăn cạ đánh cạ: you ate a cạ, so you may not discard a second card of this rank."
     ),
-    "an_ca_an_chan_cung_hang": (
-        "Ăn cạ ăn chắn cùng hàng: you ate a cạ in this rank; you may not eat a chắn in it.",
-        "Ăn cạ rồi ăn chắn cùng hàng: đã ăn cạ hàng này thì không được ăn chắn cùng hàng.",
+    "an_ca_danh_cung_hang": gettext_noop(
+        "Ăn cạ đánh cùng hàng: you ate a cạ in this rank; you may not discard a card of it."
     ),
-    "an_ca_danh_ca": (
-        "Ăn cạ đánh cạ: you ate a cạ, so you may not discard a second card of this rank.",
-        "Ăn cạ đánh cạ: đã ăn cạ thì không được đánh cả một cạ đi.",
-    ),
-    "an_ca_danh_cung_hang": (
-        "Ăn cạ đánh cùng hàng: you ate a cạ in this rank; you may not discard a card of it.",
-        "Ăn cạ đánh cùng hàng: đã ăn cạ hàng này thì không được đánh quân cùng hàng.",
-    ),
-    "u_lao": (
-        "Ù láo: this hand does not win (or you are báo and may not win).",
-        "Ù láo: bài chưa ù (hoặc đã bị báo thì không được ù).",
-    ),
-    "xuong_sai": (
-        "Xướng sai: the declaration names a cước the hand does not have.",
-        "Xướng sai: xướng cước không có trên bài.",
-    ),
+    "u_lao": gettext_noop("Ù láo: this hand does not win (or you are báo and may not win)."),
+    "xuong_sai": gettext_noop("Xướng sai: the declaration names a cước the hand does not have."),
 }
 
 
-def message(slug: str, lang: str = "en") -> str:
-    en, vi = MESSAGES.get(slug, (slug, slug))
-    return vi if lang == "vi" else en
+def message(slug: str) -> str:
+    """The English message template of a fault (translated by the Django layer)."""
+    return MESSAGES.get(slug, slug)
 
 
 # --------------------------------------------------------------------------- the check
@@ -258,6 +231,8 @@ def _eat_faults(state: HandState, st: SeatState, c: int, p: int) -> list[str]:
     h = st.hand
     if state.phase not in (Phase.OFFER, Phase.AFTER_DRAW) or ex is None or ex.card != c:
         return []
+    if only_chiu_u(ex, state.turn):
+        return []  # the engine refuses this eat (RULES.md §4)
     if not h[p] or sum(h) < 2:
         return []
     pair = can_pair(c, p)
@@ -266,13 +241,13 @@ def _eat_faults(state: HandState, st: SeatState, c: int, p: int) -> list[str]:
     out: list[str] = []
     chan = pair == "chan"
     r = rank(c)
-    if h[c] == 3 and (sum(h) >= 4 or wins_with(h, st.mat_chan, c)):
+    if chiu_possible(st, c):
         out.append("an_thuong_khi_chiu")
     if not chan:
         if h[c]:
             out.append("treo_tranh")
         else:
-            third = next(k for k in _rank_kinds(r) if k not in (c, p))
+            third = next(k for k in rank_kinds(r) if k not in (c, p))
             if h[p] % 2 and h[third] % 2:
                 out.append("an_chon_ca")
             if h[p] in (2, 4):
@@ -357,11 +332,6 @@ def _cho_chi_rong_shape(hand: Iterable[int], mat_chan: int) -> bool:
     return b >= 0 and b + mat_chan >= 6
 
 
-def _rank_kinds(r: int) -> tuple[int, int, int]:
-    base = (r - 2) * 3
-    return base, base + 1, base + 2
-
-
 def _ca_ranks(st: SeatState) -> set[int]:
     return {rank(g.cards[0]) for g in st.mat if g.kind == "ca"}
 
@@ -379,21 +349,13 @@ def _discarded_a_ca(discarded: Iterable[int]) -> bool:
 
 
 def _wins_now(state: HandState, st: SeatState, move: U | Chiu) -> bool:
-    """Whether this ``u`` (on a stock card) or ``chiu`` is a real win, as the engine judges it."""
+    """Whether this ``u`` or ``chiu`` is a real win, by the engine's own predicates."""
     ex = state.exposed
     if state.phase not in (Phase.OFFER, Phase.AFTER_DRAW) or ex is None:
         return False
     if isinstance(move, Chiu):
-        return (
-            move.card == ex.card
-            and st.hand[ex.card] == 3
-            and wins_with(st.hand, st.mat_chan, ex.card)
-        )
-    if ex.source != SRC_STOCK:
-        return False
-    if state.phase is Phase.OFFER and ex.by != (move.seat - 1) % state.n_seats:
-        return False
-    return st.hand[ex.card] < COPIES and wins_with(st.hand, st.mat_chan, ex.card)
+        return move.card == ex.card and chiu_wins(st, ex.card)
+    return u_wins(state.phase, ex, state.n_seats, st, move.seat)
 
 
 # --------------------------------------------------------------------------- settlement

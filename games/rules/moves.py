@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from games.rules.cards import CODES, parse_kind
-from games.rules.errors import InvalidInput
+from games.rules.errors import InvalidInput, gettext_noop
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,10 +29,6 @@ class _MoveBase:
         if self.system:
             d["system"] = True
         return d
-
-    def public_dict(self) -> dict[str, Any]:
-        """What other seats may see of this move (overridden where a move hides something)."""
-        return self.to_dict()
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,32 +130,32 @@ _FIELDS: dict[str, frozenset[str]] = {
 MAX_SEATS = 4
 
 
-def _bad(msg: str, vi: str | None = None) -> InvalidInput:
-    return InvalidInput("invalid_move", msg, vi)
+def _bad(template: str, **params: object) -> InvalidInput:
+    return InvalidInput("invalid_move", template, **params)
 
 
 def _card(d: Mapping[str, Any], key: str) -> int:
     if key not in d:
-        raise _bad(f"Field '{key}' is required.", f"Thiếu trường '{key}'.")
+        raise _bad(gettext_noop("Field '%(field)s' is required."), field=key)
     return parse_kind(d[key])
 
 
 def _opt_bool(d: Mapping[str, Any], key: str) -> bool | None:
     v = d.get(key)
     if v is not None and not isinstance(v, bool):
-        raise _bad(f"Field '{key}' must be true or false.", f"Trường '{key}' phải là true/false.")
+        raise _bad(gettext_noop("Field '%(field)s' must be true or false."), field=key)
     return v
 
 
 def _cuoc(value: Any) -> tuple[tuple[str, int], ...]:
     if not isinstance(value, Mapping):
-        raise _bad("Field 'cuoc' must be an object of slug → count.")
+        raise _bad(gettext_noop("Field 'cuoc' must be an object of slug → count."))
     out = []
     for slug, n in value.items():
         if not isinstance(slug, str) or len(slug) > 40:
-            raise _bad("Cước slugs must be short strings.")
+            raise _bad(gettext_noop("Cước slugs must be short strings."))
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= 10:
-            raise _bad(f"Count of '{slug}' must be an integer 0…10.")
+            raise _bad(gettext_noop("Count of '%(slug)s' must be an integer 0…10."), slug=slug)
         if n:
             out.append((slug, n))
     return tuple(sorted(out))
@@ -168,21 +164,26 @@ def _cuoc(value: Any) -> tuple[tuple[str, int], ...]:
 def move_from_dict(data: object, *, seat: int | None = None) -> Move:
     """Parse a move from its JSON form. ``seat`` (from the caller's identity) overrides the body."""
     if not isinstance(data, Mapping):
-        raise _bad("A move must be a JSON object.", "Nước đi phải là một đối tượng JSON.")
+        raise _bad(gettext_noop("A move must be a JSON object."))
     mtype = data.get("type")
     if not isinstance(mtype, str) or mtype not in MOVE_TYPES:
         raise InvalidInput(
             "unknown_move_type",
-            f"Unknown move type {str(mtype)[:20]!r}; expected one of {', '.join(MOVE_TYPES)}.",
-            f"Loại nước đi không hợp lệ {str(mtype)[:20]!r}.",
+            gettext_noop("Unknown move type %(type)s; expected one of %(types)s."),
+            type=repr(str(mtype)[:20]),
+            types=", ".join(MOVE_TYPES),
         )
     extra = set(data) - _FIELDS[mtype] - {"type", "seat", "system"}
     if extra:
-        raise _bad(f"Unexpected field(s) for '{mtype}': {', '.join(sorted(map(str, extra)))}.")
+        raise _bad(
+            gettext_noop("Unexpected field(s) for '%(type)s': %(fields)s."),
+            type=mtype,
+            fields=", ".join(sorted(map(str, extra))),
+        )
     if seat is None:
         seat = data.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < MAX_SEATS:
-        raise _bad("Field 'seat' must be a seat number 0…3.")
+        raise _bad(gettext_noop("Field 'seat' must be a seat number 0…3."))
     system = data.get("system", False) is True
     if mtype == "discard":
         return Discard(seat, _card(data, "card"), system=system)
@@ -201,15 +202,15 @@ def move_from_dict(data: object, *, seat: int | None = None) -> Move:
     if mtype == "declare":
         auto = data.get("auto", False)
         if auto is not False and auto is not True:
-            raise _bad("Field 'auto' must be true or false.")
+            raise _bad(gettext_noop("Field 'auto' must be true or false."))
         if auto:
             if "cuoc" in data:
-                raise _bad("Give either 'cuoc' or 'auto', not both.")
+                raise _bad(gettext_noop("Give either 'cuoc' or 'auto', not both."))
             return Declare(seat, auto=True, system=system)
         if "cuoc" not in data:
-            raise _bad("A declaration needs 'cuoc' (slug → count) or 'auto': true.")
+            raise _bad(gettext_noop("A declaration needs 'cuoc' (slug → count) or 'auto': true."))
         return Declare(seat, _cuoc(data["cuoc"]), system=system)
     auto_u, auto_chiu = _opt_bool(data, "auto_u"), _opt_bool(data, "auto_chiu")
     if auto_u is None and auto_chiu is None:
-        raise _bad("set_prefs needs 'auto_u' and/or 'auto_chiu'.")
+        raise _bad(gettext_noop("set_prefs needs 'auto_u' and/or 'auto_chiu'."))
     return SetPrefs(seat, auto_u, auto_chiu, system=system)

@@ -2,59 +2,31 @@
 
 :func:`settle` turns the final state into point transfers between seats (and the gà góp pot),
 plus the facts behind them. Transfers always sum to zero with the pot. Caps against balances and
-fees are the ledger's job, not this module's.
+fees are the ledger's job, not this module's. The engine settles a hand once, when it ends, into
+``HandState.settlement``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import replace
 
 from games.rules.cards import CC
-from games.rules.cuoc import ruleset_of
 from games.rules.faults import DEN_LANG, FAULTS, NO_PAY, hidden_penalty, winner_faults
-from games.rules.ruleset import FOUR_ELEVEN_MIN, FOUR_ELEVEN_POINTS
+from games.rules.results import (
+    POT,
+    Declaration,
+    Result,
+    Settlement,
+    SettlementFacts,
+    Transfer,
+    Verdict,
+)
+from games.rules.ruleset import FOUR_ELEVEN_MIN, FOUR_ELEVEN_POINTS, NAMED_HANDS
 from games.rules.state import SRC_DISCARD, SRC_STOCK, HandState, Phase
 
-POT = "pot"
+__all__ = ["FAULTS", "POT", "Settlement", "SettlementFacts", "Transfer", "settle", "takes_pot"]
+
 U_LAO_POINTS = 17  # "tám đỏ đôi lèo" (seeds 003/004)
-POT_HANDS = ("chi_bach_thu", "hoa_roi_cua_phat", "ca_loi_san_dinh")
-
-
-@dataclass(frozen=True, slots=True)
-class Transfer:
-    payer: int | str
-    payee: int | str
-    points: int
-    reason: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"from": self.payer, "to": self.payee, "points": self.points, "reason": self.reason}
-
-
-@dataclass
-class Settlement:
-    result: str
-    transfers: list[Transfer] = field(default_factory=list)
-    facts: dict[str, Any] = field(default_factory=dict)
-    thong_next: int | None = None
-
-    def net(self, n_seats: int) -> dict[int | str, int]:
-        """Points won (+) or lost (−) per seat, and the pot's change."""
-        out: dict[int | str, int] = {s: 0 for s in range(n_seats)}
-        out[POT] = 0
-        for t in self.transfers:
-            out[t.payer] -= t.points
-            out[t.payee] += t.points
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "result": self.result,
-            "transfers": [t.to_dict() for t in self.transfers],
-            "facts": self.facts,
-            "thong_next": self.thong_next,
-        }
 
 
 def _bao_seats(state: HandState) -> list[int]:
@@ -72,111 +44,98 @@ def settle(state: HandState) -> Settlement:
     """Who pays whom for the ended hand ``state``."""
     if state.phase is not Phase.ENDED:
         raise ValueError("only an ended hand is settled")
-    ruleset = ruleset_of(state.config.ruleset)
-    n = state.n_seats
-    outcome = state.outcome or {}
-    result = outcome.get("result", "hoa")
-    s = Settlement(result=result)
-    if ruleset.ga_gop:
-        _pot_flows(state, s)
-    if result == "u_lao":
-        claimer = outcome["seat"]
-        for other in range(n):
-            if other != claimer:
-                s.transfers.append(Transfer(claimer, other, U_LAO_POINTS, "u_lao"))
-        return s
-    if result != "u" or state.win is None:
-        return s  # hòa or abandoned: nobody pays
-    winner = state.win.seat
-    decl = state.declaration or {}
-    P = decl.get("declared_score", {}).get("total", 0)
-    T = decl.get("true_score", {}).get("total", 0)
-    verdict = decl.get("verdict", "dung")
+    ruleset = state.config.ruleset
+    result = state.outcome.result if state.outcome is not None else Result.HOA
+    transfers = _pot_flows(state) if ruleset.ga_gop else []
+    if result is Result.U_LAO:
+        assert state.outcome is not None and state.outcome.seat is not None
+        claimer = state.outcome.seat
+        transfers += [
+            Transfer(claimer, other, U_LAO_POINTS, "u_lao")
+            for other in range(state.n_seats)
+            if other != claimer
+        ]
+        return Settlement(result, tuple(transfers))
+    if result is not Result.U or state.win is None or state.declaration is None:
+        return Settlement(result, tuple(transfers))  # hòa: nobody pays
+    won, facts, thong_next = _settle_win(state, state.win.seat, state.declaration)
+    return Settlement(result, tuple(transfers + won), facts, thong_next)
+
+
+def _settle_win(
+    state: HandState, winner: int, decl: Declaration
+) -> tuple[list[Transfer], SettlementFacts, int | None]:
+    """The transfers, facts and Thông carry of a won hand (§10.1–10.6, 10.10)."""
+    ruleset = state.config.ruleset
+    P = decl.declared_score.total
+    T = decl.true_score.total
+    verdict = decl.verdict
     faults = winner_faults(state)
     penalty = hidden_penalty(faults)
     bao = [i for i in _bao_seats(state) if i != winner]
-    losers = [i for i in range(n) if i != winner]
-    s.facts = {
-        "winner": winner,
-        "verdict": verdict,
-        "declared_score": P,
-        "true_score": T,
-        "winner_faults": [f.slug for f in faults],
-        "penalty": penalty,
-        "bao": bao,
-    }
+    losers = [i for i in range(state.n_seats) if i != winner]
+    facts = SettlementFacts(
+        winner=winner,
+        verdict=verdict,
+        declared_score=P,
+        true_score=T,
+        winner_faults=tuple(f.slug for f in faults),
+        penalty=penalty,
+        bao=tuple(bao),
+    )
     if ruleset.four_eleven and T < FOUR_ELEVEN_MIN:
-        for other in losers:
-            s.transfers.append(Transfer(winner, other, FOUR_ELEVEN_POINTS, "four_eleven"))
-        return s
+        return [Transfer(winner, o, FOUR_ELEVEN_POINTS, "four_eleven") for o in losers], facts, None
     if penalty == DEN_LANG:
         fine = P if ruleset.den_lang == "declared" else int(ruleset.den_lang)
-        for other in losers:
-            s.transfers.append(Transfer(winner, other, fine, "den_lang"))
-        return s
+        return [Transfer(winner, o, fine, "den_lang") for o in losers], facts, None
     if penalty == NO_PAY:
         treo = any(f.slug == "treo_tranh" for f in faults)
-        if treo and ruleset.thong_after_treo_tranh and verdict != "sai":
-            s.thong_next = winner
-        return s
-    if verdict == "sai":
-        if n == 2:
-            return s
+        thong = treo and ruleset.thong_after_treo_tranh and verdict is not Verdict.SAI
+        return [], facts, winner if thong else None
+    if verdict is Verdict.SAI:
+        if state.n_seats == 2:
+            return [], facts, None
         clean = [i for i in losers if i not in bao]
-        for other in clean:
-            s.transfers.append(Transfer(winner, other, P, "xuong_sai"))
-        for b in bao:
-            for other in clean:
-                s.transfers.append(Transfer(b, other, T, "bao_xuong_sai"))
-        return s
+        out = [Transfer(winner, o, P, "xuong_sai") for o in clean]
+        out += [Transfer(b, o, T, "bao_xuong_sai") for b in bao for o in clean]
+        return out, facts, None
     # a clean win, declared đúng or thiếu
-    s.thong_next = winner
     if bao:
         payers = bao if ruleset.bao_payer == "each" else [_last_to_fault(state, bao)]
-        for b in payers:
-            s.transfers.append(Transfer(b, winner, P * len(losers), "bao_den_lang"))
+        out = [Transfer(b, winner, P * len(losers), "bao_den_lang") for b in payers]
     else:
-        for other in losers:
-            s.transfers.append(Transfer(other, winner, P, "win"))
-    if ruleset.ga_gop and any(decl.get("cuoc", {}).get(k) for k in _pot_cuoc(decl)):
-        s.facts["takes_pot"] = True
-    return s
+        out = [Transfer(o, winner, P, "win") for o in losers]
+    if ruleset.ga_gop and takes_pot(decl):
+        facts = replace(facts, takes_pot=True)
+    return out, facts, winner
 
 
-def _pot_cuoc(decl: dict[str, Any]) -> list[str]:
-    """The declared cước that take the gà góp pot: chì bạch thủ (chi), hoa rơi, cá lội."""
-    cuoc = decl.get("cuoc", {})
-    keys = []
-    if cuoc.get("chi") and (cuoc.get("bach_thu") or cuoc.get("bach_thu_chi")):
-        keys.append("chi")
-    keys.extend(k for k in ("hoa_roi_cua_phat", "ca_loi_san_dinh") if cuoc.get(k))
-    return keys
+def takes_pot(decl: Declaration) -> bool:
+    """Whether a declaration takes the gà góp pot (§10.10): chì bạch thủ, chì bạch thủ chi, or a
+    named hand (each a chì bạch thủ whose name replaces ``chi`` and ``bach_thu``)."""
+    chi_bach_thu = decl.declared("chi") and (
+        decl.declared("bach_thu") or decl.declared("bach_thu_chi")
+    )
+    return bool(chi_bach_thu) or any(decl.declared(slug) for slug in NAMED_HANDS)
 
 
-def _pot_flows(state: HandState, s: Settlement) -> None:
+def _pot_flows(state: HandState) -> list[Transfer]:
     """Gà góp (§10.10): each seat's stake for the hand, and the chíu payments into the pot.
 
     A chíu of a stock card makes every other seat pay 1; of a discard, the discarder pays 1;
     doubled on Chi chi. Each nhái makes every other seat pay its points (1, 2, 3… in a run).
     """
     n = state.n_seats
-    for seat in range(n):
-        s.transfers.append(Transfer(seat, POT, 1, "ga_gop_stake"))
+    out = [Transfer(seat, POT, 1, "ga_gop_stake") for seat in range(n)]
     for seat, st in enumerate(state.seats):
         for g in st.mat:
             if g.kind != "chiu":
                 continue
             unit = 2 if g.taken == CC else 1
             if g.source == SRC_STOCK:
-                for other in range(n):
-                    if other != seat:
-                        s.transfers.append(Transfer(other, POT, unit, "ga_gop_chiu"))
+                out += [Transfer(o, POT, unit, "ga_gop_chiu") for o in range(n) if o != seat]
             elif g.source == SRC_DISCARD:
-                s.transfers.append(Transfer(g.from_door, POT, unit, "ga_gop_chiu"))
+                out.append(Transfer(g.from_door, POT, unit, "ga_gop_chiu"))
     for nhai in state.nhai:
-        for other in range(n):
-            if other != nhai.seat:
-                s.transfers.append(Transfer(other, POT, nhai.points, "ga_gop_nhai"))
-
-
-__all__ = ["FAULTS", "POT", "Settlement", "Transfer", "settle"]
+        out += [Transfer(o, POT, nhai.points, "ga_gop_nhai") for o in range(n) if o != nhai.seat]
+    return out

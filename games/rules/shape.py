@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from games.rules.cards import CC, COPIES, N_KINDS, Counts
+from games.rules.cards import CC, COPIES, N_KINDS, Counts, pair_partners
 
 _MAX = COPIES + 1  # counts 0..4 per kind
 
@@ -93,9 +93,8 @@ def is_bach_thu(hand: Counts, mat_chan: int, card: int | None) -> bool:
         return False
     if card == CC:
         return True
-    base = card - card % 3
     return not any(
-        wins_with(hand, mat_chan, other) for other in range(base, base + 3) if other != card
+        wins_with(hand, mat_chan, other) for other in pair_partners(card) if other != card
     )
 
 

@@ -67,12 +67,12 @@ def main(argv: list[str] | None = None) -> int:
         played = play_hand(config, f"{args.seed}:{i}".encode(), bots)
         final = played.final
         n_moves += len(played.moves)
-        endings[str((final.outcome or {}).get("result"))] += 1
-        decl = final.declaration or {}
-        for slug, n in (decl.get("true_cuoc") or {}).items():
-            cuoc[slug] += n
-        if decl.get("verdict"):
-            verdicts[decl["verdict"]] += 1
+        endings[final.outcome.result.value if final.outcome else "none"] += 1
+        decl = final.declaration
+        if decl is not None:
+            for slug, n in decl.true_cuoc:
+                cuoc[slug] += n
+            verdicts[decl.verdict.value] += 1
         for st in final.seats:
             for f in st.faults:
                 faults[f.slug] += 1

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
 from games.rules.cards import Counts
+from games.rules.results import Declaration, JsonValue, Outcome, Settlement
+from games.rules.ruleset import DEFAULT_PRESET, PRESETS, Ruleset
+
+# What ``apply`` reports it did: the move itself, then its public effects (JSON objects).
+Event = dict[str, JsonValue]
 
 
 class Phase(StrEnum):
@@ -32,12 +36,17 @@ SRC_RETURNED = "returned"
 
 @dataclass(frozen=True, slots=True)
 class Exposed:
-    """The card on top of a door that is on offer: its kind, door, origin and who put it there."""
+    """The card on top of a door that is on offer: its kind, door, origin and who put it there.
+
+    ``barred`` is the seat that may only chíu ù this card (RULES.md §4, seed 004 Lưu ý 5): a
+    returned card that replaced that seat's own discard or own trả cửa into its own door.
+    """
 
     card: int
     door: int
     source: str
     by: int
+    barred: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,11 +130,11 @@ class WinInfo:
 
 @dataclass(frozen=True, slots=True)
 class HandConfig:
-    """What a hand needs to know about its table. ``ruleset`` is a games.rules.ruleset.Ruleset."""
+    """What a hand needs to know about its table."""
 
     n_seats: int = 4
     mode: Mode = Mode.BASIC
-    ruleset: Any = None
+    ruleset: Ruleset = PRESETS[DEFAULT_PRESET]
     previous_winner: int | None = None  # seat that won the previous hand (for Thông)
     prefs: tuple[tuple[bool, bool], ...] = ()  # (auto_u, auto_chiu) per seat at the deal
 
@@ -143,15 +152,17 @@ class HandState:
     exposed: Exposed | None = None
     pending_u: int | None = None  # a seat that wins at once unless the drawer wins first
     tra_cua_door: int | None = None
+    tra_cua_barred: int | None = None  # Exposed.barred of the card the trả cửa will return
     resume: Phase | None = None  # the phase play resumes in after a trả cửa
     resume_turn: int | None = None  # and whose turn it is then
     win: WinInfo | None = None
-    declaration: Any = None
-    outcome: Any = None
+    declaration: Declaration | None = None
+    outcome: Outcome | None = None
+    settlement: Settlement | None = None  # computed once, when the hand ends
     n_moves: int = 0
     nhai: tuple[Nhai, ...] = ()  # gà góp tables only
     nhai_streak: int = 0  # consecutive nhái up to now (the next pays one more)
-    events: tuple[dict[str, Any], ...] = field(default=())  # what the last apply did, public
+    events: tuple[Event, ...] = ()  # what the last apply did, public
 
     @property
     def n_seats(self) -> int:

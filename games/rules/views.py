@@ -10,7 +10,7 @@ from typing import Any
 
 from games.rules.cards import CODES, codes_of
 from games.rules.engine import legal_moves
-from games.rules.settlement import settle
+from games.rules.errors import InvalidInput, gettext_noop
 from games.rules.state import HandState, MatGroup, Phase, SeatState, WinInfo
 
 
@@ -76,15 +76,25 @@ def _common(state: HandState, reveal: bool) -> dict[str, Any]:
             else None
         ),
         "seats": [_public_seat(i, st, reveal) for i, st in enumerate(state.seats)],
+        **result_of(state),
+    }
+
+
+def result_of(state: HandState) -> dict[str, Any]:
+    """How the hand ended, as stored in ``Hand.result``: outcome, win, declaration and the
+    settlement computed when the hand ended (all None while it is live)."""
+    return {
+        "outcome": state.outcome.to_dict() if state.outcome else None,
         "win": _win(state.win),
-        "declaration": state.declaration,
-        "outcome": state.outcome,
-        "settlement": settle(state).to_dict() if state.phase is Phase.ENDED else None,
+        "declaration": state.declaration.to_dict() if state.declaration else None,
+        "settlement": state.settlement.to_dict() if state.settlement else None,
     }
 
 
 def view_for(state: HandState, seat: int) -> dict[str, Any]:
     """One seat's view: its own hand and legal moves, plus everything public."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.n_seats:
+        raise InvalidInput("no_such_seat", gettext_noop("There is no seat %(seat)s."), seat=seat)
     ended = state.phase is Phase.ENDED
     view = _common(state, reveal=ended)
     st = state.seats[seat]

@@ -30,8 +30,8 @@ from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.rules.errors import RuleError
 from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
-from games.rules.views import full_view
-from games.selectors import not_a_participant
+from games.rules.views import result_of
+from games.selectors import not_a_participant, rule_message
 from games.services.idempotency import StoredResponse, idempotency_record, idempotency_replay
 
 PREFS_PER_MINUTE = 6
@@ -90,12 +90,7 @@ def _rule_refusal(exc: RuleError, seq: int) -> DomainError:
         family = Conflict
     else:
         family = RuleRefused
-    return family(
-        _(getattr(exc, "template", exc.message)),  # marked by the rules core's gettext_noop
-        code=exc.code,
-        extra={"seq": seq},
-        **getattr(exc, "params", {}),
-    )
+    return family(rule_message(exc), code=exc.code, extra={"seq": seq}, **exc.params)
 
 
 def _check_prefs(hand: Hand, state: HandState, new_state: HandState, seat: int) -> None:
@@ -122,22 +117,12 @@ def _check_prefs(hand: Hand, state: HandState, new_state: HandState, seat: int) 
         )
 
 
-def _result(state: HandState) -> dict[str, Any]:
-    view = full_view(state)
-    return {
-        "outcome": state.outcome,
-        "win": view["win"],
-        "declaration": state.declaration,
-        "settlement": view.get("settlement"),
-    }
-
-
 def _hand_finish(hand: Hand, state: HandState) -> None:
     """The hand ended: record the result (the seed is revealed with it), free the table, and
     free the seats of the players who left mid-hand. The caller holds the hand row lock."""
     hand.status = Hand.Status.ENDED
     hand.deadline_at = None
-    hand.result = _result(state)
+    hand.result = result_of(state)
     hand.ended_at = timezone.now()
     table = Table.objects.select_for_update().get(pk=hand.table_id)
     if table.status == Table.Status.PLAYING:

@@ -25,7 +25,7 @@ from games.models import DEFAULT_ROOM, MAX_SEATS, Hand, HandEvent, HandSeat, Roo
 from games.rules import HandConfig, Mode, first_dealer, new_hand, parse_deck, shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
-from games.selectors import ruleset_from_spec
+from games.selectors import rule_message, ruleset_from_spec
 from games.services.hands import hand_lock
 from games.services.settlement import hand_settle
 
@@ -47,7 +47,9 @@ def _fixed_deck(
     try:
         kinds = parse_deck(deck)
     except RulesInvalidInput as exc:
-        raise InvalidInput(exc.message, code=exc.code, errors={"deck": [exc.message]}) from exc
+        raise InvalidInput(
+            rule_message(exc), code=exc.code, errors={"deck": [exc.message]}, **exc.params
+        ) from exc
     if dealer is not None and not 0 <= dealer < max_seats:
         raise InvalidInput(
             _("The dealer must be a seat from 0 to %(last)s."),

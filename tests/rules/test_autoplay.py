@@ -63,7 +63,7 @@ def test_declare_phase_declares_the_true_cuoc() -> None:
     assert state.phase is Phase.DECLARE
     assert auto_move(state) == Declare(1, auto=True, system=True)
     state = apply(state, auto_move(state))
-    assert state.phase is Phase.ENDED and state.declaration["verdict"] == "dung"
+    assert state.phase is Phase.ENDED and state.declaration.verdict == "dung"
 
 
 def test_without_auto_u_the_server_passes_a_win_by() -> None:
@@ -98,7 +98,7 @@ def test_the_server_never_claims_a_win_that_costs_the_idle_seat_in_four_eleven_m
             state = apply(state, move)
         if state.declaration:
             claimed += 1
-            assert state.declaration["true_score"]["total"] >= 4, seed
+            assert state.declaration.true_score.total >= 4, seed
     assert claimed > 0
 
 

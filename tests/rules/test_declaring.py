@@ -13,7 +13,7 @@ from games.rules.declaring import auto_declaration, judge
 from games.rules.engine import apply, legal_moves, new_hand
 from games.rules.errors import IllegalMove, InvalidInput
 from games.rules.moves import Declare, Discard, Draw, U
-from games.rules.ruleset import PRESETS, build_ruleset
+from games.rules.ruleset import PRESETS, Ruleset, build_ruleset
 from games.rules.state import HandConfig, HandState, Phase
 
 CVV = PRESETS["chan_van_van"]
@@ -118,9 +118,10 @@ def build_deck(n: int, dealer: int, hands: dict[int, str], stock_front: str = ""
 THIEN_U_BACH_THU = "2V 2V 2N 2N 4V 4V 4S 4S 9S 9S 8N 8N 7V 7S 5V 5S 6N 6S 3N 3S"
 
 
-def thien_u_state(ruleset: object = None) -> HandState:
+def thien_u_state(ruleset: Ruleset | None = None) -> HandState:
     deck = build_deck(4, 0, {0: THIEN_U_BACH_THU})
-    state = new_hand(HandConfig(n_seats=4, ruleset=ruleset), deck, 0)
+    config = HandConfig(n_seats=4) if ruleset is None else HandConfig(4, ruleset=ruleset)
+    state = new_hand(config, deck, 0)
     assert U(0) in legal_moves(state, 0)
     return apply(state, U(0))
 
@@ -134,8 +135,8 @@ def test_thien_u_auto_declare_ends_the_hand_dung() -> None:
     ended = apply(state, Declare(0, auto=True))
     # Then the hand is over and the declaration is đúng
     assert ended.phase is Phase.ENDED
-    assert ended.outcome == {"result": "u", "seat": 0}
-    assert ended.declaration == {
+    assert ended.outcome.to_dict() == {"result": "u", "seat": 0}
+    assert ended.declaration.to_dict() == {
         "cuoc": {"thien_u": 1, "bach_thu": 1},
         "auto": True,
         "verdict": "dung",
@@ -147,28 +148,28 @@ def test_thien_u_auto_declare_ends_the_hand_dung() -> None:
 
 def test_declaring_part_of_the_true_cuoc_is_thieu() -> None:
     ended = apply(thien_u_state(), Declare(0, cuoc=(("thien_u", 1),)))
-    assert ended.declaration["verdict"] == "thieu"
-    assert ended.declaration["declared_score"] == {"base": 3, "ga": 0, "total": 3}
-    assert ended.declaration["true_score"]["total"] == 5
+    assert ended.declaration.verdict == "thieu"
+    assert ended.declaration.declared_score.to_dict() == {"base": 3, "ga": 0, "total": 3}
+    assert ended.declaration.true_score.total == 5
 
 
 def test_declaring_a_cuoc_that_is_not_there_is_sai_and_scores_the_declaration() -> None:
     ended = apply(thien_u_state(), Declare(0, cuoc=(("thien_u", 1), ("tam_do", 1))))
-    assert ended.declaration["verdict"] == "sai"
-    assert ended.declaration["auto"] is False
-    assert ended.declaration["declared_score"]["base"] == 8 + 1
+    assert ended.declaration.verdict == "sai"
+    assert ended.declaration.auto is False
+    assert ended.declaration.declared_score.base == 8 + 1
     assert ended.phase is Phase.ENDED
 
 
 def test_bach_thu_must_be_declared_through_the_engine() -> None:
     state = thien_u_state(MUST_DECLARE_BACH_THU)
-    assert apply(state, Declare(0, cuoc=(("thien_u", 1),))).declaration["verdict"] == "sai"
+    assert apply(state, Declare(0, cuoc=(("thien_u", 1),))).declaration.verdict == "sai"
 
 
 def test_declaring_uses_the_hands_ruleset() -> None:
     thapthanh = PRESETS["thapthanh"]
     ended = apply(thien_u_state(thapthanh), Declare(0, auto=True))
-    assert ended.declaration["true_score"]["base"] == 4 + 1  # Thiên ù 4 in thapthanh
+    assert ended.declaration.true_score.base == 4 + 1  # Thiên ù 4 in thapthanh
 
 
 def test_an_empty_declaration_is_refused() -> None:
@@ -205,9 +206,9 @@ def test_own_draw_win_on_the_first_stock_card_is_chi_and_dia_u() -> None:
     # Then the true cước are Chì and Địa ù, and an auto declaration is đúng
     assert auto_declaration(state) == {"chi": 1, "dia_u": 1}
     ended = apply(state, Declare(1, auto=True))
-    assert ended.declaration["verdict"] == "dung"
-    assert ended.declaration["true_score"] == {"base": 4, "ga": 0, "total": 4}
-    assert ended.outcome == {"result": "u", "seat": 1}
+    assert ended.declaration.verdict == "dung"
+    assert ended.declaration.true_score.to_dict() == {"base": 4, "ga": 0, "total": 4}
+    assert ended.outcome.to_dict() == {"result": "u", "seat": 1}
 
 
 def test_thong_through_the_engine() -> None:

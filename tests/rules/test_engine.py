@@ -12,6 +12,7 @@ from games.rules.cards import CODES, KIND_OF, codes_of
 from games.rules.engine import apply, legal_moves, new_hand
 from games.rules.errors import IllegalMove
 from games.rules.moves import Chiu, Discard, Draw, Eat, Pass, TraCua, U, move_from_dict
+from games.rules.results import Outcome, Result
 from games.rules.ruleset import build_ruleset
 from games.rules.settlement import POT, settle
 from games.rules.state import HandConfig, Mode, Phase
@@ -282,7 +283,7 @@ def test_last_stock_card_is_never_drawn_and_the_hand_is_hoa() -> None:
             state = apply(state, Pass(seat))
     assert draws == 22
     assert len(state.stock) == 1
-    assert state.outcome == {"result": "hoa"}
+    assert state.outcome.to_dict() == {"result": "hoa"}
     assert {"type": "hoa"} in state.events
     with pytest.raises(IllegalMove) as e:
         apply(state, Draw(state.turn))
@@ -346,7 +347,7 @@ def test_nhai_drawing_the_card_just_let_go_by_pays_into_the_pot_in_runs() -> Non
     # then the dealer's nhái starts a new run at 1 point,
     assert [(n.seat, n.points) for n in state.nhai] == [(1, 1), (2, 2), (0, 1)]
     # and every other seat pays each nhái's points into the pot (settled as a hòa here).
-    state = replace(state, phase=Phase.ENDED, outcome={"result": "hoa"})
+    state = replace(state, phase=Phase.ENDED, outcome=Outcome(Result.HOA))
     paid = [t for t in settle(state).transfers if t.reason == "ga_gop_nhai"]
     assert sorted((t.payer, t.points) for t in paid) == sorted(
         [(s, 1) for s in (0, 2, 3)] + [(s, 2) for s in (0, 1, 3)] + [(s, 1) for s in (1, 2, 3)]

@@ -40,7 +40,7 @@ def test_true_cuoc_is_dung_minus_one_is_thieu_plus_one_is_sai() -> None:
                 if slug not in true:
                     assert judge(true, {**true, slug: 1}, ruleset) == "sai", (true, slug)
             ended = apply(state, Declare(state.turn, tuple(sorted(true.items()))))
-            assert ended.declaration["verdict"] == "dung"
+            assert ended.declaration.verdict == "dung"
             checked += 1
     assert checked > 1000
 
@@ -86,7 +86,7 @@ def test_advanced_self_play_with_rule_breakers_balances_and_bao_seats_sit_still(
                     if st.bao:
                         bao_since.setdefault(s, len(log))
             if state.win is not None:
-                assert state.win.seat not in bao_since or state.outcome["result"] != "u"
+                assert state.win.seat not in bao_since or state.outcome.result != "u"
             net = settle(state).net(n)
             assert sum(net.values()) == 0
             replay = start

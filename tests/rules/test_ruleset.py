@@ -160,7 +160,7 @@ def test_preset_options_match_rules(preset: str) -> None:
 
 def test_pha_thien_is_off_by_default_and_can_be_turned_on() -> None:
     for preset in PRESET_NAMES:
-        assert PRESETS[preset].is_enabled("pha_thien") is False
+        assert PRESETS[preset].cuoc["pha_thien"].enabled is False
     ruleset = build_ruleset({"overrides": {"cuoc": {"pha_thien": "on"}}})
     assert ruleset.cuoc["pha_thien"] == CuocValue(diem=3, dich=1, enabled=True)
 

@@ -113,5 +113,5 @@ def test_thousands_of_heuristic_hands_end_cleanly() -> None:
         while state.phase is not Phase.ENDED:
             state = apply(state, bot.choose(state, state.turn))
         assert accounted(state) == 100
-        endings[state.outcome["result"]] += 1
+        endings[state.outcome.result.value] += 1
     assert endings["u"] > 0 and endings["hoa"] > 0

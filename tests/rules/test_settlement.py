@@ -8,7 +8,9 @@ import pytest
 from rules_builders import make_deck
 
 from games.rules.engine import new_hand
+from games.rules.results import Declaration, Outcome, Result, Verdict
 from games.rules.ruleset import build_ruleset
+from games.rules.scoring import Score
 from games.rules.settlement import POT, settle
 from games.rules.state import Fault, HandConfig, MatGroup, Mode, Phase, WinInfo
 
@@ -38,18 +40,17 @@ def ended(
         )
     win = None
     decl = None
-    outcome: dict = {"result": result}
+    outcome = Outcome(Result(result), winner if result in ("u", "u_lao") else None)
     if result == "u":
         win = WinInfo(winner, 3, "own_draw", False, False, False, winner)
-        decl = {
-            "cuoc": {"xuong": 1},
-            "verdict": verdict,
-            "declared_score": {"base": P, "ga": 0, "total": P},
-            "true_score": {"base": T, "ga": 0, "total": T},
-        }
-        outcome["seat"] = winner
-    elif result == "u_lao":
-        outcome["seat"] = winner
+        decl = Declaration(
+            cuoc=(("xuong", 1),),
+            auto=False,
+            verdict=Verdict(verdict),
+            true_cuoc=(("xuong", 1),),
+            declared_score=Score(P, 0, P),
+            true_score=Score(T, 0, T),
+        )
     return replace(
         state, seats=tuple(seats), phase=Phase.ENDED, win=win, declaration=decl, outcome=outcome
     )
@@ -94,7 +95,7 @@ def test_several_bao_seats_only_the_last_pays_with_bao_payer_last() -> None:
 @pytest.mark.parametrize("slug", ["treo_tranh", "an_thuong_khi_chiu", "bo_u"])
 def test_winner_with_a_no_pay_fault_is_paid_nothing(slug: str) -> None:
     s = settle(ended(4, faults={0: [slug]}))
-    assert s.transfers == []
+    assert s.transfers == ()
 
 
 def test_thong_carries_after_treo_tranh_only_when_the_option_says_so() -> None:
@@ -117,7 +118,7 @@ def test_den_lang_fixed_points_in_thapthanh() -> None:
 
 
 def test_xuong_sai_with_two_players_nobody_pays() -> None:
-    assert settle(ended(2, verdict="sai")).transfers == []
+    assert settle(ended(2, verdict="sai")).transfers == ()
 
 
 @pytest.mark.parametrize("n", [3, 4])
@@ -145,7 +146,7 @@ def test_four_eleven_low_win_costs_the_winner_11_each() -> None:
 
 
 def test_hoa_nobody_pays() -> None:
-    assert settle(ended(4, result="hoa", winner=None)).transfers == []
+    assert settle(ended(4, result="hoa", winner=None)).transfers == ()
 
 
 def test_ga_gop_stakes_and_chiu_flows_go_to_the_pot() -> None:

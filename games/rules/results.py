@@ -1,0 +1,222 @@
+"""How a hand ended, as typed values: the :class:`Outcome`, the winner's :class:`Declaration`
+(RULES.md §8) and the :class:`Settlement` in points (§10).
+
+Each round-trips ``to_dict()`` / ``from_dict()`` to the exact JSON the server stores in
+``Hand.result`` and clients read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from games.rules.scoring import Score
+
+__all__ = [
+    "POT",
+    "CuocCounts",
+    "Declaration",
+    "JsonValue",
+    "Outcome",
+    "Payee",
+    "Pot",
+    "Result",
+    "Settlement",
+    "SettlementFacts",
+    "Transfer",
+    "Verdict",
+]
+
+JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+# A cước map (slug → count) in declaration order, as an immutable value.
+CuocCounts = tuple[tuple[str, int], ...]
+
+
+class Result(StrEnum):
+    U = "u"  # a win (declared)
+    U_LAO = "u_lao"  # ù láo / ù báo (advanced mode)
+    HOA = "hoa"  # the stock ran out
+
+
+class Verdict(StrEnum):
+    """A declaration against the true cước (§8)."""
+
+    DUNG = "dung"
+    THIEU = "thieu"
+    SAI = "sai"
+
+
+class Pot(StrEnum):
+    """The gà góp pot (§10.10), the one payee that is not a seat."""
+
+    POT = "pot"
+
+
+POT = Pot.POT
+Payee = int | Pot
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How the hand ended: ``{"result": "u", "seat": n}``, ``{"result": "u_lao", "seat": n}`` or
+    ``{"result": "hoa"}``."""
+
+    result: Result
+    seat: int | None = None
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        d: dict[str, JsonValue] = {"result": self.result.value}
+        if self.seat is not None:
+            d["seat"] = self.seat
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Outcome:
+        return cls(Result(data["result"]), data.get("seat"))
+
+
+def _cuoc_dict(cuoc: CuocCounts) -> dict[str, JsonValue]:
+    return dict(cuoc)
+
+
+def _score(data: Mapping[str, Any]) -> Score:
+    return Score(base=data["base"], ga=data["ga"], total=data["total"])
+
+
+@dataclass(frozen=True, slots=True)
+class Declaration:
+    """The winner's xướng, judged: what it declared, the true cước, the verdict, and both
+    scores (``declared_score`` is P of §10, ``true_score`` is T)."""
+
+    cuoc: CuocCounts
+    auto: bool
+    verdict: Verdict
+    true_cuoc: CuocCounts
+    declared_score: Score
+    true_score: Score
+
+    def declared(self, slug: str) -> int:
+        """How many times the winner declared ``slug``."""
+        return dict(self.cuoc).get(slug, 0)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "cuoc": _cuoc_dict(self.cuoc),
+            "auto": self.auto,
+            "verdict": self.verdict.value,
+            "true_cuoc": _cuoc_dict(self.true_cuoc),
+            "declared_score": dict(self.declared_score.to_dict()),
+            "true_score": dict(self.true_score.to_dict()),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Declaration:
+        return cls(
+            cuoc=tuple(data["cuoc"].items()),
+            auto=bool(data["auto"]),
+            verdict=Verdict(data["verdict"]),
+            true_cuoc=tuple(data["true_cuoc"].items()),
+            declared_score=_score(data["declared_score"]),
+            true_score=_score(data["true_score"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Transfer:
+    """``points`` paid by seat ``payer`` to ``payee`` (a seat or the pot) for ``reason``."""
+
+    payer: int
+    payee: Payee
+    points: int
+    reason: str
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        payee = self.payee.value if isinstance(self.payee, Pot) else self.payee
+        return {"from": self.payer, "to": payee, "points": self.points, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Transfer:
+        to = data["to"]
+        payee: Payee = Pot(to) if isinstance(to, str) else int(to)
+        return cls(int(data["from"]), payee, int(data["points"]), str(data["reason"]))
+
+
+@dataclass(frozen=True, slots=True)
+class SettlementFacts:
+    """What a won hand was settled on (absent for hòa and ù láo)."""
+
+    winner: int
+    verdict: Verdict
+    declared_score: int
+    true_score: int
+    winner_faults: tuple[str, ...]
+    penalty: str | None
+    bao: tuple[int, ...]
+    takes_pot: bool = False  # gà góp: the winner takes the pot (§10.10)
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        d: dict[str, JsonValue] = {
+            "winner": self.winner,
+            "verdict": self.verdict.value,
+            "declared_score": self.declared_score,
+            "true_score": self.true_score,
+            "winner_faults": list(self.winner_faults),
+            "penalty": self.penalty,
+            "bao": list(self.bao),
+        }
+        if self.takes_pot:
+            d["takes_pot"] = True
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SettlementFacts:
+        return cls(
+            winner=data["winner"],
+            verdict=Verdict(data["verdict"]),
+            declared_score=data["declared_score"],
+            true_score=data["true_score"],
+            winner_faults=tuple(data["winner_faults"]),
+            penalty=data["penalty"],
+            bao=tuple(data["bao"]),
+            takes_pot=bool(data.get("takes_pot", False)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Settlement:
+    """Who pays whom for an ended hand, in points; transfers sum to zero with the pot.
+    ``thong_next`` is the seat that carries Thông into the next hand."""
+
+    result: Result
+    transfers: tuple[Transfer, ...] = ()
+    facts: SettlementFacts | None = None
+    thong_next: int | None = None
+
+    def net(self, n_seats: int) -> dict[Payee, int]:
+        """Points won (+) or lost (−) per seat, and the pot's change."""
+        out: dict[Payee, int] = {s: 0 for s in range(n_seats)}
+        out[POT] = 0
+        for t in self.transfers:
+            out[t.payer] -= t.points
+            out[t.payee] += t.points
+        return out
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "result": self.result.value,
+            "transfers": [t.to_dict() for t in self.transfers],
+            "facts": self.facts.to_dict() if self.facts is not None else {},
+            "thong_next": self.thong_next,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Settlement:
+        facts = data.get("facts") or None
+        return cls(
+            result=Result(data["result"]),
+            transfers=tuple(Transfer.from_dict(t) for t in data["transfers"]),
+            facts=SettlementFacts.from_dict(facts) if facts else None,
+            thong_next=data.get("thong_next"),
+        )
