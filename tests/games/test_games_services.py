@@ -231,7 +231,7 @@ def test_every_rule_error_from_apply_is_a_4xx_problem_with_the_seq(
 
     def refuse(state: Any, move: Any) -> Any:
         exc = error.__new__(error)
-        RuleError.__init__(exc, "some_code", "Refused.", "Bị từ chối.")
+        RuleError.__init__(exc, "some_code", "Refused.")
         raise exc
 
     monkeypatch.setattr("games.services.hands.apply", refuse)
