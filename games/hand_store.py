@@ -16,11 +16,13 @@ import time
 from collections import OrderedDict
 from contextlib import suppress
 from functools import lru_cache
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
 
-from games.models import Hand, HandEvent
+from accounts.models import User
+from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
 from games.rules.cards import parse_kinds
 from games.rules.ruleset import Ruleset, build_ruleset
@@ -29,6 +31,59 @@ logger = logging.getLogger(__name__)
 
 STATE_LRU_SIZE = 512
 HAND_VERSION_TTL_SECONDS = 24 * 3600
+
+
+# --------------------------------------------------------------------------- a hand's seats
+
+# Every poll and move reads a hand's seats with this fixed statement: the ORM's compilation of
+# the equivalent join and prefetch costs more than the query itself (bench/api_bench.py).
+_HAND_SEATS_SQL = f"""
+    SELECT s.id, s.position, s.user_id, u.username, s.table_seat, s.auto_u, s.auto_chiu,
+           s.left_at
+    FROM {HandSeat._meta.db_table} s JOIN {User._meta.db_table} u ON u.id = s.user_id
+    WHERE s.hand_id = %s ORDER BY s.position
+"""
+
+
+SeatRow = tuple[int, int, int, str, int, bool, bool, Any]
+_seat_rows: OrderedDict[tuple[int, Any], list[SeatRow]] = OrderedDict()
+_seat_rows_lock = threading.Lock()
+
+
+def hand_seats_load(hand: Hand) -> list[HandSeat]:
+    """The hand's seats (with their players' usernames), kept on ``hand`` as
+    ``prefetch_related("hand_seats")`` would, for ``hand.seat_list()``.
+
+    Remembered in this process by (hand id, ``hand.updated_at``): a hand's seats change only
+    when a player leaves mid-hand, and ``seat_leave`` touches the hand row in the same
+    transaction, so a changed seat always comes with a new key. Otherwise one query."""
+    key = (hand.pk, hand.updated_at)
+    with _seat_rows_lock:
+        rows = _seat_rows.get(key)
+    if rows is None:
+        with connection.cursor() as cursor:
+            cursor.execute(_HAND_SEATS_SQL, [hand.pk])
+            rows = list(cursor.fetchall())
+        with _seat_rows_lock:
+            _seat_rows[key] = rows
+            while len(_seat_rows) > STATE_LRU_SIZE:
+                _seat_rows.popitem(last=False)
+    seats = []
+    for pk, position, user_id, username, table_seat, auto_u, auto_chiu, left_at in rows:
+        seat = HandSeat(
+            pk=pk,
+            hand=hand,
+            position=position,
+            user_id=user_id,
+            table_seat=table_seat,
+            auto_u=auto_u,
+            auto_chiu=auto_chiu,
+            left_at=left_at,
+        )
+        seat.user = User(pk=user_id, username=username)
+        seats.append(seat)
+    hand._prefetched_objects_cache = {"hand_seats": seats}
+    return seats
 
 
 # --------------------------------------------------------------------------- building a state
@@ -104,6 +159,8 @@ class StateLru:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+        with _seat_rows_lock:
+            _seat_rows.clear()
 
     def items(self) -> list[tuple[tuple[int, int, str], HandState]]:
         with self._lock:

@@ -12,14 +12,15 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from django.db.models import Count, Exists, F, OuterRef, Prefetch, QuerySet
+from django.db import connection
+from django.db.models import Count, F, Prefetch, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount
 from accounts.selectors import user_is_auditor
 from chan_api.errors import InvalidInput, Message, NotFound, PermissionDenied
 from games.clock import table_ready_deadline
-from games.hand_store import hand_deck, hand_replay, hand_state
+from games.hand_store import hand_deck, hand_replay, hand_seats_load, hand_state
 from games.models import Hand, HandEvent, HandSeat, Seat, Table
 from games.rules import HandState
 from games.rules.analysis import analysis_for
@@ -103,17 +104,12 @@ def table_hand_for_redirect(*, table_id: int) -> int:
 # --------------------------------------------------------------------------- hands
 
 
-def hand_queryset() -> QuerySet[Hand]:
-    """Hands with their table and their seats (and players) in one round of queries."""
-    return Hand.objects.select_related("table").prefetch_related(
-        Prefetch("hand_seats", queryset=HandSeat.objects.select_related("user"))
-    )
-
-
 def hand_get(*, hand_id: int) -> Hand:
-    hand = hand_queryset().filter(pk=hand_id).first()
+    """The hand with its table, and its seats with their players' names."""
+    hand = Hand.objects.select_related("table").filter(pk=hand_id).first()
     if hand is None:
         raise NotFound(_("No such hand."))
+    hand_seats_load(hand)
     return hand
 
 
@@ -141,14 +137,21 @@ class HandVersion(NamedTuple):
     ended: bool  # an ended hand never changes again
 
 
+# The long poll and the 304 answer from this fixed statement (no ORM compilation on the
+# hottest path): the hand's seq and status, and whether the caller plays in it.
+_HAND_VERSION_SQL = f"""
+    SELECT h.seq, h.status, EXISTS (
+        SELECT 1 FROM {HandSeat._meta.db_table} s WHERE s.hand_id = h.id AND s.user_id = %s
+    )
+    FROM {Hand._meta.db_table} h WHERE h.id = %s
+"""
+
+
 def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
     """The ETag, seq and end of a hand for a participant, in one query (no state, no view)."""
-    row = (
-        Hand.objects.filter(pk=hand_id)
-        .annotate(participant=Exists(HandSeat.objects.filter(hand=OuterRef("pk"), user_id=user.pk)))
-        .values_list("seq", "status", "participant")
-        .first()
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_HAND_VERSION_SQL, [user.pk, hand_id])
+        row = cursor.fetchone()
     if row is None:
         raise NotFound(_("No such hand."))
     seq, status, participant = row

@@ -22,7 +22,7 @@ from chan_api.errors import (
     RuleRefused,
 )
 from games.clock import hand_clock_on_commit, hand_deadline_for, hand_settle_on_commit
-from games.hand_store import hand_publish_on_commit, hand_state
+from games.hand_store import hand_publish_on_commit, hand_seats_load, hand_state
 from games.models import Hand, HandEvent, Seat, Table
 from games.rules import HandState, apply, move_from_dict
 from games.rules.autoplay import auto_move
@@ -44,13 +44,11 @@ MoveRenderer = Callable[[Hand, HandState], dict[str, Any]]
 
 def hand_lock(hand_id: int) -> Hand | None:
     """The hand row, locked (``SELECT … FOR UPDATE``), with its table and seats, or None."""
-    return (
-        Hand.objects.select_for_update(of=("self",))
-        .select_related("table")
-        .prefetch_related("hand_seats__user")
-        .filter(pk=hand_id)
-        .first()
-    )
+    locked = Hand.objects.select_for_update(of=("self",)).select_related("table")
+    hand = locked.filter(pk=hand_id).first()
+    if hand is not None:
+        hand_seats_load(hand)
+    return hand
 
 
 def _check_body_seat(move_json: Any, seat: int) -> None:

@@ -229,15 +229,20 @@ def _hurry_the_clock(hand: Hand, user: Any) -> None:
     the auto-play delay, and if it leaves on its own turn the current deadline comes down to
     it. The caller holds the hand row lock."""
     hand_seat = next(s for s in hand.seat_list() if s.user_id == user.pk)
-    if hand_seat.left_at is None:
-        hand_seat.left_at = timezone.now()
-        hand_seat.save(update_fields=["left_at", "updated_at"])
+    if hand_seat.left_at is not None:
+        return
+    hand_seat.left_at = timezone.now()
+    hand_seat.save(update_fields=["left_at", "updated_at"])
+    # The hand row is saved too, even when its deadline stays: its new updated_at tells the
+    # processes that remember its seats (games.hand_store) to read them again.
     state = hand_state(hand)
     due = hand_deadline(hand, hand.table, state, actor_left=True)
     on_turn = state.turn == hand_seat.position
-    if on_turn and due is not None and (hand.deadline_at is None or due < hand.deadline_at):
+    hurry = on_turn and due is not None and (hand.deadline_at is None or due < hand.deadline_at)
+    if hurry:
         hand.deadline_at = due
-        hand.save(update_fields=["deadline_at", "updated_at"])
+    hand.save(update_fields=["deadline_at", "updated_at"])
+    if hurry:
         hand_clock_on_commit(hand)
 
 
