@@ -382,6 +382,29 @@ class HandSeat(models.Model):
         return self.left_at is not None
 
 
+class PotShare(models.Model):
+    """What one player has put into a table's gà góp pot since it was last won (RULES.md
+    §10.10): refunded when the player leaves, the measure of a newcomer's buy-in. The shares of
+    a table always sum to its pot's balance (``manage.py ledger_check``)."""
+
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="pot_shares")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="pot_shares"
+    )
+    amount = models.PositiveBigIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["table_id", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "user"], name="games_potshare_unique_player")
+        ]
+
+    def __str__(self) -> str:
+        return f"table {self.table_id} pot: {self.user_id} put in {self.amount}"
+
+
 class AppendOnlyError(Exception):
     """A hand event was about to be changed or deleted: the log is append-only."""
 

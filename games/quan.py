@@ -44,6 +44,7 @@ class SeatQuan:
     paid: int
     received: int
     fee: int
+    to_pot: int = 0
 
     @property
     def net(self) -> int:
@@ -56,6 +57,7 @@ class SeatQuan:
             "received": self.received,
             "fee": self.fee,
             "net": self.net,
+            "to_pot": self.to_pot,
         }
 
 
@@ -131,6 +133,7 @@ def settle_quan(
         debts.append((int(t["from"]), t["to"], int(t["points"]) * stake))
     paid = [0] * n_seats
     received = [0] * n_seats
+    to_pot = [0] * n_seats
     pot_in = 0
     capped = []
     for payer in range(n_seats):
@@ -143,6 +146,7 @@ def settle_quan(
             paid[payer] += amount
             if payee == POT:
                 pot_in += amount
+                to_pot[payer] += amount
             else:
                 received[int(payee)] += amount
     pot_out = 0
@@ -155,6 +159,7 @@ def settle_quan(
             paid=paid[i],
             received=received[i],
             fee=max(0, received[i] - paid[i]) * fee_pct // 100,
+            to_pot=to_pot[i],
         )
         for i in range(n_seats)
     )

@@ -10,7 +10,6 @@ ended hand's row, so the two orders cannot meet in a cycle.
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -20,6 +19,7 @@ from accounts.models import LedgerAccount, LedgerTransaction
 from games.hand_store import hand_ruleset
 from games.models import Hand, Room, Seat, Table
 from games.quan import HOUSE, POT, QuanSettlement, fee_percent, settle_quan
+from games.services.pot import pot_refund, pot_shares_record
 
 logger = logging.getLogger(__name__)
 
@@ -105,10 +105,16 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
             pot_balance=locked[pot.pk].balance if pot else 0,
         )
         tx = _book(hand, table, quan, wallets, pot)
-        hand.quan = quan.to_dict()
+        # The balances it was computed from are kept with it: ledger_check recomputes it.
+        hand.quan = {
+            **quan.to_dict(),
+            "balances": [locked[w.pk].balance for w in wallets],
+            "pot_before": locked[pot.pk].balance if pot else 0,
+        }
         hand.settled_at = timezone.now()
         hand.save(update_fields=["quan", "settled_at", "updated_at"])
-        _unseat_the_broke(table, wallets, seats)
+        pot_shares_record(table=table, hand=hand, quan=quan)
+        _after_settlement(table, hand, wallets)
         return tx
 
 
@@ -138,15 +144,21 @@ def _book(
     )
 
 
-def _unseat_the_broke(table: Table, wallets: list[LedgerAccount], seats: list[Any]) -> None:
-    """A player whose balance reaches 0 after a hand is unseated (§11)."""
-    broke = [
-        s.user_id
-        for s, w in zip(seats, wallets, strict=True)
-        if LedgerAccount.objects.filter(pk=w.pk).values_list("balance", flat=True).first() == 0
-    ]
-    if broke:
-        Seat.objects.filter(table=table, player_id__in=broke).delete()
+def _after_settlement(table: Table, hand: Hand, wallets: list[LedgerAccount]) -> None:
+    """Players no longer seated (they left during the hand or since it ended) get their pot
+    share back now that the hand paid into it; a player whose balance reaches 0 is unseated,
+    with its share (RULES.md §10.10, §11)."""
+    seated = set(Seat.objects.filter(table=table).values_list("player_id", flat=True))
+    for seat in hand.seat_list():
+        if seat.user_id not in seated:  # left during the hand, or since it ended
+            pot_refund(table=table, user=seat.user)
+    balances = dict(
+        LedgerAccount.objects.filter(pk__in=[w.pk for w in wallets]).values_list("pk", "balance")
+    )
+    for seat, wallet in zip(hand.seat_list(), wallets, strict=True):
+        if balances[wallet.pk] == 0 and seat.user_id in seated:
+            pot_refund(table=table, user=seat.user)
+            Seat.objects.filter(table=table, player_id=seat.user_id).delete()
 
 
 def hands_unsettled(*, limit: int = 1000) -> list[int]:

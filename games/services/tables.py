@@ -27,6 +27,7 @@ from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.selectors import rule_message, ruleset_from_spec
 from games.services.hands import hand_lock
+from games.services.pot import pot_buy_in, pot_refund
 from games.services.settlement import hand_settle
 
 
@@ -178,9 +179,11 @@ def seat_join(
     prefs = {k: v for k, v in (("auto_u", auto_u), ("auto_chiu", auto_chiu)) if v is not None}
     try:
         with transaction.atomic():
-            return Seat.objects.create(table=table, player=user, number=seat, **prefs)
+            taken = Seat.objects.create(table=table, player=user, number=seat, **prefs)
     except IntegrityError as exc:  # a concurrent join took it first
         raise _seat_taken() from exc
+    pot_buy_in(table=table, user=user)
+    return taken
 
 
 def _seat_of(table: Table, user: Any) -> Seat:
@@ -215,6 +218,7 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
         _hurry_the_clock(hand, user)
     else:
         seat.delete()
+        pot_refund(table=table, user=user)
         if not Seat.objects.filter(table=table).exists():
             # The last player stood up: the table closes (no longer listed; nobody can join).
             table.status = Table.Status.CLOSED

@@ -12,12 +12,12 @@ from django.db import connection
 
 from accounts.ledger import balance_adjust
 from accounts.ledger_selectors import wallet_balance
-from accounts.models import LedgerTransaction
-from games.models import Hand, Seat, Table
+from accounts.models import LedgerAccount, LedgerTransaction
+from games.models import Hand, PotShare, Seat, Table
 from games.services.settlement import hand_settle, hands_unsettled, settlement_key
 from games.services.tables import table_deal_if_due
 from tests.games.conftest import start_table
-from tests.games.decks import WIN_DECK
+from tests.games.decks import HOA_DECK, WIN_DECK
 from tests.games.test_games_hands_api import assert_problem, play_to_end
 
 pytestmark = pytest.mark.django_db
@@ -137,3 +137,45 @@ def test_the_deal_clock_settles_an_unbooked_hand_first(players, start_hand) -> N
     table = Table.objects.get(pk=ids["table"])
     assert table_deal_if_due(table_id=table.pk) is None
     assert Hand.objects.get(pk=ids["hand"]).settled_at is None  # nobody is ready yet
+
+
+def pot_of(table_id: int) -> int:
+    return LedgerAccount.objects.get(kind="pot", table_id=table_id).balance
+
+
+def test_ga_gop_pot_refunds_a_leaver_and_charges_a_newcomer(players, make_player) -> None:
+    # Given a gà góp table (stake 10) whose first hand was a hòa: each seat paid 1 point in.
+    ids = start_table(
+        players, HOA_DECK, ruleset={"preset": "chan_van_van", "overrides": {"ga_gop": True}}
+    )
+    play_to_end(players, ids)
+    hand_settle(hand_id=ids["hand"])
+    shares = dict(PotShare.objects.filter(table_id=ids["table"]).values_list("user_id", "amount"))
+    assert pot_of(ids["table"]) == sum(shares.values()) > 0
+    assert set(shares) == {p.user.pk for p in players}
+    # When one player stands up between hands, its share comes back to it,
+    before = wallet_balance(players[3].user)
+    leaving_share = shares[players[3].user.pk]
+    r = players[3].client.post(f"/api/v1/tables/{ids['table']}/leave", {}, format="json")
+    assert r.status_code == 200
+    assert wallet_balance(players[3].user) == before + leaving_share
+    assert pot_of(ids["table"]) == sum(shares.values()) - leaving_share
+    # and a newcomer pays in as much as the smallest share of those seated.
+    newcomer = make_player()
+    paid_before = wallet_balance(newcomer.user)
+    r = newcomer.client.post(f"/api/v1/tables/{ids['table']}/join", {}, format="json")
+    assert r.status_code == 200, r.content
+    smallest = min(v for k, v in shares.items() if k != players[3].user.pk)
+    assert wallet_balance(newcomer.user) == paid_before - smallest
+    assert r.json()["pot"] == pot_of(ids["table"])
+    call_command("ledger_check")
+
+
+def test_a_hand_that_takes_the_pot_empties_it_and_the_shares() -> None:
+    from games.quan import settle_quan
+
+    stakes = [{"from": s, "to": "pot", "points": 1, "reason": "ga_gop_stake"} for s in range(2)]
+    booked = settle_quan(
+        transfers=stakes, n_seats=2, stake=5, balances=[100, 100], pot_balance=30, takes_pot=1
+    )
+    assert booked.pot_out == 40 and [s.to_pot for s in booked.seats] == [5, 5]

@@ -1,0 +1,75 @@
+"""Checks an auditor runs over the games' money (``manage.py ledger_check`` runs them with the
+ledger's own): every ended hand's settlement booked once and equal to what its replayed log
+says at its frozen stake and room, and every pot equal to its players' shares."""
+
+from __future__ import annotations
+
+from accounts.ledger_selectors import LedgerProblem
+from accounts.models import LedgerAccount, LedgerTransaction
+from games.hand_store import hand_replay, hand_seats_load
+from games.models import Hand
+from games.quan import HOUSE, POT
+from games.rules.views import result_of
+from games.services.pot import pot_problems
+from games.services.settlement import hand_quan, settlement_key
+
+
+def check_hand_settlements() -> list[LedgerProblem]:
+    """Every ended hand is settled, once, as its replay says (RULES.md §10, §13)."""
+    problems = []
+    hands = Hand.objects.filter(status=Hand.Status.ENDED).select_related("room", "table")
+    for hand in hands.order_by("pk").iterator(chunk_size=200):
+        problems.extend(LedgerProblem("hand_settlement", d) for d in _hand_problems(hand))
+    return problems
+
+
+def _hand_problems(hand: Hand) -> list[str]:
+    if hand.settled_at is None or hand.quan is None:
+        return [f"hand {hand.pk} ended but its settlement is not booked"]
+    hand_seats_load(hand)
+    replayed = result_of(hand_replay(hand))
+    if replayed["settlement"] != (hand.result or {}).get("settlement"):
+        return [f"hand {hand.pk}: the stored points settlement is not the replay's"]
+    quan = hand_quan(hand, balances=hand.quan["balances"], pot_balance=hand.quan["pot_before"])
+    expected = {**quan.to_dict(), "balances": hand.quan["balances"]}
+    expected["pot_before"] = hand.quan["pot_before"]
+    if expected != hand.quan:
+        return [f"hand {hand.pk}: the booked Quan are not the replay's × stake with fees"]
+    booked = LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk))
+    entries = {e.account_id: e.amount for tx in booked for e in tx.entries.all()}
+    wanted = _wanted_entries(hand, quan.legs())
+    if len(booked) > 1 or entries != wanted:
+        return [f"hand {hand.pk}: its ledger entries {entries} are not {wanted}"]
+    return []
+
+
+def _wanted_entries(hand: Hand, legs: dict[int | str, int]) -> dict[int, int]:
+    accounts: dict[int | str, int | None] = {
+        s.position: LedgerAccount.objects.filter(user_id=s.user_id)
+        .values_list("pk", flat=True)
+        .first()
+        for s in hand.seat_list()
+    }
+    accounts[POT] = (
+        LedgerAccount.objects.filter(table_id=hand.table_id).values_list("pk", flat=True).first()
+    )
+    accounts[HOUSE] = (
+        LedgerAccount.objects.filter(kind=LedgerAccount.Kind.HOUSE)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    wanted: dict[int, int] = {}
+    for party, amount in legs.items():
+        if amount:
+            account = accounts[party]
+            assert account is not None
+            wanted[account] = wanted.get(account, 0) + amount
+    return wanted
+
+
+def check_pots() -> list[LedgerProblem]:
+    """Every table's pot holds exactly its players' shares."""
+    return [LedgerProblem("pot_shares", detail) for detail in pot_problems()]
+
+
+GAMES_LEDGER_CHECKS = [check_hand_settlements, check_pots]
