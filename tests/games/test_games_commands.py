@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from io import StringIO
+
 import pytest
 from django.core.management import CommandError, call_command
 
@@ -24,3 +26,11 @@ def test_check_hands_reports_a_hand_whose_seq_is_not_its_logs(
     Hand.objects.filter(pk=win_hand["hand"]).update(seq=99)
     with pytest.raises(CommandError):
         call_command("check_hands", hand=[win_hand["hand"]])
+
+
+def test_play_bots_settles_every_hand_and_the_books_reconcile() -> None:
+    out = StringIO()
+    call_command("play_bots", hands=12, seed=3, stdout=out)
+    text = out.getvalue()
+    assert "12 hands in" in text and "ledger ok" in text
+    assert Hand.objects.filter(status="ended", settled_at__isnull=False).count() == 12

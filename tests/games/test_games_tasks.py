@@ -7,6 +7,7 @@ broker of the embedded default (``make run``) in folders private to each test.
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import time
@@ -16,11 +17,15 @@ from urllib.parse import quote
 
 import pytest
 from django.conf import settings
+from django.core.management import call_command
 from django.db import connection
 
+from accounts.models import LedgerTransaction
 from chan_api.celery import app
 from chan_api.settings import filesystem_broker_options
+from games.management.commands.play_bots import hand_play_out
 from games.models import Hand, HandEvent
+from games.rules.bots import make_bot
 from games.services.tables import seat_join, seat_ready, table_create
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -125,3 +130,62 @@ def test_the_worker_plays_for_a_seat_that_lets_its_turn_time_out(worker, make_us
     assert moved, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
     events = HandEvent.objects.filter(hand=hand, seq__in=(1, 2, 3)).order_by("seq")
     assert [(e.type, e.system) for e in events][:2] == [("discard", True), ("draw", True)]
+
+
+def assert_booked_once(hand: Hand) -> None:
+    """One settlement transaction, or none for a hand that moved no Quan (a hòa without gà)."""
+    quan = Hand.objects.get(pk=hand.pk).quan
+    moved = quan["fees"] or quan["pot"]["in"] or any(s["net"] for s in quan["seats"])
+    booked = LedgerTransaction.objects.filter(hand=hand, kind="hand_settlement").count()
+    assert booked == (1 if moved else 0)
+
+
+def four_players_hand(make_user) -> Hand:
+    users = [make_user()[0] for _ in range(4)]
+    table = table_create(owner=users[0], name="books", stake=10)
+    for user in users[1:]:
+        seat_join(table_id=table.pk, user=user)
+    hand = None
+    for user in users:
+        hand = seat_ready(table_id=table.pk, user=user) or hand
+    assert hand is not None
+    return hand
+
+
+def test_the_worker_books_a_hand_settlement_when_the_hand_ends(worker, make_user) -> None:
+    # Given a hand played to its end here (the clock on: the end queues the settlement),
+    hand = four_players_hand(make_user)
+    hand_play_out(hand.pk, make_bot("heuristic", random.Random(5)))
+    # the worker books it in the ledger, once.
+    booked = wait_for(lambda: Hand.objects.get(pk=hand.pk).settled_at is not None, timeout=30)
+    assert booked, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
+    assert_booked_once(hand)
+    call_command("ledger_check")
+
+
+def test_a_lost_settlement_is_booked_by_the_sweep(settings, broker_env, make_user) -> None:
+    # Given a hand that ended while its settlement message was lost (the clock off: a worker
+    # killed, a broker down),
+    settings.CHAN_CLOCK = False
+    hand = four_players_hand(make_user)
+    hand_play_out(hand.pk, make_bot("heuristic", random.Random(6)))
+    assert Hand.objects.get(pk=hand.pk).settled_at is None
+    # when a worker comes back and the beat's sweep runs,
+    env = {**os.environ, **broker_env, "DATABASE_URL": database_url(), "CHAN_CLOCK": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "chan_api", "worker", "--pool=solo", "-l", "info"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        app.send_task("games.tasks.clock_sweep")
+        booked = wait_for(lambda: Hand.objects.get(pk=hand.pk).settled_at is not None, 30)
+        assert booked, proc.stderr.read1(20000).decode(errors="replace") if proc.poll() else ""
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+    # the hand is booked, exactly once.
+    assert_booked_once(hand)
+    call_command("ledger_check")
