@@ -209,9 +209,28 @@ CELERY_TIMEZONE = TIME_ZONE
 # The clock (games/tasks.py) is woken through the broker after each commit; the test suite keeps
 # it off except where a test runs a real worker.
 CHAN_CLOCK = env_bool("CHAN_CLOCK", not TESTING)
+# The sweep re-arms what the clock lost (a wake-up sent while the broker was down, a worker
+# killed): every few seconds, so an outage costs idle hands seconds, not a turn.
+CHAN_SWEEP_SECONDS = float(os.environ.get("CHAN_SWEEP_SECONDS", "5"))
 CELERY_BEAT_SCHEDULE = {
-    "clock-sweep": {"task": "games.tasks.clock_sweep", "schedule": 30.0},
+    "clock-sweep": {
+        "task": "games.tasks.clock_sweep",
+        "schedule": CHAN_SWEEP_SECONDS,
+        "options": {"expires": CHAN_SWEEP_SECONDS},
+    },
 }
+# A wake-up is sent after the move's commit, in the request: when the broker is down, give up
+# fast (the sweep re-arms it) instead of holding the player's answer for seconds.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.1,
+    "interval_max": 0.1,
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = float(os.environ.get("CELERY_BROKER_CONNECTION_TIMEOUT", "1"))
+# A message that keeps killing its worker is delivered at most this many times, then dropped
+# (games.tasks: logged and counted; the sweep re-arms what matters).
+CHAN_MAX_DELIVERIES = int(os.environ.get("CHAN_MAX_DELIVERIES", "3"))
 
 # Seconds before the server plays for a báo seat or one that left mid-hand (RULES.md §9, §12).
 CHAN_AUTO_PLAY_DELAY = float(os.environ.get("CHAN_AUTO_PLAY_DELAY", "3"))

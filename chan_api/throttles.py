@@ -1,13 +1,54 @@
-"""DRF's rate throttles with an honest ``wait()``: DRF answers None (so no Retry-After) when a
-client is more than one request over its limit; these answer when the oldest counted request
-leaves the window."""
+"""DRF's rate throttles with an honest ``wait()`` and a cache that may be down.
+
+DRF answers None (so no Retry-After) when a client is more than one request over its limit;
+these answer when the oldest counted request leaves the window. The counts live in the cache
+(Redis in production): while it does not answer, the throttles let requests through rather than
+turn every request into a 500 — the API keeps working on the database alone — and each such
+request is logged and counted (``throttle_cache_failures``).
+"""
 
 from __future__ import annotations
 
+import logging
+import threading
+from typing import Any
+
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
+
+logger = logging.getLogger(__name__)
+
+
+class _FailureCount:
+    """Requests let through because the throttle's cache did not answer (this process)."""
+
+    def __init__(self) -> None:
+        self.value = 0
+        self._lock = threading.Lock()
+
+    def add(self) -> int:
+        with self._lock:
+            self.value += 1
+            return self.value
+
+
+throttle_cache_failures = _FailureCount()
 
 
 class _WaitMixin(SimpleRateThrottle):
+    def allow_request(self, request: Any, view: Any) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception:  # the cache is down: fail open, the database still serves
+            failures = throttle_cache_failures.add()
+            logger.warning(
+                "throttle %s: the cache did not answer; request let through (%s so far)",
+                self.scope,
+                failures,
+                exc_info=failures == 1,
+            )
+            self.history = []
+            return True
+
     def wait(self) -> float | None:
         wait = super().wait()
         if wait is None and self.history:

@@ -61,11 +61,16 @@ def table_ready_deadline(table: Table, seats: Sequence[Seat]) -> datetime | None
     return ready_at[0] + timedelta(seconds=table.ready_timeout)
 
 
+SWEEP_GRACE = timedelta(seconds=2)  # a wake-up that is merely due is not re-armed
+
+
 def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[int]]:
     """Work the clock is late for (its wake-up was lost: broker outage, worker killed): playing
-    hands whose deadline has passed, and open tables whose ready deadline has."""
+    hands whose deadline passed over ``SWEEP_GRACE`` ago, and open tables whose ready deadline
+    has."""
+    late = now - SWEEP_GRACE
     hands = list(
-        Hand.objects.filter(status=Hand.Status.PLAYING, deadline_at__lte=now)
+        Hand.objects.filter(status=Hand.Status.PLAYING, deadline_at__lte=late)
         .order_by("deadline_at")
         .values_list("pk", flat=True)[:limit]
     )
@@ -78,7 +83,7 @@ def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[
     )
     for table in candidates:
         deadline = table_ready_deadline(table, list(table.seats.all()))
-        if deadline is not None and deadline <= now:
+        if deadline is not None and deadline <= late:
             tables.append(table.pk)
     return hands, tables
 

@@ -40,9 +40,9 @@ def hand_settle_due(hand_id: int) -> int | None:
     return None if tx is None else tx.pk
 
 
-@shared_task(ignore_result=True, expires=25)
+@shared_task(ignore_result=True)
 def clock_sweep() -> tuple[list[int], list[int], list[int]]:
-    """Every 30 s (celery beat): queue the ticks whose wake-up was lost and the settlements
+    """Every ``CHAN_SWEEP_SECONDS`` (celery beat, 5 s by default): queue the ticks whose wake-up was lost and the settlements
     still unbooked, one task each."""
     hands, tables = clock_overdue(now=timezone.now())
     for hand_id in hands:

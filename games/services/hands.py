@@ -116,19 +116,22 @@ def _check_prefs(hand: Hand, state: HandState, new_state: HandState, seat: int) 
 
 
 def _hand_finish(hand: Hand, state: HandState) -> None:
-    """The hand ended: record the result (the seed is revealed with it), free the table, and
-    free the seats of the players who left mid-hand. The caller holds the hand row lock."""
+    """The hand ended: record the result (the seed is revealed with it), free the seats of the
+    players who left mid-hand, and open the table again (close it if nobody is left). The
+    caller holds the hand row lock."""
     hand.status = Hand.Status.ENDED
     hand.deadline_at = None
     hand.result = result_of(state)
     hand.ended_at = timezone.now()
     table = Table.objects.select_for_update().get(pk=hand.table_id)
-    if table.status == Table.Status.PLAYING:
-        table.status = Table.Status.OPEN
-        table.save(update_fields=["status", "updated_at"])
     gone = [s.user_id for s in hand.seat_list() if s.left]
     Seat.objects.filter(table=table, player_id__in=gone).delete()
     Seat.objects.filter(table=table).update(ready=False, ready_at=None, updated_at=timezone.now())
+    if table.status == Table.Status.PLAYING:
+        # Everyone left mid-hand: the table closes rather than stay listed with no seats.
+        seated = Seat.objects.filter(table=table).exists()
+        table.status = Table.Status.OPEN if seated else Table.Status.CLOSED
+        table.save(update_fields=["status", "updated_at"])
     hand_settle_on_commit(hand)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import Mapping
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -193,19 +194,46 @@ def _seat_of(table: Table, user: Any) -> Seat:
     return seat
 
 
-@transaction.atomic
-def seat_leave(*, table_id: int, user: Any) -> Table:
-    """Stand up. Between hands the seat is freed, which may complete the ready seats and deal
-    (the last player leaving closes the table). Mid-hand it is marked ``leaving``: the server
-    plays it after the auto-play delay to the end of the hand, then frees it. Locks the playing
-    hand's row, then the table's (the order of the move paths)."""
-    playing = (
+class _DealtMeanwhile(Exception):
+    """The table's playing hand changed between reading it and locking the table."""
+
+
+def _playing_hand_id(table_id: int) -> int | None:
+    return (
         Hand.objects.filter(table_id=table_id, status=Hand.Status.PLAYING)
         .values_list("pk", flat=True)
         .first()
     )
+
+
+@transaction.atomic
+def seat_leave(*, table_id: int, user: Any) -> Table:
+    """Stand up. Between hands the seat is freed, which may complete the ready seats and deal
+    (the last player leaving closes the table). Mid-hand the player is marked as gone from the
+    hand (``HandSeat.left_at``): the server plays it after the auto-play delay to the end of
+    the hand, then frees the seat.
+
+    Locks the playing hand's row, then the table's (the order of the move paths). A deal can
+    slip in between reading which hand is playing and locking the table; under the table lock
+    the playing hand is settled (deals need that lock), so it is read again, and on a change
+    the attempt rolls back to its savepoint (releasing its locks) and starts over. The leave
+    then lands either before the deal (seat freed, not dealt) or after it (gone from the new
+    hand), never half of each."""
+    for _attempt in range(5):
+        try:
+            with transaction.atomic():
+                return _seat_leave_once(table_id, user)
+        except _DealtMeanwhile:
+            continue
+    raise Conflict(_("The table is busy; try again."), code="table_busy")
+
+
+def _seat_leave_once(table_id: int, user: Any) -> Table:
+    playing = _playing_hand_id(table_id)
     hand = hand_lock(playing) if playing is not None else None
     table = _lock_table(table_id)
+    if _playing_hand_id(table_id) != playing:
+        raise _DealtMeanwhile
     seat = _seat_of(table, user)
     if (
         hand is not None
@@ -304,18 +332,38 @@ def _deal_if_ready(table: Table) -> Hand | None:
         return None
     seats = list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
     deadline = table_ready_deadline(table, seats)
-    if deadline is not None and timezone.now() >= deadline:
-        Seat.objects.filter(table=table, ready=False).delete()
-        seats = [s for s in seats if s.ready]
-        deadline = None
+    now = timezone.now()
+    if deadline is not None and now >= deadline:
+        return _deal_at_the_deadline(table, seats, now)
     if deadline is not None:
         table_clock_on_commit(table, deadline)
         return None
     if len(seats) >= 2 and all(s.ready for s in seats):
-        seats = _seats_that_can_pay(table, seats)
-        if len(seats) >= 2:
-            return hand_start(table=table, seats=seats)
+        return _deal_those_who_can_pay(table, seats)
     return None
+
+
+def _deal_at_the_deadline(table: Table, seats: list[Seat], now: datetime) -> Hand | None:
+    """The ready deadline has passed: unseat the players who are not ready — except newcomers,
+    who get ``ready_timeout`` from their own arrival (they sit this hand out) — and deal to the
+    ready ones if they are two or more; else wait for the newcomers' grace to end."""
+    grace = timedelta(seconds=table.ready_timeout)
+    idle = [s for s in seats if not s.ready and s.created_at + grace <= now]
+    for seat in idle:
+        seat.delete()
+        pot_refund(table=table, user=seat.player)
+    ready = [s for s in seats if s.ready]
+    if len(ready) >= 2:
+        return _deal_those_who_can_pay(table, ready)
+    newcomers = [s.created_at + grace for s in seats if not s.ready and s not in idle]
+    if newcomers:
+        table_clock_on_commit(table, min(newcomers))
+    return None
+
+
+def _deal_those_who_can_pay(table: Table, seats: list[Seat]) -> Hand | None:
+    seats = _seats_that_can_pay(table, seats)
+    return hand_start(table=table, seats=seats) if len(seats) >= 2 else None
 
 
 def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
@@ -327,8 +375,9 @@ def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
         hand_settle(hand_id=hand_id)
     needed = SIT_STAKES * table.stake
     poor = [s for s in seats if wallet_balance(s.player) < needed]
-    if poor:
-        Seat.objects.filter(pk__in=[s.pk for s in poor]).delete()
+    for seat in poor:
+        seat.delete()
+        pot_refund(table=table, user=seat.player)
     return [s for s in seats if s not in poor]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.db import connections
 
-from games.models import HandEvent
+from games.models import Hand, HandEvent, HandSeat, Seat
 from tests.games.conftest import client_with
 from tests.games.decks import WIN_DECK
 
@@ -152,3 +152,39 @@ def test_a_timer_firing_during_a_move_applies_exactly_one_of_them(players, win_h
     posts = [r for i, r in enumerate(results) if not i % 2]
     assert ticks.count(1) + posts.count(201) == 1
     assert set(posts) <= {201, 409}
+
+
+def _leave_and_ready(a: Any, b: Any, table_id: int) -> Callable[[int], Any]:
+    def call(i: int) -> Any:
+        who, what = (a, "leave") if i == 0 else (b, "ready")
+        return who.client.post(f"/api/v1/tables/{table_id}/{what}", {}, format="json")
+
+    return call
+
+
+def test_a_leave_racing_a_deal_lands_wholly_before_or_after_it(make_player) -> None:
+    # Given, 25 times, a two-seat table where A sits and B is about to complete the ready seats,
+    anomalies = []
+    for trial in range(25):
+        a, b = make_player(), make_player()
+        table_id = a.client.post(
+            "/api/v1/tables", {"name": f"race {trial}", "stake": 10, "max_seats": 2}, format="json"
+        ).json()["id"]
+        b.client.post(f"/api/v1/tables/{table_id}/join", {}, format="json")
+        a.client.post(f"/api/v1/tables/{table_id}/ready", {}, format="json")
+        # when A's leave and B's ready are released together,
+        responses = at_once(2, _leave_and_ready(a, b, table_id))
+        assert [r.status_code for r in responses] == [200, 200], [r.content for r in responses]
+        # either A left before the deal (no hand, A's seat freed) or after it (dealt, marked
+        # as gone from the hand, its seat kept until the hand ends).
+        hand = Hand.objects.filter(table_id=table_id).first()
+        seated = Seat.objects.filter(table_id=table_id, player=a.user).exists()
+        if hand is None:
+            ok = not seated
+        else:
+            left = HandSeat.objects.get(hand=hand, user=a.user).left_at is not None
+            ok = seated and left
+        if not ok:
+            anomalies.append((trial, hand and hand.pk, seated))
+    # then there is never a half of each.
+    assert anomalies == []

@@ -352,10 +352,10 @@ def test_at_the_ready_deadline_the_ready_players_are_dealt_and_the_others_unseat
     players,
 ) -> None:
     table_id = seat_three(players, timeouts={"ready": 30})
-    # Given the deadline has passed (both said ready a minute ago),
-    Seat.objects.filter(table_id=table_id, ready=True).update(
-        ready_at=timezone.now() - timedelta(seconds=60)
-    )
+    # Given the deadline has passed (both said ready a minute ago, all sat down before that),
+    minute_ago = timezone.now() - timedelta(seconds=60)
+    Seat.objects.filter(table_id=table_id).update(created_at=minute_ago - timedelta(seconds=5))
+    Seat.objects.filter(table_id=table_id, ready=True).update(ready_at=minute_ago)
     # when the ready clock fires (twice: the task is safe to repeat),
     hand = table_deal_if_due(table_id=table_id)
     assert table_deal_if_due(table_id=table_id) is None
@@ -391,9 +391,9 @@ def test_an_idle_player_is_unseated_at_the_ready_deadline_even_without_a_hand(pl
     table_id = create(players[0], max_seats=2, timeouts={"ready": 30}).json()["id"]
     join(players[1], table_id)
     ready(players[0], table_id)
-    Seat.objects.filter(table_id=table_id, ready=True).update(
-        ready_at=timezone.now() - timedelta(seconds=60)
-    )
+    minute_ago = timezone.now() - timedelta(seconds=60)
+    Seat.objects.filter(table_id=table_id).update(created_at=minute_ago)
+    Seat.objects.filter(table_id=table_id, ready=True).update(ready_at=minute_ago)
     # when the ready clock fires, the idle player is unseated and nobody is dealt.
     assert table_deal_if_due(table_id=table_id) is None
     summary = players[0].client.get(f"/api/v1/tables/{table_id}").json()
@@ -443,3 +443,30 @@ def test_every_timestamp_of_the_api_is_utc(players) -> None:
     assert players[0].client.get("/api/v1/auth/check").json()["now"].endswith("Z")
     tokens = players[0].client.get("/api/v1/auth/tokens").json()
     assert all(t["created_at"].endswith("Z") for t in tokens)
+
+
+def test_a_newcomer_gets_its_own_ready_timeout_before_it_can_be_unseated(players) -> None:
+    # Given two players ready for a minute and a third who sat down just now,
+    table_id = seat_three(players, timeouts={"ready": 30})
+    minute_ago = timezone.now() - timedelta(seconds=60)
+    Seat.objects.filter(table_id=table_id, ready=True).update(
+        ready_at=minute_ago, created_at=minute_ago
+    )
+    # when the ready deadline fires, the ready ones are dealt and the newcomer sits it out,
+    hand = table_deal_if_due(table_id=table_id)
+    assert hand is not None and [s.user_id for s in hand.seat_list()] == [
+        players[0].id,
+        players[1].id,
+    ]
+    assert Seat.objects.filter(table_id=table_id, player=players[2].user).exists()
+
+
+def test_everyone_leaving_mid_hand_closes_the_table_at_the_end(players, start_hand) -> None:
+    ids = start_hand(HOA_DECK)
+    for p in players:
+        r = p.client.post(f"/api/v1/tables/{ids['table']}/leave", {}, format="json")
+        assert r.status_code == 200
+    play_to_end(players, ids["hand"])
+    assert Table.objects.get(pk=ids["table"]).status == "closed"
+    listed = players[0].client.get("/api/v1/tables?open_seats=1").json()
+    assert ids["table"] not in [t["id"] for t in listed]
