@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "axes",
     "accounts",
     "games",
 ]
@@ -69,7 +70,22 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
+
+# The admin login locks out a username + address after 10 wrong passwords in 15 minutes (429;
+# chan_api/admin_lockout.py, docs/decisions.md). The API's /auth/token has its own throttle.
+AUTHENTICATION_BACKENDS = [
+    "chan_api.admin_lockout.AdminLoginLockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_HANDLER = "chan_api.admin_lockout.AdminLoginHandler"
+AXES_ONLY_ADMIN_SITE = True
+AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = float(os.environ.get("ADMIN_LOGIN_COOLOFF_HOURS", "0.25"))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_HTTP_RESPONSE_CODE = 429
 
 ROOT_URLCONF = "chan_api.urls"
 WSGI_APPLICATION = "chan_api.wsgi.application"
@@ -149,7 +165,19 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
+# The OpenAPI schema and its docs: public under DEBUG (and in the test suite, which reads the
+# schema as clients do), else only for a signed-in user (an API token or an admin session).
+CHAN_PUBLIC_API_DOCS = env_bool("CHAN_PUBLIC_API_DOCS", DEBUG or TESTING)
 SPECTACULAR_SETTINGS = {
+    "SERVE_PERMISSIONS": [
+        "rest_framework.permissions.AllowAny"
+        if CHAN_PUBLIC_API_DOCS
+        else "rest_framework.permissions.IsAuthenticated"
+    ],
+    "SERVE_AUTHENTICATION": [
+        "accounts.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
     "TITLE": "Chắn server API",
     "DESCRIPTION": "The reference server for Chắn (Tổ Tôm deck). See docs/api.md.",
     "VERSION": "1.0.0",

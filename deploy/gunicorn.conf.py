@@ -16,3 +16,9 @@ graceful_timeout = 30
 keepalive = 5
 accesslog = "-"
 errorlog = "-"
+
+# Oversized request lines and headers are refused by gunicorn itself with a plain 400 before the
+# application sees them (docs/operations: the app answers problem+json for everything it can see).
+limit_request_line = 4094
+limit_request_fields = 100
+limit_request_field_size = 8190

@@ -22,7 +22,8 @@ from django.core.management import CommandError, call_command
 ROOT = Path(__file__).resolve().parents[2]
 PRINT_SETTINGS = (
     "import json, chan_api.settings as s; print(json.dumps({k: getattr(s, k) for k in "
-    "('DEBUG', 'SECRET_KEY', 'ALLOWED_HOSTS', 'CHAN_ALLOW_FIXED_DECK')}))"
+    "('DEBUG', 'SECRET_KEY', 'ALLOWED_HOSTS', 'CHAN_ALLOW_FIXED_DECK', 'CHAN_PUBLIC_API_DOCS', "
+    "'SPECTACULAR_SETTINGS')}))"
 )
 
 
@@ -58,11 +59,12 @@ def test_with_no_environment_the_settings_refuse_to_load_without_a_secret_key(tm
 
 def test_production_defaults_debug_off_no_fixed_decks_localhost_only(tmp_path) -> None:
     s = loaded(tmp_path, SECRET_KEY="a-production-secret")
-    assert s == {
+    assert {k: v for k, v in s.items() if k != "SPECTACULAR_SETTINGS"} == {
         "DEBUG": False,
         "SECRET_KEY": "a-production-secret",
         "ALLOWED_HOSTS": ["localhost", "127.0.0.1", "[::1]"],
         "CHAN_ALLOW_FIXED_DECK": False,
+        "CHAN_PUBLIC_API_DOCS": False,
     }
 
 
@@ -118,3 +120,14 @@ def test_a_database_other_than_postgresql_is_refused(tmp_path) -> None:
     result = settings_with(tmp_path, SECRET_KEY="k", DATABASE_URL="sqlite:///db.sqlite3")
     assert result.returncode != 0
     assert "DATABASE_URL must name a PostgreSQL database" in result.stderr
+
+
+def test_the_schema_is_private_in_production_unless_made_public(tmp_path) -> None:
+    private = loaded(tmp_path, SECRET_KEY="k")
+    public = loaded(tmp_path, SECRET_KEY="k", CHAN_PUBLIC_API_DOCS="1")
+    debug = loaded(tmp_path, DEBUG="1")
+    assert private["CHAN_PUBLIC_API_DOCS"] is False
+    assert private["SPECTACULAR_SETTINGS"]["SERVE_PERMISSIONS"] == [
+        "rest_framework.permissions.IsAuthenticated"
+    ]
+    assert public["CHAN_PUBLIC_API_DOCS"] is True and debug["CHAN_PUBLIC_API_DOCS"] is True
