@@ -10,12 +10,16 @@ family to its HTTP status, :data:`STATUS_BY_CODE` the few codes that differ from
 
 from __future__ import annotations
 
+import logging
 import math
+import sys
 from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
+from django.db import InterfaceError as DatabaseInterfaceError
+from django.db import OperationalError as DatabaseOperationalError
 from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
@@ -24,6 +28,7 @@ from rest_framework.response import Response
 
 from chan_api import errors
 
+logger = logging.getLogger(__name__)
 PROBLEM_CONTENT_TYPE = "application/problem+json"
 
 # The HTTP status of each family of domain errors (the nearest class in the MRO wins) …
@@ -122,6 +127,8 @@ def problem_response(error: errors.DomainError) -> Response:
     )
     if isinstance(error, errors.RateLimited):
         response["Retry-After"] = str(max(1, error.retry_after))
+    if isinstance(error, ServiceUnavailable):
+        response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
     return response
 
 
@@ -148,8 +155,22 @@ def _from_drf(exc: drf_exceptions.APIException) -> errors.DomainError:
     return family(message, code=code, errors=field_errors)
 
 
+DATABASE_RETRY_AFTER_SECONDS = 5
+
+
+class ServiceUnavailable(errors.DomainError):
+    """The database did not answer: nothing was done; the client should retry shortly."""
+
+    code = "service_unavailable"
+    message = _("The service is briefly unavailable; retry in a few seconds.")
+
+
 def _from_django(exc: Exception) -> errors.DomainError | None:
-    """Errors Django raises (bad bodies, 404s) that DRF itself would let through as a 500."""
+    """Errors Django raises (bad bodies, 404s, a database that is down) that DRF itself would
+    let through as a 500."""
+    if isinstance(exc, DatabaseOperationalError | DatabaseInterfaceError):
+        logger.warning("the database did not answer: %s", exc)
+        return ServiceUnavailable()
     if isinstance(exc, RequestDataTooBig):
         return errors.InvalidInput(_("The request body is too large."), code="body_too_large")
     if isinstance(exc, SuspiciousOperation):  # too many query or form fields, and the like
@@ -193,7 +214,13 @@ def page_not_found(request: HttpRequest, exception: Exception | None = None) -> 
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
-    """``handler500``: an unexpected failure still answers problem+json, revealing nothing."""
+    """``handler500``: an unexpected failure still answers problem+json, revealing nothing; a
+    database that did not answer outside a view (a middleware's query) is a 503 all the same."""
+    unavailable = _from_django(sys.exc_info()[1] or Exception())
+    if isinstance(unavailable, ServiceUnavailable):
+        response = _plain_problem(unavailable)
+        response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+        return response
     return _plain_problem(errors.DomainError(_("Internal server error."), code="server_error"))
 
 

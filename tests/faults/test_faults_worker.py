@@ -1,0 +1,151 @@
+"""Workers killed: a message that kills its worker is delivered a bounded number of times then
+dropped; a worker killed mid-hand (kill -9) loses nothing once one runs again — the clock and the
+settlement resume, each move and each settlement exactly once."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from chan_api.celery import app
+from games.management.commands.play_bots import hand_play_out
+from games.models import Hand, HandEvent
+from games.rules.bots import make_bot
+from games.services.tables import seat_join, seat_ready, table_create
+from tests.games.test_games_tasks import (  # noqa: F401 (broker_env is a fixture)
+    assert_booked_once,
+    broker_env,
+    database_url,
+    four_players_hand,
+    wait_for,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
+
+
+def start_worker(broker_env: dict[str, str], *extra: str) -> subprocess.Popen[bytes]:  # noqa: F811
+    env = {**os.environ, **broker_env, "DATABASE_URL": database_url(), "CHAN_CLOCK": "1"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "chan_api", "worker", "-l", "info", *extra],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # kill -9 reaches the worker's whole process group
+    )
+
+
+def kill_9(proc: subprocess.Popen[bytes]) -> None:
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            kill_9(proc)
+
+
+def test_a_message_that_kills_its_worker_is_dropped_after_a_few_deliveries(
+    broker_env,  # noqa: F811
+    tmp_path,
+    settings,
+) -> None:
+    # Given a prefork worker (its parent survives a child's death and redelivers the message),
+    marks = tmp_path / "marks"
+    worker = start_worker(
+        broker_env, "--pool=prefork", "-c", "1", "-I", "tests.faults.poison_tasks"
+    )
+    try:
+        # when a task kills the process running it, every time,
+        app.send_task("tests.faults.poison_tasks.poison", args=(str(marks),))
+
+        def deliveries() -> int:
+            return marks.read_text().count("delivery") if marks.exists() else 0
+
+        most = settings.CHAN_MAX_DELIVERIES
+        assert wait_for(lambda: deliveries() >= most, 60), deliveries()
+        # then it is delivered CHAN_MAX_DELIVERIES times and dropped (never again),
+        time.sleep(5)
+        assert deliveries() == most
+        # and the worker goes on with the next task.
+        app.send_task("tests.faults.poison_tasks.mark", args=(str(marks),))
+        assert wait_for(lambda: "healthy" in marks.read_text(), 30)
+        assert worker.poll() is None
+    finally:
+        stop(worker)
+
+
+def test_a_worker_killed_mid_hand_loses_nothing_once_one_runs_again(
+    broker_env,  # noqa: F811
+    make_user,
+    settings,
+) -> None:
+    settings.CHAN_CLOCK = True
+    # Given a two-seat hand with a 1-second turn timeout played by the clock alone,
+    owner, other = (make_user()[0] for _ in range(2))
+    table = table_create(owner=owner, name="k9", stake=1, max_seats=2, timeouts={"turn": 1})
+    seat_join(table_id=table.pk, user=other)
+    seat_ready(table_id=table.pk, user=owner)
+    worker = start_worker(broker_env, "--pool=solo")
+    hand = seat_ready(table_id=table.pk, user=other)
+    assert hand is not None
+    try:
+        assert wait_for(lambda: Hand.objects.get(pk=hand.pk).seq >= 2, 40)
+        # when the worker is killed (kill -9) in the middle of the hand, its reserved wake-up
+        # lost with it,
+        kill_9(worker)
+        seq_at_kill = Hand.objects.get(pk=hand.pk).seq
+        time.sleep(2.5)  # deadlines pass with no worker
+        # and a new worker starts, with the beat's sweep re-arming what was lost,
+        worker = start_worker(broker_env, "--pool=solo")
+        app.send_task("games.tasks.clock_sweep")
+        resumed = wait_for(lambda: Hand.objects.get(pk=hand.pk).seq >= seq_at_kill + 2, 40)
+        # then the clock plays on, every move once, in order.
+        assert resumed
+        seqs = list(HandEvent.objects.filter(hand=hand).values_list("seq", flat=True))
+        assert seqs == list(range(len(seqs)))
+        call_command("check_hands")
+    finally:
+        stop(worker)
+
+
+def test_a_settlement_pending_when_its_worker_is_killed_is_booked_once(
+    broker_env,  # noqa: F811
+    make_user,
+    settings,
+) -> None:
+    # Given a hand that ended (its settlement queued) and a worker killed as it starts on it,
+    settings.CHAN_CLOCK = True
+    hand = four_players_hand(make_user)
+    hand_play_out(hand.pk, make_bot("heuristic", random.Random(8)))
+    worker = start_worker(broker_env, "--pool=solo")
+    time.sleep(0.3)
+    kill_9(worker)
+    # when a worker runs again and the beat's sweep comes,
+    worker = start_worker(broker_env, "--pool=solo")
+    try:
+        booked = False
+        for _ in range(20):
+            app.send_task("games.tasks.clock_sweep")
+            if wait_for(lambda: Hand.objects.get(pk=hand.pk).settled_at is not None, 2):
+                booked = True
+                break
+        # then the settlement is booked, exactly once, and the books balance.
+        assert booked
+        assert_booked_once(hand)
+        call_command("ledger_check")
+    finally:
+        stop(worker)
