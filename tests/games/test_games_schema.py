@@ -26,7 +26,7 @@ TABLE = "/api/v1/tables/{table_id}"
 
 ENDPOINTS = {
     ("/api/v1/tables", "get"): {"200", "400", "401"},
-    ("/api/v1/tables", "post"): {"201", "400", "401", "413", "415"},
+    ("/api/v1/tables", "post"): {"201", "400", "401", "409", "413", "415"},
     ("/api/v1/tables/{table_id}", "get"): {"200", "404"},
     ("/api/v1/tables/{table_id}/join", "post"): {"200", "400", "404", "409", "413", "415"},
     ("/api/v1/tables/{table_id}/leave", "post"): {"200", "404", "409"},
@@ -49,6 +49,20 @@ ENDPOINTS = {
     ("/api/v1/auth/tokens", "get"): {"200", "401"},
     ("/api/v1/auth/tokens/{token_id}", "delete"): {"204", "401", "404"},
     ("/api/v1/me", "get"): {"200", "401"},
+    ("/api/v1/rooms", "get"): {"200", "401"},
+    ("/api/v1/rooms/{slug}/quick-join", "post"): {
+        "200",
+        "201",
+        "400",
+        "401",
+        "404",
+        "409",
+        "413",
+        "415",
+    },
+    ("/api/v1/me/hands", "get"): {"200", "400", "401"},
+    ("/api/v1/players/{username}", "get"): {"200", "401", "404"},
+    ("/api/v1/players/{username}/hands", "get"): {"200", "400", "401", "404"},
 }
 
 
