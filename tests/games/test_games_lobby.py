@@ -256,3 +256,39 @@ def test_two_quick_joins_for_the_last_seat_seat_one_and_open_a_table_for_the_oth
     assert joined["id"] == table and len(joined["seats"]) == 2
     assert opened["id"] != table and len(opened["seats"]) == 1
     assert Seat.objects.filter(table_id=table).count() == 2
+
+
+# --------------------------------------------------------------------------- the documented shapes
+
+
+def test_the_lobby_and_history_responses_match_the_schema(players, win_hand, make_player) -> None:
+    from rest_framework.test import APIClient
+
+    from games.services.settlement import hand_settle
+    from tests.games.test_games_hands_api import play_to_end
+    from tests.games.test_games_schema import Checker
+
+    check = Checker(APIClient().get("/api/schema/?format=json").json())
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    newcomer = make_player()
+    rooms, quick = "/api/v1/rooms", "/api/v1/rooms/{slug}/quick-join"
+    check(newcomer.client.get(rooms), rooms, "get")
+    check(quick_join(newcomer), quick, "post")  # 201: opens a table
+    check(quick_join(make_player()), quick, "post")  # 200: joins it
+    problem = check(quick_join(newcomer, room="sap-gu-vip"), quick, "post")
+    assert problem["code"] == "room_requirements_not_met" and len(problem["missing"]) == 4
+    problem = check(create(newcomer, stake=10_000), "/api/v1/tables", "post")
+    assert problem["code"] == "insufficient_balance"
+    r = newcomer.client.get("/api/v1/tables?limit=1")
+    check(r, "/api/v1/tables", "get")
+    assert "Link" in r
+    for p in players:
+        check(p.client.get("/api/v1/me/hands"), "/api/v1/me/hands", "get")
+        check(p.client.get("/api/v1/me"), "/api/v1/me", "get")
+        name = p.user.username
+        check(newcomer.client.get(f"/api/v1/players/{name}"), "/api/v1/players/{username}", "get")
+        r = newcomer.client.get(f"/api/v1/players/{name}/hands?limit=1")
+        check(r, "/api/v1/players/{username}/hands", "get")
+    r = newcomer.client.get("/api/v1/players/nobody")
+    check(r, "/api/v1/players/{username}", "get")
