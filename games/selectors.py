@@ -195,7 +195,9 @@ def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
         raise NotFound(_("No such hand."))
     seq, status, participant = row
     if not participant:
-        raise not_a_participant()
+        table = Table.objects.filter(hands=hand_id).first()
+        if table is None or not hand_spectators_allowed(table):
+            raise not_a_participant()
     return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED)
 
 
@@ -216,31 +218,90 @@ def _players(hand: Hand) -> list[dict[str, Any]]:
     ]
 
 
+def hand_spectators_allowed(table: Table) -> bool:
+    """Whether non-participants may watch the table's hands (its option ``spectators``, default
+    true; a table without the option allows them)."""
+    return bool(getattr(table, "spectators", True))
+
+
+def _hand_fields(hand: Hand, view: dict[str, Any]) -> dict[str, Any]:
+    """What every viewer's view of a hand adds to the rules core's: the hand's row and seats."""
+    return {
+        "hand_id": hand.pk,
+        "table_id": hand.table_id,
+        "number": hand.number,
+        "room": hand.room_id,
+        "stake": hand.stake,
+        "seq": hand.seq,
+        "status": hand.status,
+        "mats": [s["mat"] for s in view["seats"]],
+        "players": _players(hand),
+        "deadline": _deadline(hand),
+        "seed_hash": hand.seed_hash,
+        "fixed_deck": hand.deck is not None,
+    }
+
+
 def hand_view_for_user(*, hand: Hand, user: Any, state: HandState | None = None) -> dict[str, Any]:
     """The caller's view of the hand (rules view_for) plus seq, deadline, seed hash, players;
-    after the end also the result and the revealed seed."""
-    seat = hand_seat_for_user(hand, user)
+    after the end also the result and the revealed seed. A non-participant gets the
+    spectator's view (:func:`hand_view_for_spectator`) where the table allows spectators."""
+    seat = hand.seat_of(user.pk)
+    if seat is None:
+        return hand_view_for_spectator(hand=hand, state=state)
     if state is None:
         state = hand_state(hand)
     view = view_for(state, seat)
     ended = hand.status == Hand.Status.ENDED
     view.update(
         {
-            "hand_id": hand.pk,
-            "table_id": hand.table_id,
-            "number": hand.number,
-            "room": hand.room_id,
-            "stake": hand.stake,
-            "seq": hand.seq,
-            "status": hand.status,
-            "mats": [s["mat"] for s in view["seats"]],
-            "players": _players(hand),
+            **_hand_fields(hand, view),
+            "spectator": False,
             "analysis": analysis_for(state, seat) if not ended else None,
-            "deadline": _deadline(hand),
-            "seed_hash": hand.seed_hash,
-            "fixed_deck": hand.deck is not None,
             "result": hand.result if ended else None,
             "seed": hand.seed if ended else None,
+        }
+    )
+    if ended and view.get("settlement") is not None:
+        view["settlement"] = {**view["settlement"], "quan": hand.quan}
+    return view
+
+
+def spectator_view(state: HandState) -> dict[str, Any]:
+    """The public view of a hand's state: mats, doors, the card on offer, stock count, whose
+    turn, hand counts, visible faults and, after the end, how it ended — never a seat's hand
+    or dealt cards, its hidden faults or the stock, before or after the end."""
+    view = view_for(state, 0)
+    for key in ("my_faults", "stock"):
+        view.pop(key, None)
+    view.update({"my_seat": None, "hand": [], "legal_moves": []})
+    view["seats"] = [
+        {
+            **{k: v for k, v in seat.items() if k not in ("hand", "dealt")},
+            "faults": [{**f, "visible": True} for f in seat["faults"] if f.get("visible", True)],
+        }
+        for seat in view["seats"]
+    ]
+    return view
+
+
+def hand_view_for_spectator(*, hand: Hand, state: HandState | None = None) -> dict[str, Any]:
+    """A non-participant's view (:func:`spectator_view` plus the hand's public fields, the
+    result after the end but never the seed); 403 ``not_a_participant`` where the table does
+    not allow spectators."""
+    if not hand_spectators_allowed(hand.table):
+        raise not_a_participant()
+    if state is None:
+        state = hand_state(hand)
+    view = spectator_view(state)
+    ended = hand.status == Hand.Status.ENDED
+    view.update(
+        {
+            **_hand_fields(hand, view),
+            "spectator": True,
+            "analysis": None,
+            "result": hand.result if ended else None,
+            "seed": None,
         }
     )
     if ended and view.get("settlement") is not None:
@@ -261,14 +322,16 @@ def _event_dict(event: HandEvent) -> dict[str, Any]:
 
 
 def _deal_effects(hand: Hand, seat: int | None, effects: list[dict[str, Any]]) -> list[Any]:
-    """The deal as one viewer may see it: its own dealt cards; every seat's after the end."""
+    """The deal as one viewer may see it: a player its own dealt cards, and every seat's after
+    the end; a spectator (``seat`` None) none of them, ever."""
+    if seat is None:
+        return [dict(e) for e in effects]
     state = hand_state(hand)
     out = [dict(e) for e in effects]
     for e in out:
         if e.get("type") != "deal":
             continue
-        if seat is not None:
-            e["hand"] = codes_of(state.seats[seat].dealt)
+        e["hand"] = codes_of(state.seats[seat].dealt)
         if hand.status == Hand.Status.ENDED:
             e["hands"] = [codes_of(s.dealt) for s in state.seats]
             e["deck"] = [CODES[k] for k in hand_deck(hand)]
@@ -278,12 +341,15 @@ def _deal_effects(hand: Hand, seat: int | None, effects: list[dict[str, Any]]) -
 def hand_events_for_user(
     *, hand: Hand, user: Any, after_seq: int | None = None, limit: int = EVENTS_PAGE_MAX
 ) -> dict[str, Any]:
-    """One page of the caller's events after ``after_seq`` (all from the deal when None).
+    """One page of the caller's events after ``after_seq`` (all from the deal when None); a
+    spectator's where the table allows them (the deal then shows no cards).
 
     The page's ``seq`` is the hand's seq as of the events query, never below its last event:
     ``hand`` was read before it, and moves appended since then are in the page.
     """
-    seat = hand_seat_for_user(hand, user)
+    seat = hand.seat_of(user.pk)
+    if seat is None and not hand_spectators_allowed(hand.table):
+        raise not_a_participant()
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
     qs = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
     if after_seq is not None:

@@ -343,12 +343,17 @@ class HandViewSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Hand.Status.choices)
     phase = serializers.CharField()
     turn_seat = serializers.IntegerField(allow_null=True)
-    my_seat = serializers.IntegerField()
+    my_seat = serializers.IntegerField(allow_null=True, help_text="Null for a spectator.")
+    spectator = serializers.BooleanField(
+        help_text="A non-participant's view: no cards of any hand, no legal moves, no seed."
+    )
     dealer = serializers.IntegerField()
     n_seats = serializers.IntegerField()
     mode = serializers.ChoiceField(choices=Mode.choices)
     moves_played = serializers.IntegerField()
-    hand = serializers.ListField(child=serializers.CharField(), help_text="My cards.")
+    hand = serializers.ListField(
+        child=serializers.CharField(), help_text="My cards (empty for a spectator)."
+    )
     mats = serializers.ListField(child=MatGroupSerializer(many=True), help_text="Per seat.")
     doors = serializers.ListField(
         child=serializers.ListField(child=serializers.CharField()), help_text="Per seat."

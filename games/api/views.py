@@ -396,11 +396,14 @@ class HandDetailApi(APIView):
     @extend_schema(
         operation_id="hands_retrieve",
         tags=["hands"],
-        summary="My view of a hand (ETag; If-None-Match → 304; ?wait=N long-polls)",
+        summary="My view of a hand, or a spectator's (ETag; If-None-Match → 304; ?wait=N)",
         description=(
             "The caller's view: its own hand, every public thing (doors, mats, the card on "
             "offer), its legal moves, the deadline and the seed hash; after the end also the "
-            'result, every hand and the revealed seed. Strong `ETag` `"<hand id>-<seq>"`: send '
+            "result, every hand and the revealed seed. A non-participant gets the spectator's "
+            "view (`spectator: true`, `my_seat: null`): the public things only, never a card "
+            "of any hand, the stock or the seed (403 `not_a_participant` where the table does "
+            'not allow spectators). Strong `ETag` `"<hand id>-<seq>"`: send '
             "it back in `If-None-Match` to get a 304 while nothing changed. `?wait=N` (≤ 30 s) "
             "with `after_seq=S` answers as soon as the hand's seq is above S."
         ),
@@ -443,7 +446,7 @@ class HandEventListApi(APIView):
     @extend_schema(
         operation_id="hands_events",
         tags=["hands"],
-        summary="My events of a hand, by seq (cursor: after_seq; at most 100 a page)",
+        summary="My events of a hand, or a spectator's, by seq (cursor: after_seq; ≤ 100)",
         parameters=[HAND_ID, EventsQuerySerializer, *COMMON_HEADERS],
         responses={
             200: HandEventPageSerializer,
