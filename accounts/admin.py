@@ -116,7 +116,20 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 class UserAdmin(DjangoUserAdmin):
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
-        ("Game profile", {"fields": ("display_name", "xp", "level", "vip", "quan_balance")}),
+        (
+            "Game profile",
+            {
+                "fields": (
+                    "display_name",
+                    "xp",
+                    "level",
+                    "vip",
+                    "vip_points",
+                    "badge",
+                    "quan_balance",
+                )
+            },
+        ),
         ("Record", {"fields": ("created_at", "updated_at")}),
     )
     add_fieldsets = (
@@ -124,7 +137,18 @@ class UserAdmin(DjangoUserAdmin):
         ("Game profile", {"fields": ("display_name",)}),
     )
     readonly_fields = ("created_at", "updated_at", "quan_balance")
-    list_display = ("username", "display_name", "level", "xp", "vip", "is_staff", "is_active")
+    list_display = (
+        "username",
+        "display_name",
+        "level",
+        "xp",
+        "vip",
+        "vip_points",
+        "badge",
+        "is_staff",
+        "is_active",
+    )
+    list_filter = (*DjangoUserAdmin.list_filter, "badge")
     search_fields = ("username", "display_name", "email")
     actions = ("adjust_balance",)
 

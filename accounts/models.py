@@ -50,6 +50,12 @@ class User(AbstractUser):
     vip = models.PositiveSmallIntegerField(
         default=0, help_text="VIP tier: 0 for none; sets the daily bonus (CHAN_DAILY_BONUS)."
     )
+    vip_points = models.PositiveIntegerField(
+        default=0, help_text="VIP points: some rooms ask for a minimum (RULES.md §11)."
+    )
+    badge = models.BooleanField(
+        default=False, help_text="Reputation badge, granted by staff (Sập gụ VIP asks for it)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

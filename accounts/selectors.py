@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 from dataclasses import dataclass
+from math import isqrt
 
 from django.db.models import QuerySet
 
@@ -11,6 +12,29 @@ from accounts.ledger_selectors import wallet_balance
 from accounts.models import AUDIT_HANDS_PERMISSION, TOKEN_PREFIX_LENGTH, ApiToken, User
 
 TOKEN_LIST_LIMIT = 100
+# Level L needs 5 × L × (L − 1) XP: level 2 at 10 XP, 3 at 30, 5 at 100, 10 at 450, 20 at 1,900,
+# 30 at 4,350 (Sập gụ 2), 50 at 12,250 (Sập gụ VIP), up to MAX_LEVEL at 49,500.
+MAX_LEVEL = 100
+
+
+def xp_for_level(level: int) -> int:
+    """The XP a player needs to reach ``level`` (1 needs none)."""
+    return 5 * level * (level - 1)
+
+
+def level_for_xp(xp: int) -> int:
+    """The level a player with ``xp`` XP has: the highest ``L`` with ``xp_for_level(L) <= xp``."""
+    level = (1 + isqrt(1 + 4 * max(xp, 0) // 5)) // 2
+    while xp_for_level(level + 1) <= xp:
+        level += 1
+    while level > 1 and xp_for_level(level) > xp:
+        level -= 1
+    return min(max(level, 1), MAX_LEVEL)
+
+
+def next_level_xp(level: int) -> int | None:
+    """The XP of the next level, None at the top."""
+    return xp_for_level(level + 1) if level < MAX_LEVEL else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +47,10 @@ class UserProfile:
     balance: int
     xp: int
     level: int
+    next_level_xp: int | None
+    vip: int
+    vip_points: int
+    badge: bool
     is_staff: bool
     is_auditor: bool
 
@@ -45,6 +73,10 @@ def user_profile(*, user: User) -> UserProfile:
         balance=user_balance(user),
         xp=user.xp,
         level=user.level,
+        next_level_xp=next_level_xp(user.level),
+        vip=user.vip,
+        vip_points=user.vip_points,
+        badge=user.badge,
         is_staff=user.is_staff,
         is_auditor=user_is_auditor(user),
     )

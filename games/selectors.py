@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
 from django.db import connection
-from django.db.models import Count, F, Prefetch, QuerySet
+from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount
@@ -55,15 +55,54 @@ def table_list(
     *, room: str | None = None, stake: int | None = None, open_seats: int | None = None
 ) -> list[Table]:
     """Tables that are not closed, newest first (at most 100); ``open_seats``: at least that many
-    free seats."""
+    free seats. The first page of :func:`table_page`."""
+    return table_page(room=room, stake=stake, open_seats=open_seats, limit=TABLE_LIST_MAX).tables
+
+
+TABLE_PAGE_DEFAULT = TABLE_LIST_MAX
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _table_cursor(table: Table) -> str:
+    """An opaque keyset cursor: the table's creation time (µs since the epoch) and id."""
+    return f"{(table.created_at - _EPOCH) // timedelta(microseconds=1)}.{table.pk}"
+
+
+class TablePage(NamedTuple):
+    tables: list[Table]
+    next_cursor: str | None
+
+
+def table_page(
+    *,
+    room: str | None = None,
+    stake: int | None = None,
+    open_seats: int | None = None,
+    status: str | None = None,
+    cursor: str | None = None,
+    limit: int = TABLE_PAGE_DEFAULT,
+) -> TablePage:
+    """Tables that are not closed, newest first, one page after ``cursor`` (the ``next_cursor``
+    of the page before); ``status``: ``open`` or ``playing`` only; ``open_seats``: at least that
+    many free seats."""
     qs = table_queryset().exclude(status=Table.Status.CLOSED)
     if room is not None:
         qs = qs.filter(room_id=room)
     if stake is not None:
         qs = qs.filter(stake=stake)
+    if status is not None:
+        qs = qs.filter(status=status)
     if open_seats is not None:
         qs = qs.annotate(_seated=Count("seats")).filter(max_seats__gte=F("_seated") + open_seats)
-    return list(qs.order_by("-created_at", "-id")[:TABLE_LIST_MAX])
+    if cursor is not None:
+        micros, _sep, pk = cursor.partition(".")
+        created = _EPOCH + timedelta(microseconds=int(micros))
+        qs = qs.filter(Q(created_at__lt=created) | Q(created_at=created, id__lt=int(pk)))
+    limit = max(1, min(limit, TABLE_LIST_MAX))
+    rows = list(qs.order_by("-created_at", "-id")[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return TablePage(rows, _table_cursor(rows[-1]) if more else None)
 
 
 def table_hands(*, table_id: int) -> list[Hand]:
@@ -156,7 +195,9 @@ def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
         raise NotFound(_("No such hand."))
     seq, status, participant = row
     if not participant:
-        raise not_a_participant()
+        table = Table.objects.filter(hands=hand_id).first()
+        if table is None or not hand_spectators_allowed(table):
+            raise not_a_participant()
     return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED)
 
 
@@ -177,31 +218,90 @@ def _players(hand: Hand) -> list[dict[str, Any]]:
     ]
 
 
+def hand_spectators_allowed(table: Table) -> bool:
+    """Whether non-participants may watch the table's hands (its option ``spectators``, default
+    true; a table without the option allows them)."""
+    return bool(getattr(table, "spectators", True))
+
+
+def _hand_fields(hand: Hand, view: dict[str, Any]) -> dict[str, Any]:
+    """What every viewer's view of a hand adds to the rules core's: the hand's row and seats."""
+    return {
+        "hand_id": hand.pk,
+        "table_id": hand.table_id,
+        "number": hand.number,
+        "room": hand.room_id,
+        "stake": hand.stake,
+        "seq": hand.seq,
+        "status": hand.status,
+        "mats": [s["mat"] for s in view["seats"]],
+        "players": _players(hand),
+        "deadline": _deadline(hand),
+        "seed_hash": hand.seed_hash,
+        "fixed_deck": hand.deck is not None,
+    }
+
+
 def hand_view_for_user(*, hand: Hand, user: Any, state: HandState | None = None) -> dict[str, Any]:
     """The caller's view of the hand (rules view_for) plus seq, deadline, seed hash, players;
-    after the end also the result and the revealed seed."""
-    seat = hand_seat_for_user(hand, user)
+    after the end also the result and the revealed seed. A non-participant gets the
+    spectator's view (:func:`hand_view_for_spectator`) where the table allows spectators."""
+    seat = hand.seat_of(user.pk)
+    if seat is None:
+        return hand_view_for_spectator(hand=hand, state=state)
     if state is None:
         state = hand_state(hand)
     view = view_for(state, seat)
     ended = hand.status == Hand.Status.ENDED
     view.update(
         {
-            "hand_id": hand.pk,
-            "table_id": hand.table_id,
-            "number": hand.number,
-            "room": hand.room_id,
-            "stake": hand.stake,
-            "seq": hand.seq,
-            "status": hand.status,
-            "mats": [s["mat"] for s in view["seats"]],
-            "players": _players(hand),
+            **_hand_fields(hand, view),
+            "spectator": False,
             "analysis": analysis_for(state, seat) if not ended else None,
-            "deadline": _deadline(hand),
-            "seed_hash": hand.seed_hash,
-            "fixed_deck": hand.deck is not None,
             "result": hand.result if ended else None,
             "seed": hand.seed if ended else None,
+        }
+    )
+    if ended and view.get("settlement") is not None:
+        view["settlement"] = {**view["settlement"], "quan": hand.quan}
+    return view
+
+
+def spectator_view(state: HandState) -> dict[str, Any]:
+    """The public view of a hand's state: mats, doors, the card on offer, stock count, whose
+    turn, hand counts, visible faults and, after the end, how it ended — never a seat's hand
+    or dealt cards, its hidden faults or the stock, before or after the end."""
+    view = view_for(state, 0)
+    for key in ("my_faults", "stock"):
+        view.pop(key, None)
+    view.update({"my_seat": None, "hand": [], "legal_moves": []})
+    view["seats"] = [
+        {
+            **{k: v for k, v in seat.items() if k not in ("hand", "dealt")},
+            "faults": [{**f, "visible": True} for f in seat["faults"] if f.get("visible", True)],
+        }
+        for seat in view["seats"]
+    ]
+    return view
+
+
+def hand_view_for_spectator(*, hand: Hand, state: HandState | None = None) -> dict[str, Any]:
+    """A non-participant's view (:func:`spectator_view` plus the hand's public fields, the
+    result after the end but never the seed); 403 ``not_a_participant`` where the table does
+    not allow spectators."""
+    if not hand_spectators_allowed(hand.table):
+        raise not_a_participant()
+    if state is None:
+        state = hand_state(hand)
+    view = spectator_view(state)
+    ended = hand.status == Hand.Status.ENDED
+    view.update(
+        {
+            **_hand_fields(hand, view),
+            "spectator": True,
+            "analysis": None,
+            "result": hand.result if ended else None,
+            "seed": None,
         }
     )
     if ended and view.get("settlement") is not None:
@@ -222,14 +322,16 @@ def _event_dict(event: HandEvent) -> dict[str, Any]:
 
 
 def _deal_effects(hand: Hand, seat: int | None, effects: list[dict[str, Any]]) -> list[Any]:
-    """The deal as one viewer may see it: its own dealt cards; every seat's after the end."""
+    """The deal as one viewer may see it: a player its own dealt cards, and every seat's after
+    the end; a spectator (``seat`` None) none of them, ever."""
+    if seat is None:
+        return [dict(e) for e in effects]
     state = hand_state(hand)
     out = [dict(e) for e in effects]
     for e in out:
         if e.get("type") != "deal":
             continue
-        if seat is not None:
-            e["hand"] = codes_of(state.seats[seat].dealt)
+        e["hand"] = codes_of(state.seats[seat].dealt)
         if hand.status == Hand.Status.ENDED:
             e["hands"] = [codes_of(s.dealt) for s in state.seats]
             e["deck"] = [CODES[k] for k in hand_deck(hand)]
@@ -239,12 +341,15 @@ def _deal_effects(hand: Hand, seat: int | None, effects: list[dict[str, Any]]) -
 def hand_events_for_user(
     *, hand: Hand, user: Any, after_seq: int | None = None, limit: int = EVENTS_PAGE_MAX
 ) -> dict[str, Any]:
-    """One page of the caller's events after ``after_seq`` (all from the deal when None).
+    """One page of the caller's events after ``after_seq`` (all from the deal when None); a
+    spectator's where the table allows them (the deal then shows no cards).
 
     The page's ``seq`` is the hand's seq as of the events query, never below its last event:
     ``hand`` was read before it, and moves appended since then are in the page.
     """
-    seat = hand_seat_for_user(hand, user)
+    seat = hand.seat_of(user.pk)
+    if seat is None and not hand_spectators_allowed(hand.table):
+        raise not_a_participant()
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
     qs = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
     if after_seq is not None:
@@ -442,3 +547,173 @@ def rule_message(exc: RuleError) -> Message:
     """A rules-core refusal's message: its English template (marked by the core's
     ``gettext_noop``) through gettext, to be filled with ``exc.params``."""
     return _(exc.template)
+
+
+# --------------------------------------------------------------------------- rooms (the lobby)
+
+# English names of the default rooms (the stored name is the Vietnamese one).
+ROOM_NAMES_EN = {
+    "nen-dat": "Earthen floor",
+    "chieu-coi": "Sedge mat",
+    "sap-gu-2": "Wooden platform 2",
+    "sap-gu-vip": "Wooden platform VIP",
+}
+
+
+def room_catalogue() -> list[dict[str, Any]]:
+    """Every room in lobby order: its names, requirements, fee schedule, and how many tables
+    are open in it (not closed) and players seated at them. Three queries."""
+    from games.models import Room
+
+    rooms = list(Room.objects.order_by("position", "slug"))
+    live = Table.objects.exclude(status=Table.Status.CLOSED)
+    tables = dict(live.values("room_id").annotate(n=Count("id")).values_list("room_id", "n"))
+    seated = dict(
+        Seat.objects.filter(table__in=live)
+        .values("table__room_id")
+        .annotate(n=Count("id"))
+        .values_list("table__room_id", "n")
+    )
+    return [
+        {
+            "slug": r.slug,
+            "name": {"vi": r.name, "en": ROOM_NAMES_EN.get(r.slug, r.name)},
+            "requirements": {
+                "balance": r.min_balance,
+                "level": r.min_level,
+                "vip_points": r.min_vip_points,
+                "badge": r.needs_badge,
+            },
+            "vip": r.vip,
+            "fees": r.fees,
+            "xuong_sai_settled": r.xuong_sai_settled,
+            "open_tables": tables.get(r.slug, 0),
+            "players_seated": seated.get(r.slug, 0),
+        }
+        for r in rooms
+    ]
+
+
+# --------------------------------------------------------------------------- hand history
+
+HISTORY_PAGE_DEFAULT = 20
+HISTORY_PAGE_MAX = 100
+
+
+class HistoryPage(NamedTuple):
+    hands: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+def _seat_result(hand: Hand, position: int) -> str | None:
+    """One seat's result in an ended hand: ``won``, ``lost``, ``hoa`` or ``u_lao`` (it claimed
+    a false ù); None while the hand is played."""
+    if hand.status != Hand.Status.ENDED:
+        return None
+    outcome = (hand.result or {}).get("outcome") or {}
+    kind = outcome.get("result")
+    if kind == "hoa":
+        return "hoa"
+    if outcome.get("seat") == position:
+        return "won" if kind == "u" else "u_lao"
+    return "lost"
+
+
+def _seat_quan(hand: Hand, position: int) -> int | None:
+    """The seat's Quan change booked for the hand (net, after fees); None before it is booked."""
+    if hand.quan is None:
+        return None
+    for seat in hand.quan.get("seats") or []:
+        if seat.get("seat") == position:
+            return seat.get("net")
+    return None
+
+
+def _history_item(hs: HandSeat) -> dict[str, Any]:
+    hand = hs.hand
+    return {
+        "id": hand.pk,
+        "table_id": hand.table_id,
+        "number": hand.number,
+        "room": hand.room_id,
+        "stake": hand.stake,
+        "n_seats": hand.n_seats,
+        "seat": hs.position,
+        "table_seat": hs.table_seat,
+        "status": hand.status,
+        "outcome": (hand.result or {}).get("outcome") if hand.result else None,
+        "result": _seat_result(hand, hs.position),
+        "quan": _seat_quan(hand, hs.position),
+        "created_at": hand.created_at,
+        "ended_at": hand.ended_at,
+    }
+
+
+def hand_history(
+    *,
+    user: Any,
+    ended_only: bool = False,
+    cursor: int | None = None,
+    limit: int = HISTORY_PAGE_DEFAULT,
+) -> HistoryPage:
+    """The user's hands, newest first (by hand id, on the HandSeat (user, -hand) index), one page
+    after ``cursor`` (a hand id): each with its table, room, stake, the user's seat, status,
+    result and Quan change."""
+    limit = max(1, min(limit, HISTORY_PAGE_MAX))
+    qs = HandSeat.objects.filter(user=user).select_related("hand")
+    if ended_only:
+        qs = qs.filter(hand__status=Hand.Status.ENDED)
+    if cursor is not None:
+        qs = qs.filter(hand_id__lt=cursor)
+    rows = list(qs.order_by("-hand_id")[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    items = [_history_item(hs) for hs in rows]
+    return HistoryPage(items, str(rows[-1].hand_id) if more else None)
+
+
+def player_by_username(username: str) -> Any:
+    """The active player with this username (case-insensitive); 404 otherwise."""
+    from accounts.models import User
+
+    user = User.objects.filter(username__iexact=username, is_active=True).first()
+    if user is None:
+        raise NotFound(_("No such player."))
+    return user
+
+
+def player_profile(*, user: Any) -> dict[str, Any]:
+    """A player's public profile: level, hands played and won (ended hands), win rate, the
+    biggest win in points (what the others paid it in one hand), the cước it wins with most
+    often (declared, ties by slug) and when it joined. Two queries."""
+    from games.services.progression import hand_winner
+
+    ended = HandSeat.objects.filter(user=user, hand__status=Hand.Status.ENDED)
+    played = ended.count()
+    wins = ended.filter(hand__result__outcome__result="u").values_list("position", "hand__result")
+    n_wins = 0
+    biggest = 0
+    cuoc_counts: dict[str, int] = {}
+    for position, result in wins.iterator():
+        if hand_winner(result) != position:
+            continue
+        n_wins += 1
+        transfers = (result.get("settlement") or {}).get("transfers") or []
+        points = sum(t["points"] for t in transfers if t.get("to") == position)
+        biggest = max(biggest, points)
+        for slug, count in ((result.get("declaration") or {}).get("cuoc") or {}).items():
+            cuoc_counts[slug] = cuoc_counts.get(slug, 0) + count
+    favourite = min(cuoc_counts, key=lambda k: (-cuoc_counts[k], k)) if cuoc_counts else None
+    return {
+        "username": user.username,
+        "display_name": user.display_name,
+        "level": user.level,
+        "xp": user.xp,
+        "badge": user.badge,
+        "hands_played": played,
+        "wins": n_wins,
+        "win_rate": round(n_wins / played, 4) if played else None,
+        "biggest_win_points": biggest,
+        "favourite_cuoc": favourite,
+        "member_since": user.date_joined,
+    }

@@ -39,8 +39,16 @@ class ProfileOutputSerializer(serializers.Serializer):
     username = serializers.CharField()
     display_name = serializers.CharField()
     balance = serializers.IntegerField(help_text="Quan balance.")
-    xp = serializers.IntegerField()
-    level = serializers.IntegerField()
+    xp = serializers.IntegerField(help_text="Experience (RULES.md §11): +10 ù with gà, +3 ù, +1 …")
+    level = serializers.IntegerField(
+        help_text="Follows from xp (docs/decisions.md: the level table)."
+    )
+    next_level_xp = serializers.IntegerField(
+        allow_null=True, help_text="The xp of the next level; null at the top level."
+    )
+    vip = serializers.IntegerField(help_text="VIP tier (0: none).")
+    vip_points = serializers.IntegerField(help_text="VIP points (some rooms ask for a minimum).")
+    badge = serializers.BooleanField(help_text="Reputation badge, granted by staff.")
     is_staff = serializers.BooleanField()
     is_auditor = serializers.BooleanField(help_text="May replay any hand (accounts.audit_hands).")
 

@@ -19,7 +19,10 @@ _DESCRIPTIONS = {
     404: "`not_found` (no such table or hand) or `no_hand` (the table never dealt).",
     409: "Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, "
     "`hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, "
-    "`not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`.",
+    "`not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; "
+    "`room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, "
+    "VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake "
+    "to create, 15 × stake to sit).",
     422: "A rule refused the move: the fault's slug (RULES.md §9, basic mode) or the rules core's "
     "code (`card_not_in_hand`, `card_not_offered`, `not_a_pair`, `cannot_chiu`, `not_a_win`, "
     "`no_card_to_discard`, `bao`, `u_lao`, `stock_exhausted`, `empty_declaration`, "
@@ -147,15 +150,48 @@ class MoveProblemSerializer(ProblemSerializer):
     seq = serializers.IntegerField(required=False, help_text="The hand's current seq.")
 
 
+class MissingRequirementSerializer(serializers.Serializer):
+    requirement = serializers.ChoiceField(choices=["balance", "level", "vip_points", "badge"])
+    needed = serializers.JSONField(help_text="An integer; `true` for the badge.")
+    have = serializers.JSONField(help_text="An integer; `false` for the badge.")
+
+
+class TableProblemSerializer(ProblemSerializer):
+    """A problem+json body of the table endpoints: ``insufficient_balance`` carries ``needed``
+    and ``balance``; ``room_requirements_not_met`` carries ``room`` and ``missing``."""
+
+    needed = serializers.IntegerField(required=False, help_text="Quan needed (10 or 15 × stake).")
+    balance = serializers.IntegerField(required=False, help_text="The player's Quan.")
+    room = serializers.CharField(required=False, help_text="The room's slug.")
+    missing = MissingRequirementSerializer(
+        many=True,
+        required=False,
+        help_text='What the player lacks, e.g. `[{"requirement": "balance", "needed": 150000, '
+        '"have": 50000}]`.',
+    )
+
+
+LINK_NEXT = OpenApiParameter(
+    "Link",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    response=[200],
+    description='`<…/tables?…&cursor=…>; rel="next"` when there is an older page; absent on '
+    "the last page.",
+)
+
+
 def problem_responses(
     *statuses: int,
     move: bool = False,
+    table: bool = False,
     request_body: bool = False,
     descriptions: Mapping[int, str] | None = None,
 ) -> dict[tuple[int, str], OpenApiResponse]:
     """``responses=`` entries documenting problem+json errors for these statuses, plus those of
-    every authenticated endpoint (401, 429, 500) and, with ``request_body``, 400/413/415."""
-    body = MoveProblemSerializer if move else ProblemSerializer
+    every authenticated endpoint (401, 429, 500) and, with ``request_body``, 400/413/415.
+    ``table``: the body of the table endpoints (:class:`TableProblemSerializer`)."""
+    body = MoveProblemSerializer if move else TableProblemSerializer if table else ProblemSerializer
     return problem_responses_for(
         statuses, {**_DESCRIPTIONS, **(descriptions or {})}, body, request_body=request_body
     )

@@ -17,11 +17,19 @@ from games.rules.calculator import MAX_NHAI, NO_WIN_REASONS
 from games.rules.cuoc import WIN_SOURCES
 from games.rules.moves import MOVE_TYPES
 from games.rules.ruleset import PRESETS
+from games.selectors import (
+    HISTORY_PAGE_DEFAULT,
+    HISTORY_PAGE_MAX,
+    TABLE_LIST_MAX,
+    TABLE_PAGE_DEFAULT,
+)
 
 MAX_STAKE = 1_000_000_000
 MAX_SEQ = 2**31 - 1
 CARD_HELP = "A kind code: 2V…9V, 2N…9N, 2S…9S or CC."
 ROOM_RE = r"^[a-z0-9-]{1,32}$"
+TABLE_CURSOR_RE = r"^[0-9]{1,17}\.[0-9]{1,18}$"
+HAND_CURSOR_RE = r"^[0-9]{1,18}$"
 
 # --------------------------------------------------------------------------- shared
 
@@ -112,6 +120,20 @@ class TableListQuerySerializer(serializers.Serializer):
     stake = serializers.IntegerField(min_value=1, max_value=MAX_STAKE, required=False)
     open_seats = serializers.IntegerField(
         min_value=0, max_value=MAX_SEATS, required=False, help_text="At least this many free seats."
+    )
+    status = serializers.ChoiceField(
+        choices=[Table.Status.OPEN, Table.Status.PLAYING],
+        required=False,
+        help_text="Only tables between hands (`open`) or playing one (`playing`).",
+    )
+    cursor = serializers.RegexField(
+        TABLE_CURSOR_RE,
+        required=False,
+        help_text='The cursor of the `Link: <…>; rel="next"` header of the previous page '
+        "(opaque); the newest tables without.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=TABLE_LIST_MAX, default=TABLE_PAGE_DEFAULT
     )
 
 
@@ -321,12 +343,17 @@ class HandViewSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Hand.Status.choices)
     phase = serializers.CharField()
     turn_seat = serializers.IntegerField(allow_null=True)
-    my_seat = serializers.IntegerField()
+    my_seat = serializers.IntegerField(allow_null=True, help_text="Null for a spectator.")
+    spectator = serializers.BooleanField(
+        help_text="A non-participant's view: no cards of any hand, no legal moves, no seed."
+    )
     dealer = serializers.IntegerField()
     n_seats = serializers.IntegerField()
     mode = serializers.ChoiceField(choices=Mode.choices)
     moves_played = serializers.IntegerField()
-    hand = serializers.ListField(child=serializers.CharField(), help_text="My cards.")
+    hand = serializers.ListField(
+        child=serializers.CharField(), help_text="My cards (empty for a spectator)."
+    )
     mats = serializers.ListField(child=MatGroupSerializer(many=True), help_text="Per seat.")
     doors = serializers.ListField(
         child=serializers.ListField(child=serializers.CharField()), help_text="Per seat."
@@ -574,3 +601,122 @@ class EvaluateOutputSerializer(serializers.Serializer):
     ga = serializers.IntegerField()
     total = serializers.IntegerField()
     reason = NoWinReasonSerializer(required=False, help_text="Only when `win` is false: why.")
+
+
+# --------------------------------------------------------------------------- rooms (the lobby)
+
+
+class RoomNameSerializer(serializers.Serializer):
+    vi = serializers.CharField()
+    en = serializers.CharField()
+
+
+class RoomRequirementsSerializer(serializers.Serializer):
+    """What a player needs to create a table or sit in the room (RULES.md §11)."""
+
+    balance = serializers.IntegerField(help_text="Minimum Quan balance.")
+    level = serializers.IntegerField(help_text="Minimum level.")
+    vip_points = serializers.IntegerField(help_text="Minimum VIP points.")
+    badge = serializers.BooleanField(help_text="A reputation badge is needed.")
+
+
+class RoomOutputSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = RoomNameSerializer()
+    requirements = RoomRequirementsSerializer()
+    vip = serializers.BooleanField()
+    fees = serializers.DictField(
+        help_text='Fee schedule in percent of each seat\'s gain: `{"declared": 5, "auto": 10}`, '
+        'optionally `"xuong_sai": {"2": 30, "3": 10, "4": 5}`, or `{"by_players": {"2": 4, '
+        '"3": 3, "4": 2}}`.'
+    )
+    xuong_sai_settled = serializers.BooleanField(
+        help_text="False: a xướng sai is neither paid nor penalised in this room."
+    )
+    open_tables = serializers.IntegerField(help_text="Tables of the room that are not closed.")
+    players_seated = serializers.IntegerField(help_text="Players seated at those tables.")
+
+
+class QuickJoinInputSerializer(StrictInputSerializer):
+    stake = StrictIntegerField(
+        min_value=1,
+        max_value=MAX_STAKE,
+        required=False,
+        help_text="Only tables at this stake; any affordable stake (15 × stake) if omitted.",
+    )
+
+
+# --------------------------------------------------------------------------- hand history
+
+
+class HistoryQuerySerializer(serializers.Serializer):
+    cursor = serializers.RegexField(
+        HAND_CURSOR_RE,
+        required=False,
+        help_text="The `next` cursor of the previous page (opaque); the newest hands without.",
+    )
+    limit = serializers.IntegerField(
+        min_value=1, max_value=HISTORY_PAGE_MAX, default=HISTORY_PAGE_DEFAULT
+    )
+
+
+class OutcomeSerializer(serializers.Serializer):
+    result = serializers.ChoiceField(choices=["u", "u_lao", "hoa"])
+    seat = serializers.IntegerField(required=False, help_text="The winner (or ù láo claimer).")
+
+
+class HistoryHandSerializer(serializers.Serializer):
+    """One hand of a player's history, from that player's seat."""
+
+    id = serializers.IntegerField()
+    table_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    room = serializers.CharField()
+    stake = serializers.IntegerField(help_text="Quan per point, frozen at the deal.")
+    n_seats = serializers.IntegerField()
+    seat = serializers.IntegerField(help_text="The player's hand seat (play order).")
+    table_seat = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Hand.Status.choices)
+    outcome = OutcomeSerializer(allow_null=True)
+    result = serializers.ChoiceField(
+        choices=["won", "lost", "hoa", "u_lao"],
+        allow_null=True,
+        help_text="The player's result: `won`, `lost`, `hoa`, or `u_lao` (it claimed a false "
+        "ù); null while the hand is played.",
+    )
+    quan = serializers.IntegerField(
+        allow_null=True,
+        help_text="The player's booked Quan change (net of fees); null until the settlement "
+        "is booked.",
+    )
+    created_at = serializers.DateTimeField()
+    ended_at = serializers.DateTimeField(allow_null=True)
+
+
+class HistoryPageSerializer(serializers.Serializer):
+    results = HistoryHandSerializer(many=True, source="hands")
+    next = serializers.CharField(
+        allow_null=True,
+        source="next_cursor",
+        help_text="Pass as `cursor` for the next (older) page; null on the last page.",
+    )
+
+
+class PlayerProfileSerializer(serializers.Serializer):
+    """A player's public profile (counts over its ended hands)."""
+
+    username = serializers.CharField()
+    display_name = serializers.CharField()
+    level = serializers.IntegerField()
+    xp = serializers.IntegerField()
+    badge = serializers.BooleanField(help_text="Reputation badge, granted by staff.")
+    hands_played = serializers.IntegerField(help_text="Ended hands it played.")
+    wins = serializers.IntegerField(help_text="Of those, the ones it won (ù).")
+    win_rate = serializers.FloatField(allow_null=True, help_text="wins / hands_played (0–1).")
+    biggest_win_points = serializers.IntegerField(
+        help_text="The most points the others paid it in one hand (0 without a paid win)."
+    )
+    favourite_cuoc = serializers.CharField(
+        allow_null=True, help_text="The cước it declared most often in its wins (a slug)."
+    )
+    member_since = serializers.DateTimeField()

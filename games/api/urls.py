@@ -6,7 +6,12 @@ from games.api.views import (
     HandDetailApi,
     HandEventListApi,
     HandReplayApi,
+    MeHandListApi,
     MoveSubmitApi,
+    PlayerDetailApi,
+    PlayerHandListApi,
+    RoomListApi,
+    RoomQuickJoinApi,
     RulesEvaluateApi,
     RulesPresetListApi,
     RulesScoreApi,
@@ -32,11 +37,29 @@ class IdConverter:
         return str(value)
 
 
+class UsernameConverter:
+    """A username as Django's validator allows it (letters, digits, @.+-_; at most 150)."""
+
+    regex = r"[\w.@+-]{1,150}"
+
+    def to_python(self, value: str) -> str:
+        return value
+
+    def to_url(self, value: str) -> str:
+        return value
+
+
 register_converter(IdConverter, "id")
+register_converter(UsernameConverter, "username")
 
 app_name = "games"
 
 urlpatterns = [
+    path("rooms", RoomListApi.as_view(), name="room-list"),
+    path("rooms/<slug:slug>/quick-join", RoomQuickJoinApi.as_view(), name="room-quick-join"),
+    path("me/hands", MeHandListApi.as_view(), name="me-hands"),
+    path("players/<username:username>", PlayerDetailApi.as_view(), name="player-detail"),
+    path("players/<username:username>/hands", PlayerHandListApi.as_view(), name="player-hands"),
     path("tables", TableListCreateApi.as_view(), name="table-list"),
     path("tables/<id:table_id>", TableDetailApi.as_view(), name="table-detail"),
     path("tables/<id:table_id>/join", SeatJoinApi.as_view(), name="table-join"),

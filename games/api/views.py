@@ -32,6 +32,7 @@ from games.api.schema import (
     IDEMPOTENCY_KEY,
     IDEMPOTENT_REPLAYED,
     IF_NONE_MATCH,
+    LINK_NEXT,
     LOCATION_CREATED,
     LOCATION_REDIRECT,
     problem_responses,
@@ -45,10 +46,15 @@ from games.api.serializers import (
     HandQuerySerializer,
     HandReplaySerializer,
     HandViewSerializer,
+    HistoryPageSerializer,
+    HistoryQuerySerializer,
     MoveCreatedSerializer,
     MoveInputSerializer,
+    PlayerProfileSerializer,
     PresetSerializer,
+    QuickJoinInputSerializer,
     ReplayQuerySerializer,
+    RoomOutputSerializer,
     ScoreInputSerializer,
     ScoreOutputSerializer,
     SeatJoinInputSerializer,
@@ -65,19 +71,29 @@ from games.selectors import (
     hand_etag_for_user,
     hand_events_for_user,
     hand_get,
+    hand_history,
     hand_replay_for_user,
     hand_view_for_user,
+    player_by_username,
+    player_profile,
+    room_catalogue,
     rules_evaluate,
     rules_presets,
     rules_score,
     table_hand_for_redirect,
     table_hands,
-    table_list,
+    table_page,
     table_summaries,
     table_summary,
 )
 from games.services.hands import move_submit
-from games.services.tables import seat_join, seat_leave, seat_ready, table_create
+from games.services.tables import (
+    room_quick_join,
+    seat_join,
+    seat_leave,
+    seat_ready,
+    table_create,
+)
 
 _IDEMPOTENCY_KEY_RE = re.compile(r"^[\x21-\x7e]{1,128}$")
 
@@ -100,6 +116,10 @@ def _table_response(table_id: int, code: int = status.HTTP_200_OK) -> Response:
 
 
 TABLE_ID = OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH)
+ROOM_SLUG = OpenApiParameter(
+    "slug", OpenApiTypes.STR, OpenApiParameter.PATH, description="A room's slug (`nen-dat`…)."
+)
+USERNAME = OpenApiParameter("username", OpenApiTypes.STR, OpenApiParameter.PATH)
 HAND_ID = OpenApiParameter("hand_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
 
@@ -110,8 +130,13 @@ class TableListCreateApi(APIView):
     @extend_schema(
         operation_id="tables_list",
         tags=["tables"],
-        summary="List open tables (newest first, at most 100)",
-        parameters=[TableListQuerySerializer, *COMMON_HEADERS],
+        summary="List tables that are not closed (newest first; cursor pages, `Link` header)",
+        description=(
+            "A JSON array of tables, newest first, `limit` (at most and by default 100) a page. "
+            'When there are older tables the response has a `Link: <…&cursor=…>; rel="next"` '
+            "header: follow it for the next page."
+        ),
+        parameters=[TableListQuerySerializer, LINK_NEXT, *COMMON_HEADERS],
         responses={
             200: TableOutputSerializer(many=True),
             **problem_responses(400, descriptions=BAD_QUERY),
@@ -119,8 +144,14 @@ class TableListCreateApi(APIView):
     )
     def get(self, request: Request) -> Response:
         filters = _query(TableListQuerySerializer, request)
-        tables = table_list(**filters)
-        return Response(TableOutputSerializer(table_summaries(tables), many=True).data)
+        page = table_page(**filters)
+        response = Response(TableOutputSerializer(table_summaries(page.tables), many=True).data)
+        if page.next_cursor is not None:
+            query = request.query_params.copy()
+            query["cursor"] = page.next_cursor
+            url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+            response["Link"] = f'<{url}>; rel="next"'
+        return response
 
     @extend_schema(
         operation_id="tables_create",
@@ -130,7 +161,7 @@ class TableListCreateApi(APIView):
         request=TableCreateInputSerializer,
         responses={
             201: TableOutputSerializer,
-            **problem_responses(request_body=True, descriptions=BAD_TABLE),
+            **problem_responses(409, request_body=True, table=True, descriptions=BAD_TABLE),
         },
     )
     def post(self, request: Request) -> Response:
@@ -162,7 +193,7 @@ class SeatJoinApi(APIView):
         request=SeatJoinInputSerializer,
         responses={
             200: TableOutputSerializer,
-            **problem_responses(404, 409, request_body=True, descriptions=BAD_SEAT),
+            **problem_responses(404, 409, request_body=True, table=True, descriptions=BAD_SEAT),
         },
     )
     def post(self, request: Request, table_id: int) -> Response:
@@ -232,6 +263,108 @@ class TableHandRedirectApi(APIView):
         return HttpResponseRedirect(reverse("games:hand-detail", args=[hand_id]))
 
 
+# --------------------------------------------------------------------------- rooms (the lobby)
+
+
+class RoomListApi(APIView):
+    @extend_schema(
+        operation_id="rooms_list",
+        tags=["rooms"],
+        summary="The rooms: names, requirements, fees, open tables and players seated",
+        parameters=COMMON_HEADERS,
+        responses={200: RoomOutputSerializer(many=True), **problem_responses()},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(RoomOutputSerializer(room_catalogue(), many=True).data)
+
+
+class RoomQuickJoinApi(APIView):
+    @extend_schema(
+        operation_id="rooms_quick_join",
+        tags=["rooms"],
+        summary="Sit at an open table of the room with a free seat and an affordable stake, "
+        "or open one",
+        description=(
+            "Joins the fullest table of the room (then the oldest) that has a free seat and a "
+            "stake the caller can afford (15 × stake; exactly `stake` when given): 200. When "
+            "there is none, opens a table at `stake` (default: a hundredth of the room's "
+            "minimum balance, at least 100) with the caller at seat 0: 201 with `Location`."
+        ),
+        parameters=[ROOM_SLUG, LOCATION_CREATED, *COMMON_HEADERS],
+        request=QuickJoinInputSerializer,
+        responses={
+            200: TableOutputSerializer,
+            201: TableOutputSerializer,
+            **problem_responses(404, 409, request_body=True, table=True),
+        },
+    )
+    def post(self, request: Request, slug: str) -> Response:
+        data = _body(QuickJoinInputSerializer, request)
+        table, created = room_quick_join(room=slug, user=request.user, **data)
+        if not created:
+            return _table_response(table.pk)
+        response = _table_response(table.pk, status.HTTP_201_CREATED)
+        response["Location"] = reverse("games:table-detail", args=[table.pk])
+        return response
+
+
+# --------------------------------------------------------------------------- history, players
+
+BAD_HISTORY = {400: "`invalid`: `cursor` or `limit` is malformed (`errors` name it)."}
+
+
+class MeHandListApi(APIView):
+    @extend_schema(
+        operation_id="me_hands",
+        tags=["me"],
+        summary="My hands, newest first (cursor pagination): my seat, result and Quan change",
+        parameters=[HistoryQuerySerializer, *COMMON_HEADERS],
+        responses={
+            200: HistoryPageSerializer,
+            **problem_responses(400, descriptions=BAD_HISTORY),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        query = _query(HistoryQuerySerializer, request)
+        cursor = query.pop("cursor", None)
+        page = hand_history(user=request.user, cursor=int(cursor) if cursor else None, **query)
+        return Response(HistoryPageSerializer(page).data)
+
+
+class PlayerDetailApi(APIView):
+    @extend_schema(
+        operation_id="players_retrieve",
+        tags=["players"],
+        summary="A player's public profile: level, hands played, wins, biggest win, cước",
+        parameters=[USERNAME, *COMMON_HEADERS],
+        responses={200: PlayerProfileSerializer, **problem_responses(404)},
+    )
+    def get(self, request: Request, username: str) -> Response:
+        profile = player_profile(user=player_by_username(username))
+        return Response(PlayerProfileSerializer(profile).data)
+
+
+class PlayerHandListApi(APIView):
+    @extend_schema(
+        operation_id="players_hands",
+        tags=["players"],
+        summary="A player's ended hands, newest first (cursor pagination)",
+        parameters=[USERNAME, HistoryQuerySerializer, *COMMON_HEADERS],
+        responses={
+            200: HistoryPageSerializer,
+            **problem_responses(400, 404, descriptions=BAD_HISTORY),
+        },
+    )
+    def get(self, request: Request, username: str) -> Response:
+        query = _query(HistoryQuerySerializer, request)
+        player = player_by_username(username)
+        cursor = query.pop("cursor", None)
+        page = hand_history(
+            user=player, ended_only=True, cursor=int(cursor) if cursor else None, **query
+        )
+        return Response(HistoryPageSerializer(page).data)
+
+
 # --------------------------------------------------------------------------- hands
 
 
@@ -263,11 +396,14 @@ class HandDetailApi(APIView):
     @extend_schema(
         operation_id="hands_retrieve",
         tags=["hands"],
-        summary="My view of a hand (ETag; If-None-Match → 304; ?wait=N long-polls)",
+        summary="My view of a hand, or a spectator's (ETag; If-None-Match → 304; ?wait=N)",
         description=(
             "The caller's view: its own hand, every public thing (doors, mats, the card on "
             "offer), its legal moves, the deadline and the seed hash; after the end also the "
-            'result, every hand and the revealed seed. Strong `ETag` `"<hand id>-<seq>"`: send '
+            "result, every hand and the revealed seed. A non-participant gets the spectator's "
+            "view (`spectator: true`, `my_seat: null`): the public things only, never a card "
+            "of any hand, the stock or the seed (403 `not_a_participant` where the table does "
+            'not allow spectators). Strong `ETag` `"<hand id>-<seq>"`: send '
             "it back in `If-None-Match` to get a 304 while nothing changed. `?wait=N` (≤ 30 s) "
             "with `after_seq=S` answers as soon as the hand's seq is above S."
         ),
@@ -310,7 +446,7 @@ class HandEventListApi(APIView):
     @extend_schema(
         operation_id="hands_events",
         tags=["hands"],
-        summary="My events of a hand, by seq (cursor: after_seq; at most 100 a page)",
+        summary="My events of a hand, or a spectator's, by seq (cursor: after_seq; ≤ 100)",
         parameters=[HAND_ID, EventsQuerySerializer, *COMMON_HEADERS],
         responses={
             200: HandEventPageSerializer,

@@ -3,7 +3,7 @@ transaction per hand, keyed by the hand, computed by ``games.quan`` from the han
 frozen stake and room, and the wallets as they stand.
 
 Lock order: the table row, then the hand row, then the ledger accounts in id order (inside
-``ledger_post``). A move that ends a hand holds its hand then the table; it never waits for an
+``ledger_post``), then the players' user rows in id order (their XP, ``games.services.progression``). A move that ends a hand holds its hand then the table; it never waits for an
 ended hand's row, so the two orders cannot meet in a cycle.
 """
 
@@ -20,6 +20,7 @@ from games.hand_store import hand_ruleset
 from games.models import Hand, Room, Seat, Table
 from games.quan import HOUSE, POT, QuanSettlement, fee_percent, settle_quan
 from games.services.pot import pot_refund, pot_shares_record
+from games.services.progression import hand_award_xp
 
 logger = logging.getLogger(__name__)
 
@@ -72,8 +73,10 @@ def _legs(
 def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
     """Book the ended hand's settlement once (safe to run any number of times: the ledger key
     is the hand), record it on the hand, and unseat the players left with nothing (§11).
+    The players' XP (RULES.md §11) is awarded in the same transaction, so exactly once.
     Returns the transaction, or None when the hand is not ended (nothing to book yet).
-    Locks the table row, the hand row, then the ledger accounts (in ``ledger_post``)."""
+    Locks the table row, the hand row, the ledger accounts (in ``ledger_post``), then the
+    players' user rows (``hand_award_xp``)."""
     with transaction.atomic():
         table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
         if table_id is None:
@@ -114,6 +117,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         hand.settled_at = timezone.now()
         hand.save(update_fields=["quan", "settled_at", "updated_at"])
         pot_shares_record(table=table, hand=hand, quan=quan)
+        hand_award_xp(hand=hand)
         _after_settlement(table, hand, wallets)
         return tx
 

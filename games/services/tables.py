@@ -10,6 +10,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Count, F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -64,11 +65,45 @@ def _fixed_deck(
 CREATE_STAKES, SIT_STAKES = 10, 15  # balance needed to create a table / to sit (RULES.md §11)
 
 
+def room_missing_requirements(user: Any, *, room: Room, balance: int) -> list[dict[str, Any]]:
+    """What ``user`` (holding ``balance`` Quan) lacks to play in ``room`` (RULES.md §11): one
+    ``{"requirement", "needed", "have"}`` per unmet requirement — ``balance``, ``level``,
+    ``vip_points``, ``badge`` — in that order; empty when it may play there."""
+    checks = [
+        ("balance", room.min_balance, balance),
+        ("level", room.min_level, user.level),
+        ("vip_points", room.min_vip_points, user.vip_points),
+    ]
+    missing: list[dict[str, Any]] = [
+        {"requirement": name, "needed": needed, "have": have}
+        for name, needed, have in checks
+        if have < needed
+    ]
+    if room.needs_badge and not user.badge:
+        missing.append({"requirement": "badge", "needed": True, "have": False})
+    return missing
+
+
+def _check_room_requirements(user: Any, *, room: Room, balance: int) -> None:
+    """409 ``room_requirements_not_met`` with the ``missing`` list unless ``user`` may play in
+    ``room``."""
+    missing = room_missing_requirements(user, room=room, balance=balance)
+    if missing:
+        raise Conflict(
+            _("You do not meet the requirements of the room %(room)s: %(missing)s."),
+            code="room_requirements_not_met",
+            extra={"room": room.slug, "missing": missing},
+            room=room.name,
+            missing=", ".join(m["requirement"] for m in missing),
+        )
+
+
 def _check_balance(user: Any, *, stake: int, stakes: int, room: Room) -> None:
-    """The player holds at least ``stakes`` × stake and the room's minimum; else 409
-    ``insufficient_balance`` with ``needed`` and ``balance``."""
-    needed = max(stakes * stake, room.min_balance)
+    """The player meets the room's requirements (409 ``room_requirements_not_met``) and holds at
+    least ``stakes`` × stake (409 ``insufficient_balance`` with ``needed`` and ``balance``)."""
     balance = wallet_balance(user)
+    _check_room_requirements(user, room=room, balance=balance)
+    needed = stakes * stake
     if balance < needed:
         raise Conflict(
             _("Not enough Quan: %(needed)s needed, %(balance)s available."),
@@ -483,3 +518,53 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
     hand_publish_on_commit(hand, state)
     hand_clock_on_commit(hand)
     return hand
+
+
+QUICK_JOIN_TRIES = 5
+QUICK_JOIN_MIN_STAKE = 100
+
+
+def quick_join_stake(room: Room) -> int:
+    """The stake of a table that quick-join opens when the player names none: a hundredth of
+    the room's minimum balance, at least 100 Quan (Nền đất 100, Chiếu cói 1,500)."""
+    return max(QUICK_JOIN_MIN_STAKE, room.min_balance // 100)
+
+
+def room_quick_join(*, room: str, user: Any, stake: int | None = None) -> tuple[Table, bool]:
+    """Seat ``user`` at an open table of ``room`` with a free seat whose stake it can afford
+    (15 × stake; exactly ``stake`` when given), the fullest first, then the oldest; or, when
+    there is none, open one (at ``stake`` or :func:`quick_join_stake`). Returns the table and
+    whether it was created.
+
+    Each attempt is its own :func:`seat_join` (locks that table row only, then releases it), so
+    two quick-joins never hold two table locks at once: the loser of a race for the last seat
+    finds the table full and moves on to the next candidate, or opens a table."""
+    room_row = Room.objects.filter(slug=room).first()
+    if room_row is None:
+        raise NotFound(_("No such room: %(room)s."), code="not_found", room=room)
+    balance = wallet_balance(user)
+    _check_room_requirements(user, room=room_row, balance=balance)
+    candidates = (
+        Table.objects.filter(room=room_row, status__in=[Table.Status.OPEN, Table.Status.PLAYING])
+        .exclude(seats__player=user)
+        .annotate(_seated=Count("seats"))
+        .filter(max_seats__gt=F("_seated"), stake__lte=balance // SIT_STAKES)
+        .order_by("-_seated", "created_at", "id")
+    )
+    if stake is not None:
+        candidates = candidates.filter(stake=stake)
+    for table_id in list(candidates.values_list("pk", flat=True)[:QUICK_JOIN_TRIES]):
+        try:
+            seat_join(table_id=table_id, user=user)
+        except (Conflict, NotFound) as exc:
+            if exc.code in ("room_requirements_not_met", "insufficient_balance"):
+                raise  # the player's own state, not the table's: no other table will differ
+            continue  # taken, full or closed since the query: try the next one
+        return Table.objects.get(pk=table_id), False
+    table = table_create(
+        owner=user,
+        name=room_row.name,
+        stake=stake if stake is not None else quick_join_stake(room_row),
+        room=room_row.slug,
+    )
+    return table, True

@@ -43,6 +43,10 @@ def test_register_returns_a_token_that_works_on_me(api_client):
         "balance": 50_000,  # the welcome grant
         "xp": 0,
         "level": 1,
+        "next_level_xp": 10,
+        "vip": 0,
+        "vip_points": 0,
+        "badge": False,
         "is_staff": False,
         "is_auditor": False,
     }

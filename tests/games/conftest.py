@@ -41,6 +41,12 @@ def _every_hand_is_the_replay_of_its_log(request: pytest.FixtureRequest) -> Iter
 
 
 @pytest.fixture
+def no_spectators(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tables refuse spectators (the table option ``spectators`` off)."""
+    monkeypatch.setattr("games.selectors.hand_spectators_allowed", lambda table: False)
+
+
+@pytest.fixture
 def corrupts_cache() -> None:
     """Requested by tests that damage a cached state on purpose (exempts them from the check)."""
 

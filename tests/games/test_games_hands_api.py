@@ -86,7 +86,9 @@ def test_a_move_of_the_wrong_phase_is_409(players, win_hand) -> None:
     assert_problem(post_move(players[0], win_hand, {"type": "draw"}), 409, "wrong_phase")
 
 
-def test_a_non_participant_gets_403_everywhere(make_player, win_hand) -> None:
+def test_a_non_participant_gets_403_everywhere_without_spectators(
+    make_player, win_hand, no_spectators
+) -> None:
     outsider = make_player()
     hand_id = win_hand["hand"]
     assert_problem(
@@ -372,7 +374,9 @@ def test_an_unchanged_hand_answers_304_to_its_etag(players, win_hand) -> None:
     assert r.status_code == 200 and r["ETag"] == f'"{win_hand["hand"]}-1"'
 
 
-def test_the_304_still_needs_a_participant(make_player, players, win_hand) -> None:
+def test_the_304_still_needs_a_participant_without_spectators(
+    make_player, players, win_hand, no_spectators
+) -> None:
     url = f"/api/v1/hands/{win_hand['hand']}"
     etag = players[0].client.get(url)["ETag"]
     assert_problem(make_player().client.get(url, HTTP_IF_NONE_MATCH=etag), 403, "not_a_participant")

@@ -72,7 +72,8 @@ def test_a_room_asks_for_its_minimum_balance(make_player) -> None:
     r = player.client.post(
         "/api/v1/tables", {"name": "t", "stake": 1, "room": "chieu-coi"}, format="json"
     )
-    assert assert_problem(r, 409, "insufficient_balance")["needed"] == 150_000
+    body = assert_problem(r, 409, "room_requirements_not_met")
+    assert body["missing"] == [{"requirement": "balance", "needed": 150_000, "have": WELCOME}]
 
 
 def test_a_player_under_15_stakes_is_unseated_before_the_deal(players, start_hand) -> None:

@@ -362,7 +362,7 @@ def test_at_the_ready_deadline_the_ready_players_are_dealt_and_the_others_unseat
     # the two ready players are dealt a two-seat hand; the third is unseated (RULES.md §12).
     assert hand is not None and hand.n_seats == 2
     assert [s.user_id for s in hand.seat_list()] == [players[0].id, players[1].id]
-    assert_problem(players[2].client.get(f"/api/v1/hands/{hand.pk}"), 403, "not_a_participant")
+    assert players[2].client.get(f"/api/v1/hands/{hand.pk}").json()["spectator"] is True
     summary = players[2].client.get(f"/api/v1/tables/{table_id}").json()
     assert summary["current_hand_id"] == hand.pk and summary["ready_deadline"] is None
     assert [s["user_id"] for s in summary["seats"]] == [players[0].id, players[1].id]
