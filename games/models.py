@@ -118,6 +118,9 @@ class Table(models.Model):
     fixed_deck = models.JSONField(
         null=True, blank=True, help_text="Test/dev only: 100 kind codes dealt every hand."
     )
+    spectators = models.BooleanField(
+        default=True, help_text="Anyone signed in may watch its hands (public view only)."
+    )
     fixed_dealer = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Test/dev only: the table seat that deals the first hand."
     )

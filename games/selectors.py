@@ -219,9 +219,8 @@ def _players(hand: Hand) -> list[dict[str, Any]]:
 
 
 def hand_spectators_allowed(table: Table) -> bool:
-    """Whether non-participants may watch the table's hands (its option ``spectators``, default
-    true; a table without the option allows them)."""
-    return bool(getattr(table, "spectators", True))
+    """Whether non-participants may watch the table's hands (its option ``spectators``)."""
+    return table.spectators
 
 
 def _hand_fields(hand: Hand, view: dict[str, Any]) -> dict[str, Any]:
@@ -480,6 +479,7 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
                     table_ready_deadline(t, seats) if t.status == Table.Status.OPEN else None
                 ),
                 "fixed_deck": t.fixed_deck is not None,
+                "spectators": t.spectators,
                 "created_at": t.created_at,
             }
         )

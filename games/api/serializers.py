@@ -90,6 +90,9 @@ class TableCreateInputSerializer(StrictInputSerializer):
         help_text="A room's slug: nen-dat (default), chieu-coi, sap-gu-2, sap-gu-vip.",
     )
     stake = StrictIntegerField(min_value=1, max_value=MAX_STAKE, help_text="Quan per point.")
+    spectators = StrictBooleanField(
+        default=True, help_text="Anyone signed in may watch its hands (their public view only)."
+    )
     max_seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, default=MAX_SEATS)
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.BASIC)
     ruleset = RulesetSpecField(
@@ -190,6 +193,7 @@ class TableOutputSerializer(serializers.Serializer):
         "ready ones, if two or more, are dealt the next hand.",
     )
     fixed_deck = serializers.BooleanField(help_text="Dealt from a fixed test deck.")
+    spectators = serializers.BooleanField(help_text="Non-participants may watch its hands.")
     created_at = serializers.DateTimeField()
 
 

@@ -143,8 +143,10 @@ def table_create(
     seat: int | None = None,
     deck: Any = None,
     dealer: int | None = None,
+    spectators: bool = True,
 ) -> Table:
-    """Open a table; the owner sits at ``seat`` (0 unless it asks for another)."""
+    """Open a table; the owner sits at ``seat`` (0 unless it asks for another). ``spectators``:
+    whether anyone signed in may watch its hands (their public view only)."""
     spec = ruleset_from_spec(ruleset).spec()
     room_row = Room.objects.filter(slug=room).first()
     if room_row is None:
@@ -167,6 +169,7 @@ def table_create(
         owner=owner,
         fixed_deck=fixed_deck,
         fixed_dealer=fixed_dealer,
+        spectators=spectators,
     )
     for key in ("turn", "tra_cua", "declare", "ready"):
         if key in timeouts:

@@ -181,3 +181,21 @@ def test_without_spectators_a_stranger_is_refused(make_player, win_hand, no_spec
     url = f"/api/v1/hands/{win_hand['hand']}"
     for path in (url, url + "/events", url + "?wait=1"):
         assert_problem(watcher.client.get(path), 403, "not_a_participant")
+
+
+def test_a_table_created_without_spectators_refuses_them(players, make_player) -> None:
+    r = players[0].client.post(
+        "/api/v1/tables", {"name": "private", "stake": 10, "spectators": False}, format="json"
+    )
+    assert r.status_code == 201 and r.json()["spectators"] is False
+    table_id = r.json()["id"]
+    players[1].client.post(f"/api/v1/tables/{table_id}/join", {}, format="json")
+    hand_id = None
+    for p in players[:2]:
+        hand_id = (
+            p.client.post(f"/api/v1/tables/{table_id}/ready", {}, format="json").json()["hand_id"]
+            or hand_id
+        )
+    stranger = make_player()
+    assert stranger.client.get(f"/api/v1/hands/{hand_id}").status_code == 403
+    assert players[0].client.get(f"/api/v1/hands/{hand_id}").status_code == 200
