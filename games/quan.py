@@ -9,6 +9,7 @@ from games.rules.quan import (
     QuanSettlement,
     SeatQuan,
     fee_percent,
+    result_quan,
     settle_quan,
 )
 
@@ -19,5 +20,6 @@ __all__ = [
     "QuanSettlement",
     "SeatQuan",
     "fee_percent",
+    "result_quan",
     "settle_quan",
 ]

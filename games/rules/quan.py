@@ -172,3 +172,36 @@ def settle_quan(
         capped=tuple(capped),
         dropped=tuple(dropped),
     )
+
+
+def result_quan(
+    result: Mapping[str, Any],
+    *,
+    n_seats: int,
+    stake: int,
+    fees: Mapping[str, Any],
+    xuong_sai_settled: bool,
+    balances: Sequence[int],
+    pot_balance: int,
+) -> QuanSettlement:
+    """The settlement in Quan of an ended hand's ``result`` (as stored in ``Hand.result``) at
+    ``stake`` in a room with these ``fees``, for seats holding ``balances`` and this pot."""
+    points = result.get("settlement") or {}
+    declaration = result.get("declaration") or {}
+    facts = points.get("facts") or {}
+    pct = fee_percent(
+        fees,
+        n_players=n_seats,
+        auto_declared=bool(declaration.get("auto")),
+        xuong_sai=declaration.get("verdict") == "sai",
+    )
+    return settle_quan(
+        transfers=points.get("transfers") or [],
+        n_seats=n_seats,
+        stake=stake,
+        balances=balances,
+        pot_balance=pot_balance,
+        fee_pct=pct,
+        takes_pot=facts.get("winner") if facts.get("takes_pot") else None,
+        xuong_sai_settled=xuong_sai_settled,
+    )
