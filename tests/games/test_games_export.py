@@ -3,15 +3,22 @@ the document verifies with the offline verifier, booked Quan and ledger entries 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
+from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.models import LedgerTransaction
 from games.models import Hand
 from games.rules.verify import FIXED_SHUFFLE, SHUFFLE_ALGORITHM, verify_export
 from games.services.settlement import hand_settle
 from tests.games.decks import WIN_DECK, WIN_MOVES, WIN_SEAT
+from tests.games.test_games_admin import logged_in
+from tests.games.test_games_commands import ended_and_booked
 from tests.games.test_games_hands_api import assert_problem, make_auditor, play, play_to_end
 from tests.games.test_games_schema import Checker
 
@@ -102,3 +109,53 @@ def test_a_tampered_export_does_not_verify(players, win_hand) -> None:
     found = verify_export(doc)
     assert found is not None and found.seq == WIN_MOVES
     assert found.reason.startswith("the ledger entries")
+
+
+# --------------------------------------------------------------------------- the hand's admin page
+
+
+@pytest.fixture
+def clerk(make_user) -> Client:
+    """Staff who may view hands, not an auditor."""
+    user, _ = make_user(username="clerk", is_staff=True)
+    user.user_permissions.set(
+        Permission.objects.filter(codename__in=["view_hand", "view_handevent"])
+    )
+    return logged_in(user)
+
+
+def test_the_hand_admin_page_names_players_shows_its_books_and_links_its_export(
+    clerk, players, win_hand
+) -> None:
+    hand = ended_and_booked(players, win_hand)
+    page = clerk.get(f"/admin/games/hand/{hand.pk}/change/").content.decode()
+    # usernames instead of seat numbers, times to the second
+    assert f"{players[0].user.username} (seat 0)" in page  # the dealer, and its first discard
+    assert f"{players[WIN_SEAT].user.username} (seat {WIN_SEAT})" in page
+    assert timezone.localtime(hand.ended_at).strftime("%Y-%m-%d %H:%M:%S") in page
+    # the stake, the booked Quan and the ledger transaction, linked
+    tx = LedgerTransaction.objects.get(hand=hand)
+    assert f"/admin/accounts/ledgertransaction/{tx.pk}/change/" in page
+    assert tx.idempotency_key in page
+    # and the export, which downloads as a document that verifies
+    assert f"/admin/games/hand/{hand.pk}/export/" in page
+    assert f"/api/v1/hands/{hand.pk}/export" in page
+    r = clerk.get(f"/admin/games/hand/{hand.pk}/export/")
+    assert r.status_code == 200
+    assert r["Content-Disposition"] == f'attachment; filename="hand-{hand.pk}.json"'
+    assert verify_export(json.loads(r.content)) is None
+
+
+def test_the_admin_export_of_a_hand_in_play_is_for_auditors_only(
+    clerk, make_player, players, win_hand
+) -> None:
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    page = clerk.get(f"/admin/games/hand/{hand.pk}/change/").content.decode()
+    assert f"/admin/games/hand/{hand.pk}/export/" not in page and hand.seed not in page
+    assert clerk.get(f"/admin/games/hand/{hand.pk}/export/").status_code == 403
+    auditor = make_auditor(make_player)
+    auditor.user.is_staff = True
+    auditor.user.save(update_fields=["is_staff"])
+    auditor.user.user_permissions.add(Permission.objects.get(codename="view_hand"))
+    r = logged_in(auditor.user).get(f"/admin/games/hand/{hand.pk}/export/")
+    assert r.status_code == 200 and json.loads(r.content)["seed"] == hand.seed
