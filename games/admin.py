@@ -6,17 +6,31 @@ response (the mover's view, with its private hand) only to auditors once the han
 no state is kept beside the log. None of these fields can be used in a changelist filter
 (``?seed__startswith=…`` would otherwise answer yes/no questions about a secret). The log itself
 holds only what every seat sees (moves, drawn cards, the deal without its hands).
+
+A hand's page names its players (not seat numbers), gives times to the second, shows its booked
+Quan and ledger transaction, and links its export (``games.export``) once the hand has ended, or
+at any time for auditors.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django.contrib import admin
-from django.http import HttpRequest
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404
+from django.urls import URLPattern, path, reverse
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
 
+from accounts.models import LedgerTransaction
 from accounts.selectors import user_is_auditor
+from games.export import hand_export
+from games.hand_store import hand_seats_load
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
+from games.services.settlement import settlement_key
 
 HIDDEN_TO_AUDITORS_ONLY = "(hidden: shown to auditors only)"
 HIDDEN_UNTIL_ENDED = "(hidden until the hand ends)"
@@ -108,13 +122,48 @@ class ReadOnlyAdmin(SecretFieldsAdmin):
         return False
 
 
+def to_the_second(moment: dt.datetime | None) -> str:
+    """A time in the admin's time zone, to the second (Django's admin format stops at minutes)."""
+    return "-" if moment is None else timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def seconds_of(field: str, label: str) -> Any:
+    """A read-only admin column showing the datetime ``field`` to the second."""
+
+    @admin.display(description=label)
+    def show(model_admin: admin.ModelAdmin, obj: Any) -> str:
+        return to_the_second(getattr(obj, field))
+
+    return show
+
+
+def seat_player(hand: Hand, seat: int | None) -> str:
+    """``username (seat n)`` of a hand seat; the hand's seats are loaded once per hand."""
+    if seat is None:
+        return "-"
+    if "hand_seats" not in getattr(hand, "_prefetched_objects_cache", {}):
+        hand_seats_load(hand)
+    seats = hand.seat_list()
+    name = seats[seat].user.username if seat < len(seats) else "?"
+    return f"{name} (seat {seat})"
+
+
 class HandEventInline(admin.TabularInline):
     model = HandEvent
     extra = 0
-    fields = ("seq", "type", "actor_seat", "system", "payload", "effects", "created_at")
+    fields = ("seq", "type", "player", "system", "payload", "effects", "at")
     readonly_fields = fields
     can_delete = False
     show_change_link = True
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).select_related("hand")
+
+    @admin.display(description="player")
+    def player(self, obj: HandEvent) -> str:
+        return seat_player(obj.hand, obj.actor_seat)
+
+    at = seconds_of("created_at", "at")
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
@@ -161,20 +210,92 @@ class HandAdmin(ReadOnlyAdmin):
         "room",
         "stake",
         "n_seats",
-        "dealer",
+        "dealer_player",
         "mode",
         "ruleset",
-        "previous_winner",
+        "previous_winner_player",
         "seed_hash",
         "revealed_seed",
         "seq",
         "result",
-        "last_event_at",
-        "ended_at",
-        "created_at",
-        "updated_at",
+        "quan",
+        "ledger_transaction",
+        "export_link",
+        "last_event",
+        "ended",
+        "settled",
+        "created",
     )
     readonly_fields = fields
+
+    def get_urls(self) -> list[URLPattern]:
+        export = self.admin_site.admin_view(self.export_view)
+        return [
+            path("<int:hand_id>/export/", export, name="games_hand_export"),
+            *super().get_urls(),
+        ]
+
+    def export_view(self, request: HttpRequest, hand_id: int) -> HttpResponse:
+        """The hand's export (docs/audit.md) as a download: once the hand has ended for staff
+        who may view hands, any time for auditors (as the API serves it)."""
+        hand = get_object_or_404(Hand.objects.select_related("table", "room"), pk=hand_id)
+        if not self.has_view_permission(request, hand) or not self._may_export(request, hand):
+            raise PermissionDenied
+        response = JsonResponse(hand_export(hand), json_dumps_params={"indent": 1})
+        response["Content-Disposition"] = f'attachment; filename="hand-{hand.pk}.json"'
+        return response
+
+    @staticmethod
+    def _may_export(request: HttpRequest, hand: Hand) -> bool:
+        return hand.status == Hand.Status.ENDED or user_is_auditor(request.user)
+
+    def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        if obj is not None and self._may_export(request, obj):
+            return self.fields
+        return tuple("export_hidden" if f == "export_link" else f for f in self.fields)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        return self.get_fields(request, obj)
+
+    @admin.display(description="dealer")
+    def dealer_player(self, obj: Hand) -> str:
+        return seat_player(obj, obj.dealer)
+
+    @admin.display(description="previous winner")
+    def previous_winner_player(self, obj: Hand) -> str:
+        return seat_player(obj, obj.previous_winner)
+
+    @admin.display(description="ledger transaction")
+    def ledger_transaction(self, obj: Hand) -> str:
+        """The hand's settlement in the ledger: a link to it and its entries, by player."""
+        tx = LedgerTransaction.objects.filter(idempotency_key=settlement_key(obj.pk)).first()
+        if tx is None:
+            return "-"
+        url = reverse("admin:accounts_ledgertransaction_change", args=[tx.pk])
+        entries = tx.entries.select_related("account__user", "account__table").order_by("id")
+        return format_html(
+            '<a href="{}">#{} {}</a><ul>{}</ul>',
+            url,
+            tx.pk,
+            tx.idempotency_key,
+            format_html_join("", "<li>{}: {}</li>", ((e.account, e.amount) for e in entries)),
+        )
+
+    @admin.display(description="export")
+    def export_hidden(self, obj: Hand) -> str:
+        return HIDDEN_UNTIL_ENDED
+
+    @admin.display(description="export")
+    def export_link(self, obj: Hand) -> str:
+        """A link to the hand's export (for ``python -m games.rules.verify``)."""
+        url = reverse("admin:games_hand_export", args=[obj.pk])
+        api = f"/api/v1/hands/{obj.pk}/export"
+        return format_html('<a href="{}">hand-{}.json</a> (API: {})', url, obj.pk, api)
+
+    last_event = seconds_of("last_event_at", "last event at")
+    ended = seconds_of("ended_at", "ended at")
+    settled = seconds_of("settled_at", "settled at")
+    created = seconds_of("created_at", "created at")
 
     @admin.display(description="seed")
     def revealed_seed(self, obj: Hand) -> str:

@@ -724,3 +724,92 @@ class PlayerProfileSerializer(serializers.Serializer):
         allow_null=True, help_text="The cước it declared most often in its wins (a slug)."
     )
     member_since = serializers.DateTimeField()
+
+
+# --------------------------------------------------------------------------- export (audit)
+
+
+class ExportTableSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+
+
+class ExportRoomSerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    name = serializers.CharField()
+    fees = serializers.JSONField(help_text="The room's fee schedule, in percent of each gain.")
+    xuong_sai_settled = serializers.BooleanField()
+
+
+class ExportPlayerSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="The rules core's seat (play order).")
+    username = serializers.CharField()
+    table_seat = serializers.IntegerField()
+
+
+class ExportPrefsSerializer(serializers.Serializer):
+    auto_u = serializers.BooleanField()
+    auto_chiu = serializers.BooleanField()
+
+
+class ExportConfigSerializer(serializers.Serializer):
+    seats = serializers.IntegerField()
+    mode = serializers.CharField()
+    ruleset = serializers.JSONField(help_text='{"preset": …, "overrides": {…}}')
+    previous_winner = serializers.IntegerField(allow_null=True)
+    prefs = ExportPrefsSerializer(many=True, help_text="Each seat's preferences at the deal.")
+
+
+class ExportEventSerializer(serializers.Serializer):
+    seq = serializers.IntegerField()
+    type = serializers.CharField()
+    seat = serializers.IntegerField(allow_null=True)
+    system = serializers.BooleanField()
+    payload = serializers.JSONField(help_text="The move as the rules core replays it ({} at 0).")
+    created_at = serializers.CharField()
+
+
+class ExportLedgerEntrySerializer(serializers.Serializer):
+    account = serializers.IntegerField()
+    party = serializers.JSONField(help_text='A seat, "pot" or "house" (null: none of them).')
+    amount = serializers.IntegerField(help_text="Quan, signed (credited > 0).")
+
+
+class ExportLedgerSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    key = serializers.CharField()
+    kind = serializers.CharField()
+    created_at = serializers.CharField()
+    entries = ExportLedgerEntrySerializer(many=True)
+
+
+class HandExportSerializer(serializers.Serializer):
+    """A hand as one self-contained document, verified offline by
+    ``python -m games.rules.verify FILE`` (docs/audit.md)."""
+
+    format = serializers.CharField()
+    version = serializers.IntegerField()
+    hand_id = serializers.IntegerField()
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Hand.Status.choices)
+    table = ExportTableSerializer()
+    room = ExportRoomSerializer()
+    stake = serializers.IntegerField()
+    players = ExportPlayerSerializer(many=True)
+    config = ExportConfigSerializer()
+    dealer = serializers.IntegerField()
+    seed = serializers.CharField()
+    seed_hash = serializers.CharField()
+    shuffle = serializers.CharField(help_text='"sha256-ctr-fisher-yates-v1", or "fixed" (deck).')
+    deck = serializers.ListField(
+        child=serializers.CharField(), required=False, help_text="Fixed-deck tables only."
+    )
+    events = ExportEventSerializer(many=True)
+    result = HandResultSerializer(allow_null=True)
+    ended_at = serializers.CharField(allow_null=True)
+    quan = serializers.JSONField(
+        allow_null=True,
+        help_text='The settlement booked in Quan, with the "balances" and "pot_before" it was '
+        "booked against (null until booked).",
+    )
+    ledger = ExportLedgerSerializer(allow_null=True)

@@ -5,6 +5,7 @@ from django.urls import path, register_converter
 from games.api.views import (
     HandDetailApi,
     HandEventListApi,
+    HandExportApi,
     HandReplayApi,
     MeHandListApi,
     MoveSubmitApi,
@@ -71,6 +72,7 @@ urlpatterns = [
     path("hands/<id:hand_id>/events", HandEventListApi.as_view(), name="hand-events"),
     path("hands/<id:hand_id>/moves", MoveSubmitApi.as_view(), name="hand-moves"),
     path("hands/<id:hand_id>/replay", HandReplayApi.as_view(), name="hand-replay"),
+    path("hands/<id:hand_id>/export", HandExportApi.as_view(), name="hand-export"),
     path("rules/presets", RulesPresetListApi.as_view(), name="rules-presets"),
     path("rules/score", RulesScoreApi.as_view(), name="rules-score"),
     path("rules/evaluate", RulesEvaluateApi.as_view(), name="rules-evaluate"),

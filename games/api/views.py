@@ -43,6 +43,7 @@ from games.api.serializers import (
     EvaluateOutputSerializer,
     EventsQuerySerializer,
     HandEventPageSerializer,
+    HandExportSerializer,
     HandQuerySerializer,
     HandReplaySerializer,
     HandViewSerializer,
@@ -65,6 +66,7 @@ from games.api.serializers import (
     TableListQuerySerializer,
     TableOutputSerializer,
 )
+from games.export import hand_export_for_user
 from games.hand_store import hand_wait_for_seq
 from games.selectors import (
     hand_etag,
@@ -550,6 +552,32 @@ class HandReplayApi(APIView):
         hand = hand_get(hand_id=hand_id)
         view = hand_replay_for_user(hand=hand, user=request.user, seq=query.get("seq"))
         return Response(HandReplaySerializer(view).data)
+
+
+EXPORT_FORBIDDEN = {
+    403: "`hand_not_ended` (a participant, before the end) or `not_a_participant`.",
+}
+
+
+class HandExportApi(APIView):
+    @extend_schema(
+        operation_id="hands_export",
+        tags=["hands"],
+        summary="The hand as one document for python -m games.rules.verify (after the end)",
+        description="Participants once the hand has ended (`403 hand_not_ended` before), "
+        "auditors (`accounts.audit_hands`) any time. docs/audit.md says how to settle a dispute "
+        "with it.",
+        parameters=[HAND_ID, *COMMON_HEADERS],
+        responses={
+            200: HandExportSerializer,
+            **problem_responses(403, 404, descriptions=EXPORT_FORBIDDEN),
+        },
+    )
+    def get(self, request: Request, hand_id: int) -> Response:
+        hand = hand_get(hand_id=hand_id)
+        return Response(
+            HandExportSerializer(hand_export_for_user(hand=hand, user=request.user)).data
+        )
 
 
 # --------------------------------------------------------------------------- rules

@@ -18,7 +18,7 @@ from accounts.ledger import house_account, ledger_post, pot_account, wallet_for
 from accounts.models import LedgerAccount, LedgerTransaction
 from games.hand_store import hand_ruleset
 from games.models import Hand, Room, Seat, Table
-from games.quan import HOUSE, POT, QuanSettlement, fee_percent, settle_quan
+from games.quan import HOUSE, POT, QuanSettlement, result_quan
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
 
@@ -31,26 +31,15 @@ def settlement_key(hand_id: int) -> str:
 
 def hand_quan(hand: Hand, *, balances: list[int], pot_balance: int) -> QuanSettlement:
     """The hand's settlement in Quan for these wallet balances (in play order) and pot."""
-    result = hand.result or {}
-    points = result.get("settlement") or {}
-    declaration = result.get("declaration") or {}
     room: Room = hand.room
-    facts = points.get("facts") or {}
-    pct = fee_percent(
-        room.fees,
-        n_players=hand.n_seats,
-        auto_declared=bool(declaration.get("auto")),
-        xuong_sai=declaration.get("verdict") == "sai",
-    )
-    return settle_quan(
-        transfers=points.get("transfers") or [],
+    return result_quan(
+        hand.result or {},
         n_seats=hand.n_seats,
         stake=hand.stake,
+        fees=room.fees,
+        xuong_sai_settled=room.xuong_sai_settled,
         balances=balances,
         pot_balance=pot_balance,
-        fee_pct=pct,
-        takes_pot=facts.get("winner") if facts.get("takes_pot") else None,
-        xuong_sai_settled=room.xuong_sai_settled,
     )
 
 

@@ -39,6 +39,7 @@ ENDPOINTS = {
     ("/api/v1/hands/{hand_id}/events", "get"): {"200", "400", "403", "404"},
     ("/api/v1/hands/{hand_id}/moves", "post"): {"201", "400", "403", "404", "409", "413", "422"},
     ("/api/v1/hands/{hand_id}/replay", "get"): {"200", "400", "403", "404"},
+    ("/api/v1/hands/{hand_id}/export", "get"): {"200", "403", "404"},
     ("/api/v1/rules/presets", "get"): {"200", "401"},
     ("/api/v1/rules/score", "post"): {"200", "400", "401", "413", "415"},
     ("/api/v1/rules/evaluate", "post"): {"200", "400", "401", "413", "415"},

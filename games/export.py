@@ -1,0 +1,129 @@
+"""A hand as one self-contained JSON document, for disputes and audits (docs/audit.md): what
+``GET /api/v1/hands/{id}/export`` serves and ``manage.py audit_hands`` checks, in the format
+``python -m games.rules.verify`` verifies without Django.
+
+It holds the revealed seed, every hand and the booked Quan, so it is served to the hand's
+participants only once the hand has ended, and to auditors (``accounts.audit_hands``) any time.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import LedgerAccount, LedgerEntry
+from accounts.selectors import user_is_auditor
+from chan_api.errors import PermissionDenied
+from games.hand_store import hand_seats_load
+from games.models import Hand, HandEvent
+from games.quan import HOUSE, POT
+from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
+from games.selectors import not_a_participant, utc_iso
+from games.services.settlement import settlement_key
+
+
+def hand_export_for_user(*, hand: Hand, user: Any) -> dict[str, Any]:
+    """The hand's export for ``user``: a participant once the hand has ended (``403
+    hand_not_ended`` before), an auditor any time; anyone else ``403 not_a_participant``."""
+    if not user_is_auditor(user):
+        if hand.seat_of(user.pk) is None:
+            raise not_a_participant()
+        if hand.status != Hand.Status.ENDED:
+            raise PermissionDenied(
+                _("A participant may export the hand only after it ends."), code="hand_not_ended"
+            )
+    return hand_export(hand)
+
+
+def hand_export(hand: Hand) -> dict[str, Any]:
+    """The whole hand as one document (no access check: callers decide who reads it)."""
+    hand_seats_load(hand)
+    seats = hand.seat_list()
+    room = hand.room
+    doc: dict[str, Any] = {
+        "format": EXPORT_FORMAT,
+        "version": EXPORT_VERSION,
+        "hand_id": hand.pk,
+        "number": hand.number,
+        "status": hand.status,
+        "table": {"id": hand.table_id, "name": hand.table.name},
+        "room": {
+            "slug": room.slug,
+            "name": room.name,
+            "fees": room.fees,
+            "xuong_sai_settled": room.xuong_sai_settled,
+        },
+        "stake": hand.stake,
+        "players": [
+            {"seat": s.position, "username": s.user.username, "table_seat": s.table_seat}
+            for s in seats
+        ],
+        "config": {
+            "seats": hand.n_seats,
+            "mode": hand.mode,
+            "ruleset": hand.ruleset,
+            "previous_winner": hand.previous_winner,
+            "prefs": [{"auto_u": s.auto_u, "auto_chiu": s.auto_chiu} for s in seats],
+        },
+        "dealer": hand.dealer,
+        "seed": hand.seed,
+        "seed_hash": hand.seed_hash,
+        "shuffle": SHUFFLE_ALGORITHM if hand.deck is None else FIXED_SHUFFLE,
+        "events": [
+            {
+                "seq": e.seq,
+                "type": e.type,
+                "seat": e.actor_seat,
+                "system": e.system,
+                "payload": e.payload,
+                "created_at": utc_iso(e.created_at),
+            }
+            for e in HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
+        ],
+        "result": hand.result,
+        "ended_at": utc_iso(hand.ended_at) if hand.ended_at else None,
+        "quan": hand.quan,
+        "ledger": _ledger_transaction(hand),
+    }
+    if hand.deck is not None:
+        doc["deck"] = hand.deck
+    return doc
+
+
+def _ledger_transaction(hand: Hand) -> dict[str, Any] | None:
+    """The hand's settlement transaction, each entry named by its party in the hand (a seat,
+    ``"pot"``, ``"house"``; null for an account that is none of them)."""
+    entries = list(
+        LedgerEntry.objects.filter(transaction__idempotency_key=settlement_key(hand.pk))
+        .select_related("transaction", "account")
+        .order_by("id")
+    )
+    if not entries:
+        return None
+    tx = entries[0].transaction
+    seat_of_user = {s.user_id: s.position for s in hand.seat_list()}
+    return {
+        "id": tx.pk,
+        "key": tx.idempotency_key,
+        "kind": tx.kind,
+        "created_at": utc_iso(tx.created_at),
+        "entries": [
+            {
+                "account": e.account_id,
+                "party": _party(hand, e.account, seat_of_user),
+                "amount": e.amount,
+            }
+            for e in entries
+        ],
+    }
+
+
+def _party(hand: Hand, account: LedgerAccount, seat_of_user: dict[int, int]) -> int | str | None:
+    if account.kind == LedgerAccount.Kind.WALLET:
+        return seat_of_user.get(account.user_id)  # type: ignore[arg-type]
+    if account.kind == LedgerAccount.Kind.POT and account.table_id == hand.table_id:
+        return POT
+    if account.kind == LedgerAccount.Kind.HOUSE:
+        return HOUSE
+    return None

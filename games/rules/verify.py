@@ -1,0 +1,230 @@
+"""Check a hand's export offline: ``python -m games.rules.verify FILE`` (RULES.md §13).
+
+The export (``GET /api/v1/hands/{id}/export``, docs/audit.md) is one JSON document. This module
+needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of the seed's
+bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) or checks a fixed
+deck is the 100 cards, replays every event through the rules core (in seq order, no gaps, each
+legal in its state), compares the outcome, the declaration and its verdict and the points
+settlement with the document's, then the Quan with points × stake and the room's fees, and the
+ledger transaction's entries with those Quan. It prints ``verified`` and exits 0, or prints the
+first discrepancy (its seq and the reason) and exits 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from games.rules.cards import parse_kinds
+from games.rules.deck import check_deck, first_dealer, shuffle
+from games.rules.engine import apply, new_hand
+from games.rules.errors import RuleError
+from games.rules.moves import move_from_dict
+from games.rules.quan import result_quan
+from games.rules.ruleset import RulesetError, build_ruleset
+from games.rules.state import HandConfig, HandState, Mode
+from games.rules.views import result_of
+
+EXPORT_FORMAT = "chan-hand-export"
+EXPORT_VERSION = 1
+# The shuffle of games.rules.deck (SHA-256 in counter mode over the seed, Fisher–Yates with
+# rejection sampling); a fixed deck (test tables) has no shuffle.
+SHUFFLE_ALGORITHM = "sha256-ctr-fisher-yates-v1"
+FIXED_SHUFFLE = "fixed"
+RESULT_PARTS = ("outcome", "win", "declaration", "settlement")
+
+
+@dataclass(frozen=True, slots=True)
+class Discrepancy:
+    """Where an export stops being true: at event ``seq`` (the deal is 0; the result, the Quan
+    and the ledger are judged at the last event), and why."""
+
+    seq: int | None
+    reason: str
+
+    def __str__(self) -> str:
+        where = "the document" if self.seq is None else f"seq {self.seq}"
+        return f"discrepancy at {where}: {self.reason}"
+
+
+class _Found(Exception):
+    def __init__(self, seq: int | None, reason: str) -> None:
+        super().__init__(reason)
+        self.discrepancy = Discrepancy(seq, reason)
+
+
+def verify_export(doc: Any) -> Discrepancy | None:
+    """The first discrepancy of the export ``doc`` (parsed JSON), or None when it verifies."""
+    try:
+        _verify(doc)
+    except _Found as found:
+        return found.discrepancy
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
+        return Discrepancy(None, f"the document is malformed ({type(exc).__name__}: {exc})")
+    return None
+
+
+def _verify(doc: Mapping[str, Any]) -> None:
+    if doc.get("format") != EXPORT_FORMAT or doc.get("version") != EXPORT_VERSION:
+        raise _Found(None, f"not a {EXPORT_FORMAT} document of version {EXPORT_VERSION}")
+    deck = _deck(doc)
+    config = _config(doc)
+    events = doc["events"]
+    _check_seqs(events)
+    state = new_hand(config, deck, doc["dealer"])
+    for event in events[1:]:
+        state = _replay(state, event)
+    last = events[-1]["seq"]
+    if state.outcome is None:
+        raise _Found(last, "the hand has not ended after its last event")
+    _check_result(last, result_of(state), doc["result"])
+    _check_quan(last, doc, result_of(state))
+
+
+def _check_seqs(events: Sequence[Mapping[str, Any]]) -> None:
+    """Events are listed in seq order from the deal (0) with no gap and no repeat."""
+    if not events:
+        raise _Found(0, "the document has no events (not even the deal)")
+    for expected, event in enumerate(events):
+        seq = event["seq"]
+        if seq != expected:
+            raise _Found(expected, f"event {seq} is listed where seq {expected} should be")
+    if events[0]["type"] != "deal" or not events[0]["system"]:
+        raise _Found(0, "seq 0 is not the system's deal")
+
+
+def _deck(doc: Mapping[str, Any]) -> list[int]:
+    """The deck the hand was dealt from, after checking the seed against its public hash."""
+    seed, seed_hash = doc["seed"], doc["seed_hash"]
+    try:
+        seed_bytes = bytes.fromhex(seed)
+    except ValueError:
+        raise _Found(0, "the seed is not hexadecimal") from None
+    if hashlib.sha256(seed_bytes).hexdigest() != seed_hash:
+        raise _Found(0, "seed_hash is not the SHA-256 of the seed's bytes")
+    algorithm = doc["shuffle"]
+    if algorithm == FIXED_SHUFFLE:
+        try:
+            deck = parse_kinds(doc["deck"])
+            check_deck(deck)
+        except RuleError as exc:
+            raise _Found(0, f"the fixed deck is not the 100 cards: {exc.message}") from None
+        return deck
+    if algorithm != SHUFFLE_ALGORITHM:
+        raise _Found(0, f"unknown shuffle {algorithm!r} (expected {SHUFFLE_ALGORITHM!r})")
+    n_seats = doc["config"]["seats"]
+    if doc["number"] == 1 and doc["dealer"] != first_dealer(seed_bytes, n_seats):
+        raise _Found(0, "the first hand's dealer is not the one the seed draws")
+    return shuffle(seed_bytes)
+
+
+def _config(doc: Mapping[str, Any]) -> HandConfig:
+    config = doc["config"]
+    n_seats = config["seats"]
+    if len(doc["players"]) != n_seats or len(config["prefs"]) != n_seats:
+        raise _Found(0, f"the hand has {n_seats} seats but not as many players and preferences")
+    try:
+        ruleset = build_ruleset(config["ruleset"])
+    except RulesetError as exc:
+        raise _Found(0, f"the ruleset is refused: {exc}") from None
+    return HandConfig(
+        n_seats=n_seats,
+        mode=Mode(config["mode"]),
+        ruleset=ruleset,
+        previous_winner=config["previous_winner"],
+        prefs=tuple((bool(p["auto_u"]), bool(p["auto_chiu"])) for p in config["prefs"]),
+    )
+
+
+def _replay(state: HandState, event: Mapping[str, Any]) -> HandState:
+    seq, payload = event["seq"], event["payload"]
+    if not isinstance(payload, Mapping):
+        raise _Found(seq, "the event's payload is not a move")
+    if (event["type"], event["seat"]) != (payload.get("type"), payload.get("seat")):
+        raise _Found(seq, "the event's type and seat are not its payload's")
+    if event["system"] is not (payload.get("system", False) is True):
+        raise _Found(seq, "the event's system flag is not its payload's")
+    try:
+        return apply(state, move_from_dict(payload))
+    except RuleError as exc:
+        what = f"{payload.get('type')} by seat {payload.get('seat')}"
+        raise _Found(seq, f"{what} is refused: {exc.code} ({exc.message})") from None
+
+
+def _check_result(seq: int, replayed: Mapping[str, Any], stated: Mapping[str, Any]) -> None:
+    declaration = replayed["declaration"]
+    stated_declaration = stated.get("declaration")
+    if declaration and stated_declaration:
+        mine, theirs = declaration["verdict"], stated_declaration.get("verdict")
+        if mine != theirs:
+            raise _Found(
+                seq, f"the declaration's verdict is {mine!r}, the document says {theirs!r}"
+            )
+    for part in RESULT_PARTS:
+        if replayed[part] != stated.get(part):
+            raise _Found(seq, f"the result's {part} is not the replay's: {replayed[part]}")
+
+
+def _check_quan(seq: int, doc: Mapping[str, Any], result: Mapping[str, Any]) -> None:
+    """The booked Quan are points × stake with the room's fees, from the balances they were
+    booked against; the ledger transaction moves exactly those Quan."""
+    booked, ledger = doc["quan"], doc["ledger"]
+    if booked is None:
+        if ledger is not None:
+            raise _Found(seq, "a ledger transaction but no booked settlement")
+        return
+    room = doc["room"]
+    quan = result_quan(
+        result,
+        n_seats=doc["config"]["seats"],
+        stake=doc["stake"],
+        fees=room["fees"],
+        xuong_sai_settled=room["xuong_sai_settled"],
+        balances=booked["balances"],
+        pot_balance=booked["pot_before"],
+    )
+    expected = {
+        **quan.to_dict(),
+        "balances": booked["balances"],
+        "pot_before": booked["pot_before"],
+    }
+    for key, value in expected.items():
+        if booked.get(key) != value:
+            raise _Found(seq, f"the Quan {key} is {booked.get(key)}, points × stake says {value}")
+    legs = {str(party): amount for party, amount in quan.legs().items() if amount}
+    entries: dict[str, int] = {}
+    for entry in (ledger or {}).get("entries", []):
+        party = str(entry["party"])
+        entries[party] = entries.get(party, 0) + entry["amount"]
+    if entries != legs:
+        raise _Found(seq, f"the ledger entries {entries} are not the settlement's {legs}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("file", help="the export (JSON); '-' reads standard input")
+    args = parser.parse_args(argv)
+    try:
+        if args.file == "-":
+            doc = json.load(sys.stdin)
+        else:
+            with open(args.file, encoding="utf-8") as f:
+                doc = json.load(f)
+    except (OSError, ValueError) as exc:
+        print(f"cannot read {args.file}: {exc}")
+        return 1
+    found = verify_export(doc)
+    if found is not None:
+        print(found)
+        return 1
+    print("verified")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,161 @@
+"""``GET /api/v1/hands/{id}/export``: participants once the hand has ended, auditors any time;
+the document verifies with the offline verifier, booked Quan and ledger entries included."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.test import Client
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from accounts.models import LedgerTransaction
+from games.models import Hand
+from games.rules.verify import FIXED_SHUFFLE, SHUFFLE_ALGORITHM, verify_export
+from games.services.settlement import hand_settle
+from tests.games.decks import WIN_DECK, WIN_MOVES, WIN_SEAT
+from tests.games.test_games_admin import logged_in
+from tests.games.test_games_commands import ended_and_booked
+from tests.games.test_games_hands_api import assert_problem, make_auditor, play, play_to_end
+from tests.games.test_games_schema import Checker
+
+pytestmark = pytest.mark.django_db
+
+EXPORT = "/api/v1/hands/{hand_id}/export"
+
+
+def export_url(hand_id: int) -> str:
+    return EXPORT.format(hand_id=hand_id)
+
+
+@pytest.fixture
+def check() -> Checker:
+    return Checker(APIClient().get("/api/schema/?format=json").json())
+
+
+def test_participants_export_after_the_end_and_auditors_any_time(
+    make_player, players, win_hand, check
+) -> None:
+    url = export_url(win_hand["hand"])
+    play(players, win_hand, 3)
+    # While the hand is played: participants and strangers are refused and learn nothing.
+    r = players[0].client.get(url)
+    assert_problem(r, 403, "hand_not_ended")
+    check(r, EXPORT, "get")
+    assert Hand.objects.get(pk=win_hand["hand"]).seed.encode() not in r.content
+    stranger = make_player()
+    assert check(stranger.client.get(url), EXPORT, "get")["code"] == "not_a_participant"
+    # An auditor reads it at once; it does not verify yet: the hand has not ended.
+    auditor = make_auditor(make_player)
+    live = check(auditor.client.get(url), EXPORT, "get")
+    assert live["status"] == "playing" and live["result"] is None and live["ledger"] is None
+    assert [e["seq"] for e in live["events"]] == [0, 1, 2, 3]
+    assert verify_export(live).reason == "the hand has not ended after its last event"
+    # After the end every participant may export it, and it verifies before and after booking.
+    play_to_end(players, win_hand)
+    doc = check(players[3].client.get(url), EXPORT, "get")
+    assert doc["status"] == "ended" and doc["quan"] is None and doc["ledger"] is None
+    assert verify_export(doc) is None
+    hand_settle(hand_id=win_hand["hand"])
+    doc = check(players[1].client.get(url), EXPORT, "get")
+    assert verify_export(doc) is None
+    assert_problem(stranger.client.get(url), 403, "not_a_participant")
+    assert_problem(players[0].client.get(export_url(999_999)), 404, "not_found")
+
+
+def test_the_export_holds_the_whole_hand_and_its_books(players, win_hand) -> None:
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    doc = players[0].client.get(export_url(win_hand["hand"])).json()
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    assert (doc["format"], doc["version"], doc["hand_id"]) == ("chan-hand-export", 1, hand.pk)
+    assert doc["table"]["id"] == win_hand["table"] and doc["room"]["slug"] == "nen-dat"
+    assert doc["room"]["fees"] == {"declared": 5, "auto": 10} and doc["stake"] == 10
+    assert [p["username"] for p in doc["players"]] == [p.user.username for p in players]
+    assert doc["config"]["seats"] == 4 and doc["config"]["mode"] == "basic"
+    assert (doc["seed"], doc["seed_hash"]) == (hand.seed, hand.seed_hash)
+    # a fixed-deck test table has no shuffle: the deck itself is in the document
+    assert doc["shuffle"] == FIXED_SHUFFLE and doc["deck"] == WIN_DECK
+    assert len(doc["events"]) == WIN_MOVES + 1
+    declare = doc["events"][-1]
+    assert (declare["type"], declare["seat"], declare["system"]) == ("declare", WIN_SEAT, False)
+    assert declare["created_at"].endswith("Z")
+    assert doc["result"]["declaration"]["verdict"] == "dung"
+    assert doc["quan"] == hand.quan
+    legs = {str(e["party"]): e["amount"] for e in doc["ledger"]["entries"]}
+    assert legs[str(WIN_SEAT)] > 0 and legs["house"] == hand.quan["fees"]
+    assert sum(legs.values()) == 0
+
+
+def test_a_shuffled_hand_with_a_pot_verifies(players, start_hand) -> None:
+    # Given a table dealing from secret seeds, with gà góp (the pot is a party of the books)
+    ids = start_hand(ruleset={"preset": "thapthanh", "overrides": {"ga_gop": True}})
+    play_to_end(players, ids)
+    hand_settle(hand_id=ids["hand"])
+    doc = players[2].client.get(export_url(ids["hand"])).json()
+    assert doc["shuffle"] == SHUFFLE_ALGORITHM and "deck" not in doc
+    assert any(e["party"] == "pot" for e in doc["ledger"]["entries"])
+    assert verify_export(doc) is None
+
+
+def test_a_tampered_export_does_not_verify(players, win_hand) -> None:
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    doc: dict[str, Any] = players[0].client.get(export_url(win_hand["hand"])).json()
+    doc["ledger"]["entries"][0]["amount"] += 1
+    found = verify_export(doc)
+    assert found is not None and found.seq == WIN_MOVES
+    assert found.reason.startswith("the ledger entries")
+
+
+# --------------------------------------------------------------------------- the hand's admin page
+
+
+@pytest.fixture
+def clerk(make_user) -> Client:
+    """Staff who may view hands, not an auditor."""
+    user, _ = make_user(username="clerk", is_staff=True)
+    user.user_permissions.set(
+        Permission.objects.filter(codename__in=["view_hand", "view_handevent"])
+    )
+    return logged_in(user)
+
+
+def test_the_hand_admin_page_names_players_shows_its_books_and_links_its_export(
+    clerk, players, win_hand
+) -> None:
+    hand = ended_and_booked(players, win_hand)
+    page = clerk.get(f"/admin/games/hand/{hand.pk}/change/").content.decode()
+    # usernames instead of seat numbers, times to the second
+    assert f"{players[0].user.username} (seat 0)" in page  # the dealer, and its first discard
+    assert f"{players[WIN_SEAT].user.username} (seat {WIN_SEAT})" in page
+    assert timezone.localtime(hand.ended_at).strftime("%Y-%m-%d %H:%M:%S") in page
+    # the stake, the booked Quan and the ledger transaction, linked
+    tx = LedgerTransaction.objects.get(hand=hand)
+    assert f"/admin/accounts/ledgertransaction/{tx.pk}/change/" in page
+    assert tx.idempotency_key in page
+    # and the export, which downloads as a document that verifies
+    assert f"/admin/games/hand/{hand.pk}/export/" in page
+    assert f"/api/v1/hands/{hand.pk}/export" in page
+    r = clerk.get(f"/admin/games/hand/{hand.pk}/export/")
+    assert r.status_code == 200
+    assert r["Content-Disposition"] == f'attachment; filename="hand-{hand.pk}.json"'
+    assert verify_export(json.loads(r.content)) is None
+
+
+def test_the_admin_export_of_a_hand_in_play_is_for_auditors_only(
+    clerk, make_player, players, win_hand
+) -> None:
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    page = clerk.get(f"/admin/games/hand/{hand.pk}/change/").content.decode()
+    assert f"/admin/games/hand/{hand.pk}/export/" not in page and hand.seed not in page
+    assert clerk.get(f"/admin/games/hand/{hand.pk}/export/").status_code == 403
+    auditor = make_auditor(make_player)
+    auditor.user.is_staff = True
+    auditor.user.save(update_fields=["is_staff"])
+    auditor.user.user_permissions.add(Permission.objects.get(codename="view_hand"))
+    r = logged_in(auditor.user).get(f"/admin/games/hand/{hand.pk}/export/")
+    assert r.status_code == 200 and json.loads(r.content)["seed"] == hand.seed
