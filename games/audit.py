@@ -19,11 +19,12 @@ def check_hand_settlements() -> list[LedgerProblem]:
     problems = []
     hands = Hand.objects.filter(status=Hand.Status.ENDED).select_related("room", "table")
     for hand in hands.order_by("pk").iterator(chunk_size=200):
-        problems.extend(LedgerProblem("hand_settlement", d) for d in _hand_problems(hand))
+        problems.extend(LedgerProblem("hand_settlement", d) for d in hand_settlement_problems(hand))
     return problems
 
 
-def _hand_problems(hand: Hand) -> list[str]:
+def hand_settlement_problems(hand: Hand) -> list[str]:
+    """Why an ended hand's booked settlement is not what its replay says (empty when it is)."""
     if hand.settled_at is None or hand.quan is None:
         return [f"hand {hand.pk} ended but its settlement is not booked"]
     hand_seats_load(hand)

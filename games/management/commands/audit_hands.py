@@ -17,7 +17,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from games.audit import _hand_problems
+from games.audit import hand_settlement_problems
 from games.export import hand_export
 from games.models import Hand
 from games.rules.verify import verify_export
@@ -41,7 +41,7 @@ def hand_audit_problems(hand: Hand) -> list[str]:
     found = verify_export(hand_export(hand))
     if found is not None:
         problems.append(str(found))
-    problems.extend(_hand_problems(hand))
+    problems.extend(hand_settlement_problems(hand))
     return problems
 
 
