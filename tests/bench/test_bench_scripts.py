@@ -6,17 +6,21 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[2]
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
 
 
-@pytest.mark.skipif(
-    not DATABASE_URL.startswith(("postgres://", "postgresql://")),
-    reason="api_bench.py drives gunicorn on PostgreSQL",
-)
+def server_url() -> str:
+    """The PostgreSQL server the suite runs on: DATABASE_URL's, else the embedded one's socket."""
+    if os.environ.get("DATABASE_URL"):
+        return os.environ["DATABASE_URL"]
+    from django.db import connection
+
+    host = quote(connection.settings_dict["HOST"], safe="")
+    return f"postgres://{connection.settings_dict['USER']}@{host}/postgres"
+
+
 def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None:
     result = subprocess.run(
         [
@@ -27,7 +31,7 @@ def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None
             "--rounds",
             "10",
             "--db",
-            DATABASE_URL,
+            server_url(),
         ],
         cwd=ROOT,
         capture_output=True,
