@@ -12,7 +12,6 @@ commits (a move rolled back was never played).
 from __future__ import annotations
 
 import ipaddress
-import os
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -31,7 +30,7 @@ from prometheus_client import (
     multiprocess,
 )
 
-from chan_api import errors
+from chan_api import errors, multiproc
 
 MOVES = Counter(
     "chan_moves", "Moves appended to hands' logs.", ["type", "system"]
@@ -94,7 +93,7 @@ long_poll = LONG_POLLS_WAITING.track_inprogress()
 
 def metrics_text() -> bytes:
     """Every metric in Prometheus' text format: all processes' in multiprocess mode."""
-    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+    if multiproc.enabled():
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
         return generate_latest(registry)

@@ -15,7 +15,11 @@ from pathlib import Path
 import dj_database_url
 from corsheaders.defaults import default_headers
 
+from chan_api import multiproc
 from chan_api.logs import logging_config, structlog_configure
+
+# Before any metric exists: with PROMETHEUS_MULTIPROC_DIR, name metric files by host and pid.
+multiproc.use_host_and_pid()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CHAN_VAR_DIR", BASE_DIR / "var"))
