@@ -76,8 +76,10 @@ def logging_config(*, fmt: str, level: str) -> dict[str, Any]:
         },
         "root": {"handlers": ["console"], "level": level},
         "loggers": {
-            # Our request lines replace runserver's and gunicorn's access logs.
-            "django.server": {"level": "WARNING"},
+            # Through our handler only (Django's default config gives them plain ones under
+            # DEBUG); our request line replaces runserver's, which speaks only of errors.
+            "django": {"handlers": [], "propagate": True},
+            "django.server": {"handlers": [], "propagate": True, "level": "ERROR"},
         },
     }
 
