@@ -145,6 +145,9 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
         status, text, _ = get(f"{base}/metrics")
         assert status == 200
         assert b"django_http_requests_total_by_method_total" in text
+        # (the web workers and the Celery worker all write their metrics there)
+        writers = {p.stem.rsplit("_", 1)[1] for p in (tmp_path / "prometheus").glob("*.db")}
+        assert len(writers) >= 3, writers
         assert len(processes_marked(marker)) >= 5  # honcho, gunicorn x3, worker(s), beat
     finally:
         # When it gets SIGTERM, every process it started stops.
