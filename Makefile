@@ -1,6 +1,7 @@
 # Two commands do everything on a fresh machine:
 #   make run   - virtualenv, install, migrate, demo players, serve (embedded PostgreSQL + filesystem broker)
 #   make test  - virtualenv, install, lint, run the suite (embedded PostgreSQL unless DATABASE_URL is set)
+#   make serve - the production stack in the foreground (gunicorn, Celery worker, one beat: Procfile)
 # With DATABASE_URL unset, the first command that needs the database starts an embedded PostgreSQL 16
 # (the pgserver package) in var/pg; later ones share it. It runs until `make db-stop` (or `make clean`).
 
@@ -10,8 +11,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.install-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
+VAR := $(or $(CHAN_VAR_DIR),var)
 
-.PHONY: run test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages
+.PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages
 
 # The settings default to production-safe values (DEBUG off, SECRET_KEY required, no fixed decks).
 # The development targets turn DEBUG on unless the environment says otherwise: a dev-only key,
@@ -34,6 +36,17 @@ migrate: install
 run: migrate
 	$(BIN)/python manage.py demo_players
 	$(BIN)/python manage.py run_dev --host $(HOST) --port $(PORT)
+
+# The production stack on the current environment, in the foreground: gunicorn on HOST:PORT,
+# a Celery worker and exactly one beat (Procfile, run by honcho; Ctrl-C or SIGTERM stops all
+# three). DEBUG stays off unless the environment says otherwise, so SECRET_KEY is needed.
+# Metrics of every process are summed through PROMETHEUS_MULTIPROC_DIR, emptied at each start.
+serve: export PROMETHEUS_MULTIPROC_DIR ?= $(abspath $(VAR))/prometheus
+serve: install
+	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py migrate --noinput
+	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py collectstatic --noinput -v 0
+	rm -rf "$$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$$PROMETHEUS_MULTIPROC_DIR"
+	BIND=$(HOST):$(PORT) PATH="$(abspath $(BIN)):$$PATH" exec $(BIN)/honcho start -f Procfile
 
 worker: install
 	$(BIN)/celery -A chan_api worker -l info

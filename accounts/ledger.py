@@ -24,6 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
+from chan_api import metrics
 from chan_api.errors import Conflict, InvalidInput
 
 Kind = LedgerTransaction.Kind
@@ -215,6 +216,7 @@ def _post(
         if connection.vendor != "postgresql":
             _move_balances_without_triggers(locked, entries)
         LedgerEntry.objects.bulk_create(entries)
+        metrics.ledger_booked(kind=kind)
     return tx, True
 
 

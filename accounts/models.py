@@ -14,6 +14,7 @@ Only the services of ``accounts/ledger.py`` write these rows.
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from django.conf import settings
@@ -22,6 +23,7 @@ from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Length, Lower
 from django.db.models.lookups import Exact
+from django.utils import timezone
 
 TOKEN_PREFIX_LENGTH = 8
 # secrets.token_urlsafe: the URL-safe base64 alphabet.
@@ -77,6 +79,12 @@ class User(AbstractUser):
         return self.username
 
 
+def token_expiry() -> datetime | None:
+    """When a token issued now expires: ``CHAN_TOKEN_TTL_DAYS`` from now (0: never)."""
+    days = settings.CHAN_TOKEN_TTL_DAYS
+    return timezone.now() + timedelta(days=days) if days > 0 else None
+
+
 class ApiToken(models.Model):
     """A bearer token of one user; revoked tokens are kept (with ``revoked_at``) for the record."""
 
@@ -89,6 +97,9 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    expires_at = models.DateTimeField(
+        null=True, blank=True, default=token_expiry, help_text="Empty: never expires."
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -122,6 +133,10 @@ class ApiToken(models.Model):
     @property
     def is_revoked(self) -> bool:
         return self.revoked_at is not None
+
+    @property
+    def is_expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= timezone.now()
 
 
 class LedgerWriteError(Exception):

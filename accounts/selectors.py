@@ -6,7 +6,8 @@ import hmac
 from dataclasses import dataclass
 from math import isqrt
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
+from django.utils import timezone
 
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import AUDIT_HANDS_PERMISSION, TOKEN_PREFIX_LENGTH, ApiToken, User
@@ -90,14 +91,17 @@ def token_list(*, user: User, limit: int = TOKEN_LIST_LIMIT) -> QuerySet[ApiToke
 def user_by_token(raw: str) -> tuple[User, ApiToken] | None:
     """The active user and live token for this plaintext token, or None.
 
-    Found by its prefix, then matched on the hash in constant time. Revoked tokens and inactive
-    users never match.
+    Found by its prefix, then matched on the hash in constant time. Revoked and expired tokens
+    and inactive users never match.
     """
     if len(raw) <= TOKEN_PREFIX_LENGTH:
         return None
     wanted = ApiToken.hash_key(raw)
     candidates = ApiToken.objects.select_related("user").filter(
-        key_prefix=raw[:TOKEN_PREFIX_LENGTH], revoked_at__isnull=True, user__is_active=True
+        Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()),
+        key_prefix=raw[:TOKEN_PREFIX_LENGTH],
+        revoked_at__isnull=True,
+        user__is_active=True,
     )
     for token in candidates:
         if hmac.compare_digest(token.key_hash, wanted):

@@ -1,12 +1,22 @@
-"""Request-wide settings of the API."""
+"""Request-wide middleware: UTC in the API, the request id and log line, problem+json 404s
+and the ``RateLimit-*`` headers."""
 
 from __future__ import annotations
 
+import logging
+import re
+import time
+import uuid
 from collections.abc import Callable
 from datetime import UTC
+from typing import Any
 
+import structlog
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
+
+from chan_api.logs import request_id_var
+from chan_api.throttles import RATE_LIMIT_ATTR
 
 API_PREFIX = "/api/"
 
@@ -24,3 +34,104 @@ class UtcApiMiddleware:
             return self.get_response(request)
         with timezone.override(UTC):
             return self.get_response(request)
+
+
+# ----------------------------------------------------------------------- request id and log line
+
+REQUEST_ID_HEADER = "X-Request-ID"
+# A request id sent by the client or a proxy is kept when it is this tame; else a new one is made.
+_REQUEST_ID_RE = re.compile(r"^[A-Za-z0-9._:-]{8,64}$")
+request_log = structlog.get_logger("chan.request")
+
+
+class RequestContextMiddleware:
+    """Gives each request an id (``X-Request-ID``: the caller's, if tame, else a new one), binds
+    it for every log line of the request and for problem bodies, and logs one line per request:
+    method, path, status, latency, user, and the table, hand and seq when there are some."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        sent = request.headers.get(REQUEST_ID_HEADER, "")
+        request_id = sent if _REQUEST_ID_RE.match(sent) else uuid.uuid4().hex
+        token = request_id_var.set(request_id)
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        start = time.perf_counter()
+        try:
+            response = self.get_response(request)
+            response[REQUEST_ID_HEADER] = request_id
+            self._log(request, response, time.perf_counter() - start)
+            return response
+        finally:
+            structlog.contextvars.clear_contextvars()
+            request_id_var.reset(token)
+
+    def process_view(
+        self, request: HttpRequest, view: Any, args: Any, kwargs: dict[str, Any]
+    ) -> None:
+        for name in ("table_id", "hand_id"):
+            if name in kwargs:
+                setattr(request, f"chan_log_{name}", kwargs[name])
+
+    @staticmethod
+    def _log(request: HttpRequest, response: HttpResponse, seconds: float) -> None:
+        user = getattr(request, "user", None)  # DRF puts the token's user here too
+        fields: dict[str, Any] = {
+            "method": request.method,
+            "path": request.path,
+            "status": response.status_code,
+            "latency_ms": round(seconds * 1000, 1),
+            "user_id": user.pk if user is not None and user.is_authenticated else None,
+        }
+        for name in ("table_id", "hand_id"):
+            value = getattr(request, f"chan_log_{name}", None)
+            if value is not None:
+                fields[name] = value
+        data = getattr(response, "data", None)
+        if isinstance(data, dict) and isinstance(data.get("seq"), int):
+            fields["seq"] = data["seq"]
+        level = logging.ERROR if response.status_code >= 500 else logging.INFO
+        request_log.log(level, "request", **fields)
+
+
+# ----------------------------------------------------------------------------- 404 everywhere
+
+
+class ProblemNotFoundMiddleware:
+    """A 404 is problem+json everywhere, under ``DEBUG`` too: Django's debug 404 page (URL
+    outside every route) bypasses ``handler404``, so its HTML answer is replaced here."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if response.status_code == 404 and "json" not in response.get("Content-Type", ""):
+            from chan_api.problems import page_not_found
+
+            return page_not_found(request)
+        return response
+
+
+# ------------------------------------------------------------------------------ RateLimit-*
+
+
+class RateLimitHeadersMiddleware:
+    """``RateLimit-Limit``, ``RateLimit-Remaining``, ``RateLimit-Reset`` (seconds) and
+    ``RateLimit-Policy`` on every answer of a throttled endpoint (429s included), from the
+    tightest of its throttles (``chan_api.throttles`` records them on the request)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        quota = getattr(request, RATE_LIMIT_ATTR, None)
+        if quota is not None:
+            response["RateLimit-Limit"] = str(quota.limit)
+            response["RateLimit-Remaining"] = str(quota.remaining)
+            response["RateLimit-Reset"] = str(quota.reset)
+            response["RateLimit-Policy"] = f"{quota.limit};w={quota.window}"
+        return response

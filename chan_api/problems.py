@@ -27,6 +27,7 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.response import Response
 
 from chan_api import errors
+from chan_api.logs import current_request_id
 
 logger = logging.getLogger(__name__)
 PROBLEM_CONTENT_TYPE = "application/problem+json"
@@ -118,6 +119,8 @@ def problem_body(error: errors.DomainError) -> dict[str, Any]:
     if error.errors:
         body["errors"] = flatten_errors(error.errors)
     body.update({k: str(v) if isinstance(v, Promise) else v for k, v in error.extra.items()})
+    if request_id := current_request_id():  # set by chan_api.middleware.RequestContextMiddleware
+        body["request_id"] = request_id
     return body
 
 

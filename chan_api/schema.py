@@ -32,6 +32,10 @@ class ProblemSerializer(serializers.Serializer):
         "`ruleset.overrides.ga_points`, `context.dealt_hand`) → messages. With `invalid` and "
         "the codes of a bad ruleset, cước or calculator input.",
     )
+    request_id = serializers.CharField(
+        required=False,
+        help_text="The request's id, also in the `X-Request-ID` header and the server's logs.",
+    )
 
 
 COMMON_DESCRIPTIONS: dict[int, str] = {

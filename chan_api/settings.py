@@ -8,10 +8,18 @@ production does, with a test-only key and fixed decks allowed. Production sets `
 (PostgreSQL), ``CELERY_BROKER_URL`` (Redis), ``SECRET_KEY`` and ``ALLOWED_HOSTS``.
 """
 
+import ipaddress
 import os
 from pathlib import Path
 
 import dj_database_url
+from corsheaders.defaults import default_headers
+
+from chan_api import multiproc
+from chan_api.logs import logging_config, structlog_configure
+
+# Before any metric exists: with PROMETHEUS_MULTIPROC_DIR, name metric files by host and pid.
+multiproc.use_host_and_pid()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(os.environ.get("CHAN_VAR_DIR", BASE_DIR / "var"))
@@ -23,6 +31,11 @@ def env_bool(name: str, default: bool) -> bool:
     if raw is None or raw == "":
         return default
     return raw.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    """A comma-separated variable as a list (blank items dropped)."""
+    return [item.strip() for item in (os.environ.get(name) or default).split(",") if item.strip()]
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -52,16 +65,25 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "corsheaders",
+    "django_prometheus",
     "rest_framework",
     "drf_spectacular",
     "axes",
+    "drf_spectacular_sidecar",
     "accounts",
     "games",
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    "chan_api.middleware.RequestContextMiddleware",  # X-Request-ID, the request's log line
+    "chan_api.middleware.ProblemNotFoundMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "corsheaders.middleware.CorsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "chan_api.middleware.UtcApiMiddleware",
@@ -70,7 +92,9 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "chan_api.middleware.RateLimitHeadersMiddleware",
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 # The admin login locks out a username + address after 10 wrong passwords in 15 minutes (429;
@@ -115,6 +139,8 @@ else:
     from chan_api.embedded_db import database_settings
 
     _database = database_settings(VAR_DIR)
+# The same backend, counting queries, their duration and errors (django-prometheus).
+_database["ENGINE"] = "django_prometheus.db.backends.postgresql"
 _database["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
 _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_chan")
 DATABASES = {"default": _database}
@@ -139,7 +165,21 @@ LOCALE_PATHS = [BASE_DIR / "locale"]
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT") or VAR_DIR / "static")
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+# whitenoise serves them from the web process (gunicorn too): `manage.py collectstatic` puts them
+# in STATIC_ROOT with hashed names (cached for a year) in production; under DEBUG and in tests
+# they are served straight from the apps (no collectstatic needed).
+WHITENOISE_USE_FINDERS = DEBUG or TESTING
+WHITENOISE_AUTOREFRESH = DEBUG
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {
+        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
+        if DEBUG or TESTING
+        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+    },
+}
 
 # Requests larger than this are refused before they reach a view (bad input is never a 500).
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_BODY_BYTES", str(64 * 1024)))
@@ -182,6 +222,10 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "The reference server for Chắn (Tổ Tôm deck). See docs/api.md.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Swagger UI and ReDoc from drf-spectacular-sidecar's static files: pinned, work offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
         "TableStatusEnum": "games.models.Table.Status",
         "HandStatusEnum": "games.models.Hand.Status",
@@ -222,6 +266,8 @@ def filesystem_broker_options(broker_dir: Path) -> dict[str, object]:
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "filesystem://"
 if CELERY_BROKER_URL == "filesystem://":
     CELERY_BROKER_TRANSPORT_OPTIONS = filesystem_broker_options(VAR_DIR / "broker")
+    for _folder in ("data_folder_in", "processed_folder", "control_folder"):
+        Path(CELERY_BROKER_TRANSPORT_OPTIONS[_folder]).mkdir(parents=True, exist_ok=True)
 else:
     # Redis redelivers an unacknowledged task after visibility_timeout; clock tasks wait for
     # their deadline (up to MAX_TIMEOUT_SECONDS = 1 hour) before running, so allow more than
@@ -233,6 +279,8 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TIMEZONE = TIME_ZONE
+# The worker and beat log through LOGGING below (JSON in production), not Celery's own handler.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 
 # The clock (games/tasks.py) is woken through the broker after each commit; the test suite keeps
 # it off except where a test runs a real worker.
@@ -272,9 +320,37 @@ CHAN_ALLOW_FIXED_DECK = env_bool("CHAN_ALLOW_FIXED_DECK", DEBUG or TESTING)
 CHAN_WELCOME_GRANT = int(os.environ.get("CHAN_WELCOME_GRANT", "50000"))
 CHAN_DAILY_BONUS = (10_000, 15_000, 20_000, 30_000, 50_000)
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
-}
+# Bearer tokens expire this many days after they are issued (0: never).
+CHAN_TOKEN_TTL_DAYS = int(os.environ.get("CHAN_TOKEN_TTL_DAYS", "30"))
+
+# CORS (django-cors-headers) for browser clients on other origins: none unless listed
+# (``https://app.example,https://admin.example``). Only the API answers them.
+CORS_ALLOWED_ORIGINS = env_list("CORS_ALLOWED_ORIGINS")
+CORS_URLS_REGEX = r"^/api/"
+CORS_ALLOW_HEADERS = (*default_headers, "idempotency-key", "if-none-match")
+CORS_EXPOSE_HEADERS = [
+    "ETag",
+    "Location",
+    "Retry-After",
+    "X-Request-ID",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "RateLimit-Policy",
+]
+
+# Operations: /healthz, /readyz (each dependency's check times out after READYZ_TIMEOUT s) and
+# /metrics, which answers only callers in METRICS_ALLOWED_IPS (addresses or networks) or sending
+# ``Authorization: Bearer $METRICS_TOKEN``. PROMETHEUS_MULTIPROC_DIR (environment only) sums
+# the metrics of every process; see chan_api/metrics.py.
+READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "2"))
+METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
+METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")
+METRICS_ALLOWED_NETWORKS = [ipaddress.ip_network(ip, strict=False) for ip in METRICS_ALLOWED_IPS]
+PROMETHEUS_EXPORT_MIGRATIONS = False
+
+# Logs: one JSON object a line in production (LOG_FORMAT=json, the default with DEBUG off),
+# readable lines under DEBUG (LOG_FORMAT=console); see chan_api/logs.py.
+LOG_FORMAT = os.environ.get("LOG_FORMAT") or ("console" if DEBUG else "json")
+LOGGING = logging_config(fmt=LOG_FORMAT, level=os.environ.get("LOG_LEVEL", "INFO"))
+structlog_configure()

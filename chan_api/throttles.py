@@ -10,7 +10,9 @@ request is logged and counted (``throttle_cache_failures``).
 from __future__ import annotations
 
 import logging
+import math
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
@@ -34,10 +36,24 @@ class _FailureCount:
 throttle_cache_failures = _FailureCount()
 
 
+# Where a throttle leaves the request's quota for chan_api.middleware.RateLimitHeadersMiddleware.
+RATE_LIMIT_ATTR = "chan_rate_limit"
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """One throttle's state after this request: for the ``RateLimit-*`` headers."""
+
+    limit: int
+    remaining: int
+    reset: int  # seconds until a counted request leaves the window
+    window: int
+
+
 class _WaitMixin(SimpleRateThrottle):
     def allow_request(self, request: Any, view: Any) -> bool:
         try:
-            return super().allow_request(request, view)
+            allowed = super().allow_request(request, view)
         except Exception:  # the cache is down: fail open, the database still serves
             failures = throttle_cache_failures.add()
             logger.warning(
@@ -48,6 +64,9 @@ class _WaitMixin(SimpleRateThrottle):
             )
             self.history = []
             return True
+        if self.rate is not None and getattr(self, "key", None) is not None:  # it counted
+            _record_quota(request, self)
+        return allowed
 
     def wait(self) -> float | None:
         wait = super().wait()
@@ -65,3 +84,19 @@ class AnonThrottle(_WaitMixin, AnonRateThrottle):
 
 class UserThrottle(_WaitMixin, UserRateThrottle):
     pass
+
+
+def _record_quota(request: Any, throttle: SimpleRateThrottle) -> None:
+    """Keep the tightest quota (fewest remaining) of the request's throttles on the request."""
+    history = throttle.history
+    reset = throttle.duration - (throttle.now - history[-1]) if history else 0
+    quota = Quota(
+        limit=throttle.num_requests,
+        remaining=max(0, throttle.num_requests - len(history)),
+        reset=max(0, math.ceil(reset)),
+        window=throttle.duration,
+    )
+    django_request = getattr(request, "_request", request)
+    kept = getattr(django_request, RATE_LIMIT_ATTR, None)
+    if kept is None or quota.remaining < kept.remaining:
+        setattr(django_request, RATE_LIMIT_ATTR, quota)

@@ -1,15 +1,26 @@
-"""Root URLs: the versioned API, its OpenAPI schema and docs, and the admin."""
+"""Root URLs: the versioned API, its OpenAPI schema and docs, the admin, health and metrics."""
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from django.views.generic import RedirectView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+
+from chan_api.api_root import ApiRootApi
+from chan_api.health import healthz, readyz
+from chan_api.metrics import metrics_view
 
 urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="swagger-ui", permanent=False), name="root"),
     path("admin/", admin.site.urls),
+    path("api/v1/", ApiRootApi.as_view(), name="api-root"),
     path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("games.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
+    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
+    path("metrics", metrics_view, name="metrics"),
 ]
 
 handler400 = "chan_api.problems.bad_request_page"

@@ -22,6 +22,7 @@ from django.core.cache import cache
 from django.db import connection, transaction
 
 from accounts.models import User
+from chan_api import metrics
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
 from games.rules.cards import parse_kinds
@@ -255,6 +256,7 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
     transaction.on_commit(publish, robust=True)
 
 
+@metrics.long_poll
 def hand_wait_for_seq(
     *,
     hand_id: int,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.utils import timezone
 
@@ -9,6 +11,8 @@ from games.clock import clock_overdue
 from games.services.hands import hand_clock_tick
 from games.services.settlement import hand_settle, hands_unsettled
 from games.services.tables import table_deal_if_due
+
+logger = logging.getLogger(__name__)
 
 
 @shared_task(acks_late=True, ignore_result=True)
@@ -52,4 +56,7 @@ def clock_sweep() -> tuple[list[int], list[int], list[int]]:
     unsettled = hands_unsettled()
     for hand_id in unsettled:
         hand_settle_due.delay(hand_id)
+    found = {"ticks": len(hands), "deals": len(tables), "settlements": len(unsettled)}
+    # Every 30 s: silent (DEBUG) unless a wake-up or a settlement had been lost.
+    logger.log(logging.INFO if any(found.values()) else logging.DEBUG, "sweep: queued %s", found)
     return hands, tables, unsettled

@@ -68,6 +68,10 @@ class TokenOutputSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     last_used_at = serializers.DateTimeField(allow_null=True)
     revoked = serializers.BooleanField(source="is_revoked")
+    expires_at = serializers.DateTimeField(
+        allow_null=True, help_text="When it stops working (`CHAN_TOKEN_TTL_DAYS`); null: never."
+    )
+    expired = serializers.BooleanField(source="is_expired")
 
 
 class TokenCheckOutputSerializer(serializers.Serializer):

@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from chan_api import metrics
 from chan_api.errors import (
     Conflict,
     DomainError,
@@ -133,6 +134,7 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
         table.status = Table.Status.OPEN if seated else Table.Status.CLOSED
         table.save(update_fields=["status", "updated_at"])
     hand_settle_on_commit(hand)
+    metrics.hand_ended(result=hand.result)
 
 
 def _append(hand: Hand, move: Move, new_state: HandState) -> None:
@@ -149,6 +151,7 @@ def _append(hand: Hand, move: Move, new_state: HandState) -> None:
         payload=payload,
         effects=list(new_state.events),
     )
+    metrics.move_appended(type=payload["type"], system=move.system)
     hand.seq = seq
     turn_move = not isinstance(move, SetPrefs)
     if turn_move:
@@ -253,4 +256,5 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
         state = hand_state(hand)
         move = auto_move(state)
         _append(hand, move, apply(state, move))
+        metrics.clock_moved()
         return hand.seq

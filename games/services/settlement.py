@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from accounts.ledger import house_account, ledger_post, pot_account, wallet_for
 from accounts.models import LedgerAccount, LedgerTransaction
+from chan_api import metrics
 from games.hand_store import hand_ruleset
 from games.models import Hand, Room, Seat, Table
 from games.quan import HOUSE, POT, QuanSettlement, result_quan
@@ -105,6 +106,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         }
         hand.settled_at = timezone.now()
         hand.save(update_fields=["quan", "settled_at", "updated_at"])
+        metrics.settlement_booked(ended_at=hand.ended_at, settled_at=hand.settled_at)
         pot_shares_record(table=table, hand=hand, quan=quan)
         hand_award_xp(hand=hand)
         _after_settlement(table, hand, wallets)

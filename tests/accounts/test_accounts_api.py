@@ -260,7 +260,16 @@ def test_token_list_shows_own_tokens_without_secrets(api_client, make_user):
     assert rows[0]["id"] == second["token_id"]
     assert rows[0]["name"] == "tab"
     assert {tuple(sorted(row)) for row in rows} == {
-        ("created_at", "id", "key_prefix", "last_used_at", "name", "revoked")
+        (
+            "created_at",
+            "expired",
+            "expires_at",
+            "id",
+            "key_prefix",
+            "last_used_at",
+            "name",
+            "revoked",
+        )
     }
     text = response.content.decode()
     for row in ApiToken.objects.all():

@@ -25,6 +25,7 @@ TABLES = "/api/v1/tables"
 TABLE = "/api/v1/tables/{table_id}"
 
 ENDPOINTS = {
+    ("/api/v1/", "get"): {"200"},
     ("/api/v1/tables", "get"): {"200", "400", "401"},
     ("/api/v1/tables", "post"): {"201", "400", "401", "409", "413", "415"},
     ("/api/v1/tables/{table_id}", "get"): {"200", "404"},

@@ -1,0 +1,160 @@
+"""The production stack: the Procfile's three processes are what ``make serve`` and deploy/ run,
+and the stack serves, answers its probes and stops whole on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+BIN = Path(sys.executable).parent
+
+
+def procfile() -> dict[str, str]:
+    entries = {}
+    for line in (ROOT / "Procfile").read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, command = line.split(":", 1)
+            entries[name.strip()] = command.strip()
+    return entries
+
+
+def test_the_procfile_runs_gunicorn_a_worker_and_exactly_one_beat() -> None:
+    entries = procfile()
+    assert set(entries) == {"web", "worker", "beat"}
+    assert entries["web"].startswith("gunicorn -c deploy/gunicorn.conf.py chan_api.wsgi")
+    assert entries["worker"].startswith("celery -A chan_api worker")
+    assert entries["beat"].startswith("celery -A chan_api beat")
+    assert sum("beat" in command for command in entries.values()) == 1  # no worker --beat
+
+
+def test_deploy_runs_the_procfile_lines_and_nothing_else() -> None:
+    compose = (DEPLOY / "compose.yaml").read_text()
+    for name in ("web", "worker", "beat"):
+        assert f"command: honcho start --no-prefix {name}\n" in compose
+        unit = (DEPLOY / f"chan-{name}.service").read_text()
+        (exec_start,) = re.findall(r"^ExecStart=(.*)$", unit, re.MULTILINE)
+        assert exec_start.endswith(f"honcho start --no-prefix --procfile /srv/chan/Procfile {name}")
+    assert "beat: " in compose and "replicas" not in compose.split("beat: ")[1].split("\n  ")[0]
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    assert "manage.py collectstatic" in dockerfile
+    assert "Procfile" in dockerfile
+    makefile = (ROOT / "Makefile").read_text()
+    assert "honcho start -f Procfile" in makefile
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def get(url: str) -> tuple[int, bytes, dict[str, str]]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read(), dict(r.headers)
+    except urllib.error.HTTPError as e:
+        return e.code, e.read(), dict(e.headers)
+
+
+def processes_marked(marker: str) -> list[int]:
+    """Live processes whose environment carries ``marker`` (the ones this test started)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "environ").read_bytes():
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
+    # Given the Procfile run by honcho as `make serve` runs it, in production mode (no pytest,
+    # DEBUG off, collected static files), on the test database,
+    db = settings.DATABASES["default"]
+    port = free_port()
+    marker = f"CHAN_STACK_TEST={uuid.uuid4().hex}"
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_VERSION", "DEBUG"}}
+    env.update(
+        dict([marker.split("=")]),
+        SECRET_KEY="stack-test-key",
+        DATABASE_URL=f"postgres://{db['USER']}:{db.get('PASSWORD') or ''}@{db['HOST'] or 'localhost'}:{db['PORT'] or 5432}/{db['NAME']}",
+        CHAN_VAR_DIR=str(tmp_path / "var"),
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prometheus"),
+        BIND=f"127.0.0.1:{port}",
+        WEB_WORKERS="2",
+        WEB_THREADS="2",
+        CHAN_CLOCK="0",
+        PATH=f"{BIN}:{os.environ['PATH']}",
+    )
+    (tmp_path / "prometheus").mkdir()
+    subprocess.run(
+        [sys.executable, "manage.py", "collectstatic", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env={k: v for k, v in env.items() if k != "PROMETHEUS_MULTIPROC_DIR"},
+        check=True,
+        timeout=120,
+    )
+    stack = subprocess.Popen(
+        [str(BIN / "honcho"), "start", "-f", "Procfile"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        # when it is up,
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if get(f"{base}/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline and stack.poll() is None, "the stack did not start"
+            time.sleep(0.3)
+        # then it answers its probes, the API root and the admin with its styles,
+        assert get(f"{base}/readyz")[0] == 200
+        status, body, _ = get(f"{base}/api/v1/")
+        assert status == 200 and b"/api/v1/tables" in body
+        status, page, _ = get(f"{base}/admin/login/")
+        assert status == 200
+        (css,) = re.findall(rb'href="(/static/admin/css/base\.[0-9a-f]{12}\.css)"', page)
+        status, _, headers = get(base + css.decode())
+        assert status == 200 and headers["Content-Type"].startswith("text/css")
+        assert "immutable" in headers["Cache-Control"]
+        # and its /metrics sums the web processes' requests.
+        status, text, _ = get(f"{base}/metrics")
+        assert status == 200
+        assert b"django_http_requests_total_by_method_total" in text
+        # (the web workers and the Celery worker all write their metrics there)
+        writers = {p.stem.rsplit("_", 1)[1] for p in (tmp_path / "prometheus").glob("*.db")}
+        assert len(writers) >= 3, writers
+        assert len(processes_marked(marker)) >= 5  # honcho, gunicorn x3, worker(s), beat
+    finally:
+        # When it gets SIGTERM, every process it started stops.
+        stack.send_signal(signal.SIGTERM)
+        output = stack.communicate(timeout=30)[0].decode(errors="replace")
+    deadline = time.monotonic() + 15
+    while processes_marked(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_marked(marker) == [], output[-3000:]
+    assert "web.1 stopped" in output and "worker.1 stopped" in output and "beat.1 stopped" in output

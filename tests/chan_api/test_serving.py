@@ -1,0 +1,91 @@
+"""Serving: the API root, ``/`` to the docs, Swagger UI and ReDoc without a CDN, static files
+from the web process with DEBUG off (whitenoise), request ids, 404s as problems under DEBUG."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import override_settings
+
+pytestmark = pytest.mark.django_db
+
+PROBLEM = "application/problem+json"
+
+
+def body_of(response) -> bytes:
+    return b"".join(response.streaming_content) if response.streaming else response.content
+
+
+def test_the_api_root_links_the_resources_the_schema_and_the_docs(client) -> None:
+    response = client.get("/api/v1/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["schema"] == "http://testserver/api/schema/"
+    assert body["docs"] == "http://testserver/api/docs/"
+    assert body["redoc"] == "http://testserver/api/redoc/"
+    resources = body["resources"]
+    assert resources["tables"] == "http://testserver/api/v1/tables"
+    assert resources["token"] == "http://testserver/api/v1/auth/token"
+    for url in resources.values():  # every link leads somewhere (401 or 405 is somewhere)
+        assert client.get(url.removeprefix("http://testserver")).status_code != 404, url
+
+
+def test_the_site_root_redirects_to_the_docs(client) -> None:
+    response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"] == "/api/docs/"
+
+
+@pytest.mark.parametrize(
+    ("path", "asset"), [("/api/docs/", "swagger-ui"), ("/api/redoc/", "redoc")]
+)
+def test_the_docs_load_pinned_assets_from_our_static_files(client, path, asset) -> None:
+    page = client.get(path)
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "cdn.jsdelivr.net" not in html and "@latest" not in html
+    scripts = re.findall(r'src="(/static/drf_spectacular_sidecar/[^"]+\.js)"', html)
+    assert scripts and any(asset in s for s in scripts), html
+    for src in scripts:
+        served = client.get(src)
+        assert served.status_code == 200, src
+        assert len(body_of(served)) > 1000
+
+
+def test_static_files_are_served_with_debug_off(client, settings) -> None:
+    assert not settings.DEBUG
+    page = client.get("/admin/login/")
+    (css,) = re.findall(r'href="(/static/admin/css/base[^"]*\.css)"', page.content.decode())
+    response = client.get(css)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/css")
+    assert b"body" in body_of(response)
+
+
+def test_every_response_has_a_request_id_and_problems_carry_it(client) -> None:
+    first, second = client.get("/api/v1/tables"), client.get("/api/v1/tables")
+    assert first.status_code == 401
+    assert re.fullmatch(r"[0-9a-f]{32}", first["X-Request-ID"])
+    assert first["X-Request-ID"] != second["X-Request-ID"]
+    assert first.json()["request_id"] == first["X-Request-ID"]
+    assert client.get("/healthz")["X-Request-ID"]
+
+
+@pytest.mark.parametrize(
+    ("sent", "kept"),
+    [("lb-7f3a9c2e-0001", True), ("short", False), ("has space 12345", False), ("x" * 65, False)],
+)
+def test_a_tame_request_id_from_the_caller_is_kept(client, sent, kept) -> None:
+    response = client.get("/healthz", HTTP_X_REQUEST_ID=sent)
+    assert (response["X-Request-ID"] == sent) is kept
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_url_outside_every_route_is_a_problem_even_under_debug(client, debug) -> None:
+    with override_settings(DEBUG=debug):
+        response = client.get("/no/such/page")
+    assert response.status_code == 404
+    assert response["Content-Type"] == PROBLEM
+    assert response.json()["code"] == "not_found"
+    assert response.json()["request_id"] == response["X-Request-ID"]
