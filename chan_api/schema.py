@@ -50,10 +50,12 @@ COMMON_DESCRIPTIONS: dict[int, str] = {
     415: "`unsupported_media_type`: the body is not application/json.",
     429: "`throttled`: too many requests; retry after `Retry-After` seconds.",
     500: "`server_error`: a bug on the server; the body says nothing more.",
+    503: "`service_unavailable`: the database did not answer; nothing was done. Retry after "
+    "`Retry-After` seconds (with the same `Idempotency-Key` for a move).",
 }
 
 # Statuses every operation can answer, whatever it does.
-ALWAYS = (429, 500)
+ALWAYS = (429, 500, 503)
 # Statuses of every operation that reads a JSON body (parse_error, invalid, too large, not JSON).
 WITH_BODY = (400, 413, 415)
 
@@ -67,7 +69,7 @@ RETRY_AFTER = OpenApiParameter(
     "Retry-After",
     OpenApiTypes.INT,
     OpenApiParameter.HEADER,
-    response=[429],
+    response=[429, 503],
     description="Seconds to wait before the next request.",
 )
 # Header parameters of every operation: put them in each ``@extend_schema(parameters=…)``.
@@ -82,8 +84,8 @@ def problem_responses_for(
     authenticated: bool = True,
     request_body: bool = False,
 ) -> dict[tuple[int, str], OpenApiResponse]:
-    """``responses=`` entries documenting problem+json errors: these statuses, plus 429 and 500
-    always, 401 when the endpoint needs a token and 400/413/415 when it reads a JSON body."""
+    """``responses=`` entries documenting problem+json errors: these statuses, plus 429, 500 and
+    503 always, 401 when the endpoint needs a token and 400/413/415 when it reads a JSON body."""
     codes = set(statuses) | set(ALWAYS)
     if authenticated:
         codes.add(401)

@@ -21,14 +21,14 @@ _PASSWORD_MAX = 128
 
 
 class RegisterInputSerializer(StrictInputSerializer):
-    username = StrictCharField(max_length=_USERNAME_MAX)
-    password = StrictCharField(max_length=_PASSWORD_MAX, trim_whitespace=False)
+    username = StrictCharField(min_length=1, max_length=_USERNAME_MAX)
+    password = StrictCharField(min_length=1, max_length=_PASSWORD_MAX, trim_whitespace=False)
     display_name = StrictCharField(max_length=_DISPLAY_NAME_MAX, required=False, allow_blank=True)
 
 
 class TokenCreateInputSerializer(StrictInputSerializer):
-    username = StrictCharField(max_length=_USERNAME_MAX)
-    password = StrictCharField(max_length=_PASSWORD_MAX, trim_whitespace=False)
+    username = StrictCharField(min_length=1, max_length=_USERNAME_MAX)
+    password = StrictCharField(min_length=1, max_length=_PASSWORD_MAX, trim_whitespace=False)
     name = StrictCharField(max_length=_TOKEN_NAME_MAX, required=False, allow_blank=True)
 
 
