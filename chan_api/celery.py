@@ -37,6 +37,9 @@ class BoundedDeliveryTask(Task):
                 _max_deliveries(),
             )
             _forget(task_id, dropped=True)
+            from chan_api import metrics
+
+            metrics.task_dropped(task=self.name)
             return None
         _mark_running(task_id)
         try:

@@ -50,6 +50,14 @@ SETTLEMENT_LAG = Histogram(
 LEDGER_TRANSACTIONS = Counter(
     "chan_ledger_transactions", "Quan ledger transactions booked, by kind.", ["kind"]
 )
+CACHE_FAILURES = Counter(
+    "chan_cache_failures",
+    "Requests served without the cache (it did not answer), by what needed it.",
+    ["use"],
+)
+TASKS_DROPPED = Counter(
+    "chan_tasks_dropped", "Task messages dropped after killing their worker too often.", ["task"]
+)
 
 
 def _on_commit(count: Any) -> None:
@@ -82,6 +90,16 @@ def settlement_booked(*, ended_at: datetime | None, settled_at: datetime) -> Non
 def ledger_booked(*, kind: str) -> None:
     """A ledger transaction was booked (not replayed under its idempotency key)."""
     _on_commit(lambda: LEDGER_TRANSACTIONS.labels(kind=kind).inc())
+
+
+def cache_failed(*, use: str) -> None:
+    """The cache did not answer (the request went on without it): ``use`` is what needed it."""
+    CACHE_FAILURES.labels(use=use).inc()
+
+
+def task_dropped(*, task: str) -> None:
+    """A poison message was dropped (chan_api.celery.BoundedDeliveryTask)."""
+    TASKS_DROPPED.labels(task=task).inc()
 
 
 # The decorator of the long-poll wait: the gauge counts the calls in progress.

@@ -17,6 +17,8 @@ from typing import Any
 
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
+from chan_api import metrics
+
 logger = logging.getLogger(__name__)
 
 
@@ -56,6 +58,7 @@ class _WaitMixin(SimpleRateThrottle):
             allowed = super().allow_request(request, view)
         except Exception:  # the cache is down: fail open, the database still serves
             failures = throttle_cache_failures.add()
+            metrics.cache_failed(use="throttle")
             logger.warning(
                 "throttle %s: the cache did not answer; request let through (%s so far)",
                 self.scope,

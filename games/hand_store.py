@@ -218,6 +218,7 @@ def hand_published_seq(hand_id: int) -> int | None:
         value = cache.get(hand_version_key(hand_id))
     except Exception:
         logger.warning("hand %s: the cache did not answer", hand_id, exc_info=True)
+        metrics.cache_failed(use="long_poll")
         return None
     return value if isinstance(value, int) else None
 
@@ -249,6 +250,7 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
                 cache.set(version_key, seq, timeout=HAND_VERSION_TTL_SECONDS)
         except Exception:
             logger.warning("hand %s: could not publish seq %s", hand_id, seq, exc_info=True)
+            metrics.cache_failed(use="publish")
             # Without the key the long polls read the row instead of an outdated seq.
             with suppress(Exception):
                 cache.delete(version_key)

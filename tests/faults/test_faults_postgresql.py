@@ -21,8 +21,8 @@ OUTAGE_SECONDS = 10
 
 
 @pytest.mark.slow
-def test_a_database_outage_is_503_and_play_resumes_with_nothing_lost(tmp_path) -> None:
-    env = stack_env(tmp_path)
+def test_a_database_outage_is_503_and_play_resumes_with_nothing_lost(private_dir) -> None:
+    env = stack_env(private_dir)
     try:
         assert manage(env, "migrate", "--noinput").returncode == 0
         with web_server(env) as base:
@@ -30,7 +30,7 @@ def test_a_database_outage_is_503_and_play_resumes_with_nothing_lost(tmp_path) -
             rng = random.Random(11)
             play_on(table, rng, seconds=2)
             # When the database stops for OUTAGE_SECONDS while the bots keep playing,
-            assert embedded_db.stop(tmp_path)
+            assert embedded_db.stop(private_dir)
             stopped = time.monotonic()
             during = dict(table.statuses)
             play_on(table, rng, seconds=OUTAGE_SECONDS)
@@ -57,4 +57,4 @@ def test_a_database_outage_is_503_and_play_resumes_with_nothing_lost(tmp_path) -
             f"recovered in {recovery:.1f}s, statuses {dict(table.statuses)}"
         )
     finally:
-        embedded_db.stop(tmp_path)
+        embedded_db.stop(private_dir)

@@ -88,11 +88,11 @@ def long_poll_wake_time(table, rng: random.Random) -> float:
 
 
 @pytest.mark.slow
-def test_a_cache_and_broker_outage_costs_no_request(tmp_path) -> None:
+def test_a_cache_and_broker_outage_costs_no_request(private_dir) -> None:
     port = free_port()
-    redis = redis_server(port, tmp_path)
+    redis = redis_server(port, private_dir)
     env = stack_env(
-        tmp_path,
+        private_dir,
         CACHE_URL=f"redis://127.0.0.1:{port}/1",
         CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/2",
         CHAN_CLOCK="1",  # every move wakes the clock through the broker
@@ -117,7 +117,7 @@ def test_a_cache_and_broker_outage_costs_no_request(tmp_path) -> None:
             assert table.problems == [] and table.statuses[500] == 0
             assert moves_during > 0, (during, per_request, dict(table.statuses))
             # and after Redis comes back, a long poll is woken by the next move through it.
-            redis = redis_server(port, tmp_path)
+            redis = redis_server(port, private_dir)
             play_on(table, rng, seconds=2)
             woken_after = long_poll_wake_time(table, rng)
             assert woken_after < 1.2, woken_after
@@ -131,4 +131,4 @@ def test_a_cache_and_broker_outage_costs_no_request(tmp_path) -> None:
         )
     finally:
         redis.kill()
-        embedded_db.stop(tmp_path)
+        embedded_db.stop(private_dir)
