@@ -56,6 +56,10 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "axes",
+    # Change history with old and new values, kept by PostgreSQL triggers (docs/decisions.md).
+    "pgtrigger",
+    "pghistory",
+    "pghistory.admin",
     "accounts",
     "games",
 ]
