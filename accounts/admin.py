@@ -56,35 +56,6 @@ class HistoryContextAdmin(admin.ModelAdmin):
         return self._in_history_context(request, lambda r: view(r, *args, **kwargs))
 
 
-@admin.register(LogEntry)
-class LogEntryAdmin(admin.ModelAdmin):
-    """Django's own admin log, read-only."""
-
-    list_display = ("action_time", "user", "content_type", "object_repr", "action_flag")
-    list_filter = ("action_flag", "content_type")
-    search_fields = ("object_repr", "change_message", "user__username")
-    list_select_related = ("user", "content_type")
-    fields = (
-        "action_time",
-        "user",
-        "content_type",
-        "object_id",
-        "object_repr",
-        "action_flag",
-        "change_message",
-    )
-    readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-
 # --------------------------------------------------------------------------- actions with a reason
 
 
@@ -236,6 +207,30 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+
+@admin.register(LogEntry)
+class LogEntryAdmin(ReadOnlyAdmin):
+    """Django's own admin log, read-only."""
+
+    list_display = ("action_time", "user", "content_type", "object_repr", "action_flag", "change")
+    list_filter = ("action_flag", "content_type")
+    search_fields = ("object_repr", "change_message", "user__username")
+    list_select_related = ("user", "content_type")
+    fields = (
+        "action_time",
+        "user",
+        "content_type",
+        "object_id",
+        "object_repr",
+        "action_flag",
+        "change_message",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="change")
+    def change(self, obj: LogEntry) -> str:
+        return obj.get_change_message()
 
 
 @admin.register(User)

@@ -201,8 +201,8 @@
   // Labels, title, language links.
   Array.prototype.forEach.call(root.querySelectorAll("[data-label]"), function (node) {
     var key = node.getAttribute("data-label");
-    if (node.tagName === "BUTTON") { node.title = L[key]; node.setAttribute("aria-label", L[key]); }
-    else { node.textContent = L[key]; }
+    var arrows = { first: ["« ", ""], previous: ["‹ ", ""], next: ["", " ›"], last: ["", " »"] };
+    node.textContent = arrows[key] ? arrows[key][0] + L[key] + arrows[key][1] : L[key];
   });
   $("replay-title").textContent = L.title + " " + data.hand + " · " + L.table + " " + data.table +
     " #" + data.number + " · " + L.room + " " + data.room + " · " + L.stake + " " + data.stake;
