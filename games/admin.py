@@ -309,7 +309,7 @@ class HandAdmin(ReadOnlyAdmin):
         return hand.status == Hand.Status.ENDED or user_is_auditor(request.user)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
-        fields = self.fields
+        fields: tuple[str, ...] = self.fields
         if not user_is_auditor(request.user):
             fields = tuple(f for f in fields if f != "replay_link")
         if obj is not None and self._may_export(request, obj):
