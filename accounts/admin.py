@@ -1,14 +1,22 @@
 """Admin for users, tokens and the Quan ledger. Token hashes are never shown, and neither they nor
 password hashes can be used in a changelist filter (Django's UserAdmin already refuses
 ``?password…`` lookups). Ledger rows are read-only: the one way staff move Quan is the "Adjust
-Quan balance" action, which books an issuance transaction through ``balance_adjust``."""
+Quan balance" action, which books an issuance transaction through ``balance_adjust``. Players
+are banned and unbanned with a reason through ``user_ban`` / ``user_unban``.
+
+Every change made through the admin is recorded: django-pghistory's triggers keep each tracked
+row's old and new values ("Events", with the staff member and the page as context, set by
+:class:`HistoryContextAdmin`), and Django's own admin log is listed read-only ("Log entries")."""
 
 import re
 import uuid
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import pghistory
 from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.models import LogEntry
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
@@ -18,8 +26,97 @@ from django.template.response import TemplateResponse
 from accounts.ledger import MAX_ADJUSTMENT, balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import ApiToken, LedgerAccount, LedgerEntry, LedgerTransaction, User
-from accounts.services import token_revoke
+from accounts.services import token_revoke, user_ban, user_unban
 from chan_api.errors import DomainError
+
+# --------------------------------------------------------------------------- history
+
+
+class HistoryContextAdmin(admin.ModelAdmin):
+    """Admin writes run inside ``pghistory.context(user=…, url=…)``: the history rows the
+    database triggers write then name the staff member and the page. (Only the admin's POSTs:
+    a site-wide middleware would prefix every API statement with the context.)"""
+
+    def _in_history_context(self, request: HttpRequest, view: Callable[..., Any], *a: Any) -> Any:
+        if request.method != "POST":
+            return view(request, *a)
+        with pghistory.context(user=request.user.pk, url=request.path):
+            return view(request, *a)
+
+    def changeform_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        view = super().changeform_view
+        return self._in_history_context(request, lambda r: view(r, *args, **kwargs))
+
+    def changelist_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        view = super().changelist_view
+        return self._in_history_context(request, lambda r: view(r, *args, **kwargs))
+
+    def delete_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        view = super().delete_view
+        return self._in_history_context(request, lambda r: view(r, *args, **kwargs))
+
+
+# --------------------------------------------------------------------------- actions with a reason
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=150)
+
+
+_REASON_PAGE = engines["django"].from_string("""{% extends "admin/base_site.html" %}
+{% block content %}
+<p>{{ explanation }}</p>
+<ul>{% for obj in objects %}<li>{{ obj }}</li>{% endfor %}</ul>
+<form method="post">{% csrf_token %}
+{{ form.as_p }}
+{% for pk in selected %}<input type="hidden" name="_selected_action" value="{{ pk }}">{% endfor %}
+<input type="hidden" name="action" value="{{ action }}">
+<input type="submit" name="apply" value="{{ verb }}">
+</form>
+{% endblock %}""")
+
+
+def reason_action(
+    modeladmin: admin.ModelAdmin,
+    request: HttpRequest,
+    objects: Sequence[Any],
+    *,
+    title: str,
+    explanation: str,
+    verb: str,
+    do: Callable[[Any, str], Any],
+) -> HttpResponse | None:
+    """An admin action in two steps: a page asking for a reason; on ``apply``, ``do(obj,
+    reason)`` for each object (a service), its domain errors shown as messages and each success
+    written to Django's admin log."""
+    form = ReasonForm(request.POST if "apply" in request.POST else None)
+    if form.is_bound and form.is_valid():
+        reason = form.cleaned_data["reason"]
+        done = 0
+        for obj in objects:
+            try:
+                do(obj, reason)
+            except DomainError as exc:
+                modeladmin.message_user(request, f"{obj}: {exc.detail()}", messages.ERROR)
+                continue
+            modeladmin.log_change(request, obj, f"{verb}: {reason}")
+            done += 1
+        if done:
+            modeladmin.message_user(request, f"{verb}: {done} done.")
+        return None
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "explanation": explanation,
+        "form": form if form.is_bound else ReasonForm(),
+        "objects": objects,
+        "selected": request.POST.getlist("_selected_action"),
+        "action": request.POST.get("action", ""),
+        "verb": verb,
+        "opts": modeladmin.model._meta,
+    }
+    return TemplateResponse(request, _REASON_PAGE, context)
+
 
 # --------------------------------------------------------------------------- adjust balance
 
@@ -112,8 +209,32 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
+@admin.register(LogEntry)
+class LogEntryAdmin(ReadOnlyAdmin):
+    """Django's own admin log, read-only."""
+
+    list_display = ("action_time", "user", "content_type", "object_repr", "action_flag", "change")
+    list_filter = ("action_flag", "content_type")
+    search_fields = ("object_repr", "change_message", "user__username")
+    list_select_related = ("user", "content_type")
+    fields = (
+        "action_time",
+        "user",
+        "content_type",
+        "object_id",
+        "object_repr",
+        "action_flag",
+        "change_message",
+    )
+    readonly_fields = fields
+
+    @admin.display(description="change")
+    def change(self, obj: LogEntry) -> str:
+        return obj.get_change_message()
+
+
 @admin.register(User)
-class UserAdmin(DjangoUserAdmin):
+class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
         (
@@ -130,13 +251,14 @@ class UserAdmin(DjangoUserAdmin):
                 )
             },
         ),
+        ("Ban", {"fields": ("banned_at", "ban_reason")}),
         ("Record", {"fields": ("created_at", "updated_at")}),
     )
     add_fieldsets = (
         *DjangoUserAdmin.add_fieldsets,
         ("Game profile", {"fields": ("display_name",)}),
     )
-    readonly_fields = ("created_at", "updated_at", "quan_balance")
+    readonly_fields = ("created_at", "updated_at", "quan_balance", "banned_at", "ban_reason")
     list_display = (
         "username",
         "display_name",
@@ -147,10 +269,15 @@ class UserAdmin(DjangoUserAdmin):
         "badge",
         "is_staff",
         "is_active",
+        "banned_at",
     )
-    list_filter = (*DjangoUserAdmin.list_filter, "badge")
+    list_filter = (
+        *DjangoUserAdmin.list_filter,
+        "badge",
+        ("banned_at", admin.EmptyFieldListFilter),
+    )
     search_fields = ("username", "display_name", "email")
-    actions = ("adjust_balance",)
+    actions = ("adjust_balance", "ban", "unban")
 
     @admin.display(description="Quan balance")
     def quan_balance(self, obj: User) -> int:
@@ -160,6 +287,31 @@ class UserAdmin(DjangoUserAdmin):
     def adjust_balance(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
         selected = request.POST.getlist("_selected_action")
         return _adjust_balance(self, request, list(queryset.order_by("pk")), selected)
+
+    @admin.action(description="Ban players (no login, no token, no seat)", permissions=("change",))
+    def ban(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
+        return reason_action(
+            self,
+            request,
+            list(queryset.order_by("pk")),
+            title="Ban players",
+            explanation="A banned player cannot sign in, use its API tokens or sit at a table; "
+            "its hands, ledger and history stay as they are.",
+            verb="Ban",
+            do=lambda user, reason: user_ban(user_id=user.pk, staff=request.user, reason=reason),
+        )
+
+    @admin.action(description="Lift the ban of players", permissions=("change",))
+    def unban(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
+        return reason_action(
+            self,
+            request,
+            list(queryset.order_by("pk")),
+            title="Lift bans",
+            explanation="The players may sign in, use their tokens and sit again.",
+            verb="Unban",
+            do=lambda user, reason: user_unban(user_id=user.pk, staff=request.user, reason=reason),
+        )
 
 
 @admin.register(ApiToken)

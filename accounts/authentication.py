@@ -32,6 +32,8 @@ class BearerTokenAuthentication(BaseAuthentication):
         if found is None:
             raise AuthenticationFailed("The token is invalid or revoked.")
         user, token = found
+        if user.banned_at is not None:
+            raise AuthenticationFailed("This player is banned.")
         token_mark_used(token=token)
         return user, token
 

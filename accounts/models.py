@@ -17,6 +17,7 @@ import hashlib
 from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
+import pghistory
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
@@ -43,6 +44,27 @@ def only_chars(field: str, alphabet: str) -> Exact:
     return Exact(stripped, Value(""))
 
 
+# History (admin changes, with old and new values): what staff may change, never the password.
+@pghistory.track(
+    pghistory.InsertEvent(),
+    pghistory.UpdateEvent(),
+    fields=[
+        "username",
+        "email",
+        "first_name",
+        "last_name",
+        "display_name",
+        "is_active",
+        "is_staff",
+        "is_superuser",
+        "vip",
+        "vip_points",
+        "badge",
+        "banned_at",
+        "ban_reason",
+    ],
+    model_name="UserEvent",
+)
 class User(AbstractUser):
     """A player (or staff member). Auditors hold the ``accounts.audit_hands`` permission."""
 
@@ -58,6 +80,12 @@ class User(AbstractUser):
     badge = models.BooleanField(
         default=False, help_text="Reputation badge, granted by staff (Sập gụ VIP asks for it)."
     )
+    banned_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When staff banned the player: no login, no token, no seat; history kept.",
+    )
+    ban_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -77,6 +105,10 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.username
+
+    @property
+    def is_banned(self) -> bool:
+        return self.banned_at is not None
 
 
 def token_expiry() -> datetime | None:
@@ -227,6 +259,7 @@ class LedgerTransaction(models.Model):
         DAILY_BONUS = "daily_bonus", "Daily bonus"
         ADJUSTMENT = "adjustment", "Admin adjustment"
         HAND_SETTLEMENT = "hand_settlement", "Hand settlement"
+        HAND_VOID = "hand_void", "Hand voided (settlement reversed)"
         GA_GOP = "ga_gop", "Gà góp pot contribution"
         GA_GOP_REFUND = "ga_gop_refund", "Gà góp pot refund"
         TRANSFER = "transfer", "Transfer"

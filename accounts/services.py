@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
-from chan_api.errors import Conflict, InvalidInput, NotAuthenticated, NotFound
+from chan_api.errors import Conflict, InvalidInput, NotAuthenticated, NotFound, PermissionDenied
 
 # A token's last_used_at is refreshed at most this often, so reads do not each cost a write.
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
@@ -62,7 +62,11 @@ def user_authenticate(*, username: str, password: str) -> User:
     """The active user with these credentials, or 401 ``invalid_credentials``."""
     user = authenticate(username=username, password=password)
     if user is None:
+        banned = User.objects.filter(username=username, banned_at__isnull=False).first()
+        if banned is not None and banned.check_password(password):
+            raise _player_banned()
         raise NotAuthenticated()
+    user_ban_check(user)
     update_last_login(None, user)
     return user
 
@@ -110,4 +114,57 @@ def user_password_set(*, user: User, password: str) -> User:
         raise InvalidInput(errors={"password": list(exc.messages)}) from exc
     user.set_password(password)
     user.save(update_fields=["password", "updated_at"])
+    return user
+
+
+# --------------------------------------------------------------------------- bans
+
+
+def _player_banned() -> PermissionDenied:
+    return PermissionDenied(_("This player is banned."), code="player_banned")
+
+
+def user_ban_check(user: User) -> None:
+    """403 ``player_banned`` if staff banned the player (no token, no login, no seat)."""
+    if getattr(user, "banned_at", None) is not None:
+        raise _player_banned()
+
+
+def _player_locked(user_id: int, reason: str) -> tuple[User, str]:
+    """The player's row, locked, and the stripped reason (400 ``ban_reason_missing`` if none)."""
+    reason = reason.strip()
+    if not reason:
+        raise InvalidInput(_("A ban or its lifting needs a reason."), code="ban_reason_missing")
+    user = User.objects.select_for_update().filter(pk=user_id).first()
+    if user is None:
+        raise NotFound(_("No such player."))
+    return user, reason
+
+
+@transaction.atomic
+def user_ban(*, user_id: int, staff: User, reason: str) -> User:
+    """Ban a player: it can no longer sign in (admin or ``/auth/token``), use its tokens, or
+    sit down; its hands, ledger and tables stay as they are. ``is_active`` goes off too, so
+    Django logs its sessions out. Banning a banned player keeps the first ban."""
+    user, reason = _player_locked(user_id, reason)
+    if user.pk == staff.pk:
+        raise Conflict(_("Staff cannot ban themselves."), code="ban_self")
+    if user.banned_at is None:
+        user.banned_at = timezone.now()
+        user.ban_reason = f"{reason} (by {staff.username})"[:200]
+        user.is_active = False
+        user.save(update_fields=["banned_at", "ban_reason", "is_active", "updated_at"])
+    return user
+
+
+@transaction.atomic
+def user_unban(*, user_id: int, staff: User, reason: str) -> User:
+    """Lift a ban: the player may sign in, use its (unrevoked) tokens and sit again. The reason
+    is kept in the change history (``ban_reason`` records the unban)."""
+    user, reason = _player_locked(user_id, reason)
+    if user.banned_at is not None:
+        user.banned_at = None
+        user.ban_reason = f"unbanned: {reason} (by {staff.username})"[:200]
+        user.is_active = True
+        user.save(update_fields=["banned_at", "ban_reason", "is_active", "updated_at"])
     return user

@@ -73,6 +73,10 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "axes",
     "drf_spectacular_sidecar",
+    # Change history with old and new values, kept by PostgreSQL triggers (docs/decisions.md).
+    "pgtrigger",
+    "pghistory",
+    "pghistory.admin",
     "accounts",
     "games",
 ]

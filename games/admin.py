@@ -9,7 +9,12 @@ holds only what every seat sees (moves, drawn cards, the deal without its hands)
 
 A hand's page names its players (not seat numbers), gives times to the second, shows its booked
 Quan and ledger transaction, and links its export (``games.export``) once the hand has ended, or
-at any time for auditors.
+at any time for auditors, and (for auditors only) its replay viewer: every event of the hand
+stepped through with every seat's hand face up (``full_view``), its faults, verdict, cước and
+Quan. Staff with ``games.change_hand`` may void an ended, settled hand (``hand_void``).
+
+Every change made here is recorded with its old and new values (django-pghistory, under
+"Events"), and in Django's own admin log.
 """
 
 from __future__ import annotations
@@ -19,25 +24,31 @@ from typing import Any
 
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 
+from accounts.admin import HistoryContextAdmin, reason_action
 from accounts.models import LedgerTransaction
 from accounts.selectors import user_is_auditor
 from games.export import hand_export
-from games.hand_store import hand_seats_load
+from games.hand_store import hand_initial_state, hand_seats_load
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
+from games.rules import apply, move_from_dict
+from games.rules.views import full_view
 from games.services.settlement import settlement_key
+from games.services.void import hand_void, void_key
 
 HIDDEN_TO_AUDITORS_ONLY = "(hidden: shown to auditors only)"
 HIDDEN_UNTIL_ENDED = "(hidden until the hand ends)"
 HIDDEN_RESPONSE = "(hidden: shown to auditors once the hand has ended)"
 
 
-class SecretFieldsAdmin(admin.ModelAdmin):
+class SecretFieldsAdmin(HistoryContextAdmin):
     """Refuses changelist filters on ``secret_fields`` (a 400), whoever asks."""
 
     secret_fields: tuple[str, ...] = ()
@@ -56,7 +67,7 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Room)
-class RoomAdmin(admin.ModelAdmin):
+class RoomAdmin(HistoryContextAdmin):
     list_display = ("slug", "name", "position", "min_balance", "min_level", "vip")
     readonly_fields = ("created_at", "updated_at")
 
@@ -104,7 +115,7 @@ class TableAdmin(SecretFieldsAdmin):
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(HistoryContextAdmin):
     list_display = ("id", "table", "number", "player", "ready")
     list_filter = ("ready",)
     search_fields = ("player__username",)
@@ -197,8 +208,10 @@ class HandAdmin(ReadOnlyAdmin):
         "n_seats",
         "status",
         "seq",
+        "voided_at",
         "created_at",
     )
+    actions = ("void",)
     list_filter = ("status", "mode", "room")
     search_fields = ("table__name", "seed_hash")
     secret_fields = ("seed", "deck")
@@ -221,6 +234,8 @@ class HandAdmin(ReadOnlyAdmin):
         "quan",
         "ledger_transaction",
         "export_link",
+        "replay_link",
+        "voided",
         "last_event",
         "ended",
         "settled",
@@ -230,10 +245,54 @@ class HandAdmin(ReadOnlyAdmin):
 
     def get_urls(self) -> list[URLPattern]:
         export = self.admin_site.admin_view(self.export_view)
+        replay = self.admin_site.admin_view(self.replay_view)
         return [
             path("<int:hand_id>/export/", export, name="games_hand_export"),
+            path("<int:hand_id>/replay/", replay, name="games_hand_replay"),
             *super().get_urls(),
         ]
+
+    def replay_view(self, request: HttpRequest, hand_id: int) -> HttpResponse:
+        """The replay viewer (auditors only: it shows every hand face up): every event of the
+        hand, its state after it, and the verdict, cước and Quan at the end. ``?seq=N`` opens
+        it at event N; ``?lang=vi`` or ``en`` picks the page's language."""
+        hand = get_object_or_404(Hand.objects.select_related("table", "room"), pk=hand_id)
+        if not self.has_view_permission(request, hand) or not user_is_auditor(request.user):
+            raise PermissionDenied
+        lang = request.GET.get("lang") or getattr(request, "LANGUAGE_CODE", "en")
+        context = {
+            **self.admin_site.each_context(request),
+            "title": f"Replay of hand {hand.pk}",
+            "hand": hand,
+            "opts": self.model._meta,
+            "replay": hand_replay_steps(hand),
+            "lang": "vi" if str(lang).startswith("vi") else "en",
+        }
+        return TemplateResponse(request, "admin/games/hand/replay.html", context)
+
+    def has_void_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm("games.change_hand")
+
+    @admin.action(description="Void hands (reverse their settlement)", permissions=("void",))
+    def void(self, request: HttpRequest, queryset: QuerySet[Hand]) -> HttpResponse | None:
+        """Asks for a reason, then books each hand's reversal through ``hand_void``."""
+
+        def void_one(hand: Hand, reason: str) -> None:
+            hand_void(hand_id=hand.pk, staff=request.user, reason=reason)
+
+        return reason_action(
+            self,
+            request,
+            list(queryset.order_by("pk")),
+            title="Void hands",
+            explanation=(
+                "Each hand's settlement is reversed by one ledger transaction (hand:<id>:void) "
+                "and the hand is marked void; its log is kept. A wallet that no longer holds "
+                "what the hand paid it refuses the reversal."
+            ),
+            verb="Void",
+            do=void_one,
+        )
 
     def export_view(self, request: HttpRequest, hand_id: int) -> HttpResponse:
         """The hand's export (docs/audit.md) as a download: once the hand has ended for staff
@@ -250,9 +309,12 @@ class HandAdmin(ReadOnlyAdmin):
         return hand.status == Hand.Status.ENDED or user_is_auditor(request.user)
 
     def get_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        fields: tuple[str, ...] = self.fields
+        if not user_is_auditor(request.user):
+            fields = tuple(f for f in fields if f != "replay_link")
         if obj is not None and self._may_export(request, obj):
-            return self.fields
-        return tuple("export_hidden" if f == "export_link" else f for f in self.fields)
+            return fields
+        return tuple("export_hidden" if f == "export_link" else f for f in fields)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
         return self.get_fields(request, obj)
@@ -292,6 +354,19 @@ class HandAdmin(ReadOnlyAdmin):
         api = f"/api/v1/hands/{obj.pk}/export"
         return format_html('<a href="{}">hand-{}.json</a> (API: {})', url, obj.pk, api)
 
+    @admin.display(description="replay")
+    def replay_link(self, obj: Hand) -> str:
+        url = reverse("admin:games_hand_replay", args=[obj.pk])
+        return format_html('<a href="{}">Replay every event (auditors)</a>', url)
+
+    @admin.display(description="voided")
+    def voided(self, obj: Hand) -> str:
+        if obj.voided_at is None:
+            return "-"
+        tx = LedgerTransaction.objects.filter(idempotency_key=void_key(obj.pk)).first()
+        reversal = f" (reversal #{tx.pk})" if tx else ""
+        return f"{to_the_second(obj.voided_at)}: {obj.void_reason}{reversal}"
+
     last_event = seconds_of("last_event_at", "last event at")
     ended = seconds_of("ended_at", "ended at")
     settled = seconds_of("settled_at", "settled at")
@@ -303,6 +378,56 @@ class HandAdmin(ReadOnlyAdmin):
         if obj.status == Hand.Status.ENDED:
             return obj.seed
         return HIDDEN_UNTIL_ENDED
+
+
+def hand_replay_steps(hand: Hand) -> dict[str, Any]:
+    """What the replay viewer steps through: for each event of the log (seq 0, the deal, on),
+    who made it, the move, the auditor's view of the state after it (``full_view``: every hand
+    face up, mats, doors, stock) and the faults that move made; then the booked Quan.
+
+    The states are ``reduce(apply, …)`` over the log, as ``hand_replay(hand, upto=seq)``
+    gives each of them, built in one pass (one query for the events)."""
+    seats = hand_seats_load(hand)
+    players = [s.user.username for s in seats]
+    events = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
+    state = hand_initial_state(hand)
+    steps: list[dict[str, Any]] = []
+    before: list[int] = [0] * hand.n_seats
+    for event in events.values("seq", "type", "actor_seat", "system", "payload", "created_at"):
+        if event["seq"] > 0:
+            state = apply(state, move_from_dict(event["payload"]))
+        view = full_view(state)
+        new_faults = []
+        for seat in view["seats"]:
+            faults = seat["faults"]
+            new_faults += [{"seat": seat["seat"], **f} for f in faults[before[seat["seat"]] :]]
+            before[seat["seat"]] = len(faults)
+        move = event["payload"] if event["seq"] > 0 else {"type": "deal"}
+        steps.append(
+            {
+                "seq": event["seq"],
+                "type": event["type"],
+                "actor": event["actor_seat"],
+                "system": event["system"],
+                "move": move,
+                "at": to_the_second(event["created_at"]),
+                "view": view,
+                "new_faults": new_faults,
+            }
+        )
+    return {
+        "hand": hand.pk,
+        "table": hand.table_id,
+        "number": hand.number,
+        "stake": hand.stake,
+        "room": hand.room_id,
+        "status": hand.status,
+        "voided": to_the_second(hand.voided_at) if hand.voided_at else None,
+        "void_reason": hand.void_reason,
+        "players": players,
+        "steps": steps,
+        "quan": hand.quan,
+    }
 
 
 @admin.register(HandEvent)

@@ -1,6 +1,7 @@
 """Checks an auditor runs over the games' money (``manage.py ledger_check`` runs them with the
 ledger's own): every ended hand's settlement booked once and equal to what its replayed log
-says at its frozen stake and room, and every pot equal to its players' shares."""
+says at its frozen stake and room (and, for a voided hand, reversed exactly), and every pot
+equal to its players' shares."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from games.quan import HOUSE, POT
 from games.rules.views import result_of
 from games.services.pot import pot_problems
 from games.services.settlement import hand_quan, settlement_key
+from games.services.void import void_key
 
 
 def check_hand_settlements() -> list[LedgerProblem]:
@@ -41,6 +43,11 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     wanted = _wanted_entries(hand, quan.legs())
     if len(booked) > 1 or entries != wanted:
         return [f"hand {hand.pk}: its ledger entries {entries} are not {wanted}"]
+    if hand.voided_at is not None:  # voided: the settlement stays, and its reversal negates it
+        reversal = LedgerTransaction.objects.filter(idempotency_key=void_key(hand.pk))
+        undone = {e.account_id: e.amount for tx in reversal for e in tx.entries.all()}
+        if undone != {account: -amount for account, amount in wanted.items()}:
+            return [f"hand {hand.pk} is void but its reversal {undone} does not negate {wanted}"]
     return []
 
 

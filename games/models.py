@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import pghistory
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q, Value
@@ -48,6 +49,13 @@ class Mode(models.TextChoices):
     ADVANCED = "advanced", "Advanced (faults allowed and punished)"
 
 
+@pghistory.track(
+    pghistory.InsertEvent(),
+    pghistory.UpdateEvent(),
+    pghistory.DeleteEvent(),
+    exclude=["created_at", "updated_at"],
+    model_name="RoomEvent",
+)
 class Room(models.Model):
     """A room of tables (RULES.md §11): who may play there and the fees its hands pay.
 
@@ -85,6 +93,14 @@ class Room(models.Model):
         return self.name
 
 
+# History: the terms staff may edit, not the status (moved by the services every hand) nor the
+# fixed deck (secret, auditors only).
+@pghistory.track(
+    pghistory.InsertEvent(),
+    pghistory.UpdateEvent(),
+    exclude=["status", "fixed_deck", "created_at", "updated_at"],
+    model_name="TableEvent",
+)
 class Table(models.Model):
     """A table in a room: its stake, seats, mode, ruleset and the deadlines of its decisions."""
 
@@ -177,6 +193,13 @@ class Table(models.Model):
         return f"{self.name} (#{self.pk}, {self.room_id}, stake {self.stake})"
 
 
+@pghistory.track(
+    pghistory.InsertEvent(),
+    pghistory.UpdateEvent(),
+    pghistory.DeleteEvent(),
+    fields=["table", "player", "number", "auto_u", "auto_chiu"],
+    model_name="SeatEvent",
+)
 class Seat(models.Model):
     """A player sitting at a table. ``ready_at``: when the player last said ready (set exactly
     while ``ready``). A player who stands up mid-hand keeps its seat until the hand ends; the
@@ -211,6 +234,10 @@ class Seat(models.Model):
         return f"table {self.table_id} seat {self.number}: {self.player_id}"
 
 
+# History of a hand's row: its voiding only (the log is the hand's own history).
+@pghistory.track(
+    pghistory.UpdateEvent(), fields=["voided_at", "void_reason"], model_name="HandVoidEvent"
+)
 class Hand(models.Model):
     """One hand at a table. Everything needed to replay it lives on this row, its ``HandSeat``
     rows (the players, in play order, with their preferences at the deal) and its log.
@@ -252,6 +279,12 @@ class Hand(models.Model):
     quan = models.JSONField(
         null=True, blank=True, help_text="The booked settlement in Quan (games.quan), per seat."
     )
+    voided_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When staff voided the hand (its settlement reversed; its log kept).",
+    )
+    void_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -288,6 +321,10 @@ class Hand(models.Model):
                 name="games_hand_previous_winner_seated",
             ),
             models.CheckConstraint(condition=Q(mode__in=Mode.values), name="games_hand_mode_valid"),
+            models.CheckConstraint(
+                condition=Q(voided_at__isnull=True) | Q(status="ended", settled_at__isnull=False),
+                name="games_hand_voided_only_once_settled",
+            ),
             models.CheckConstraint(
                 condition=Q(status="playing", result__isnull=True, ended_at__isnull=True)
                 | Q(status="ended", result__isnull=False, ended_at__isnull=False),

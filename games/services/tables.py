@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger_selectors import wallet_balance
+from accounts.services import user_ban_check
 from chan_api.errors import Conflict, InvalidInput, NotFound
 from games.clock import (
     hand_clock_on_commit,
@@ -101,6 +102,7 @@ def _check_room_requirements(user: Any, *, room: Room, balance: int) -> None:
 def _check_balance(user: Any, *, stake: int, stakes: int, room: Room) -> None:
     """The player meets the room's requirements (409 ``room_requirements_not_met``) and holds at
     least ``stakes`` × stake (409 ``insufficient_balance`` with ``needed`` and ``balance``)."""
+    user_ban_check(user)  # 403 player_banned: a banned player cannot sit
     balance = wallet_balance(user)
     _check_room_requirements(user, room=room, balance=balance)
     needed = stakes * stake

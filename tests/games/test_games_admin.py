@@ -232,3 +232,42 @@ def test_between_hands_the_terms_are_editable_but_never_the_status(staff, make_u
     page = staff.get(f"/admin/games/table/{table.pk}/change/").content.decode()
     assert 'name="stake"' in page and 'name="status"' not in page
     assert staff.get(f"/admin/games/table/{table.pk}/delete/").status_code == 403
+
+
+# --------------------------------------------------------------------------- change history
+
+
+def test_an_admin_change_is_recorded_with_old_and_new_values(staff, make_user) -> None:
+    import pghistory.models
+    from django.contrib.admin.models import LogEntry
+
+    from games.models import Room
+
+    # Given a room, when staff change its minimum balance in the admin,
+    room = Room.objects.get(slug="nen-dat")
+    r = staff.get(f"/admin/games/room/{room.pk}/change/")
+    assert r.status_code == 200
+    form = r.context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if v is not None}
+    data.update(min_balance=room.min_balance + 1000)
+    data = {k: (json.dumps(v) if isinstance(v, dict | list) else v) for k, v in data.items()}
+    r = staff.post(f"/admin/games/room/{room.pk}/change/", data)
+    assert r.status_code == 302, r.context["adminform"].form.errors if r.context else r
+    # the history keeps the old and the new value, who made the change and where,
+    change = pghistory.models.Events.objects.tracks(room).get(pgh_label="update")
+    assert change.pgh_diff["min_balance"] == [room.min_balance, room.min_balance + 1000]
+    admin_user = r.wsgi_request.user
+    assert change.pgh_context["user"] == admin_user.pk
+    assert change.pgh_context["url"] == f"/admin/games/room/{room.pk}/change/"
+    # Django's own log has it too, and both are browsable.
+    assert LogEntry.objects.filter(object_id=str(room.pk), content_type__model="room").exists()
+    assert staff.get("/admin/pghistory/events/").status_code == 200
+    assert staff.get("/admin/admin/logentry/").status_code == 200
+
+
+def test_a_table_history_never_holds_its_fixed_deck(staff, win_hand) -> None:
+    from games.models import TableEvent
+
+    fields = {f.name for f in TableEvent._meta.fields}
+    assert "fixed_deck" not in fields and "stake" in fields
+    assert TableEvent.objects.filter(pgh_obj_id=win_hand["table"], pgh_label="insert").exists()
