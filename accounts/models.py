@@ -56,6 +56,10 @@ class User(AbstractUser):
     badge = models.BooleanField(
         default=False, help_text="Reputation badge, granted by staff (Sập gụ VIP asks for it)."
     )
+    is_bot = models.BooleanField(
+        default=False,
+        help_text="A server bot of the practice tables: never logs in, holds no Quan.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -70,6 +74,10 @@ class User(AbstractUser):
             ),
             models.CheckConstraint(
                 condition=~Q(username=""), name="accounts_user_username_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=Q(is_bot=False) | Q(is_staff=False, is_superuser=False, is_active=False),
+                name="accounts_user_bot_not_staff_nor_active",
             ),
         ]
 

@@ -1,6 +1,7 @@
 """Checks an auditor runs over the games' money (``manage.py ledger_check`` runs them with the
 ledger's own): every ended hand's settlement booked once and equal to what its replayed log
-says at its frozen stake and room, and every pot equal to its players' shares."""
+says at its frozen stake and room (a practice hand: nothing booked), and every pot equal to
+its players' shares."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from games.models import Hand
 from games.quan import HOUSE, POT
 from games.rules.views import result_of
 from games.services.pot import pot_problems
-from games.services.settlement import hand_quan, settlement_key
+from games.services.settlement import hand_quan, practice_quan, settlement_key
 
 
 def check_hand_settlements() -> list[LedgerProblem]:
@@ -27,6 +28,8 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     """Why an ended hand's booked settlement is not what its replay says (empty when it is)."""
     if hand.settled_at is None or hand.quan is None:
         return [f"hand {hand.pk} ended but its settlement is not booked"]
+    if hand.table.practice:
+        return _practice_hand_problems(hand)
     hand_seats_load(hand)
     replayed = result_of(hand_replay(hand))
     if replayed["settlement"] != (hand.result or {}).get("settlement"):
@@ -41,6 +44,15 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     wanted = _wanted_entries(hand, quan.legs())
     if len(booked) > 1 or entries != wanted:
         return [f"hand {hand.pk}: its ledger entries {entries} are not {wanted}"]
+    return []
+
+
+def _practice_hand_problems(hand: Hand) -> list[str]:
+    """A practice hand books nothing: its record is all zeros and no ledger entry names it."""
+    if hand.quan != practice_quan(hand.n_seats):
+        return [f"hand {hand.pk}: a practice hand's Quan record is not all zeros"]
+    if LedgerTransaction.objects.filter(hand=hand).exists():
+        return [f"hand {hand.pk}: a practice hand has ledger transactions"]
     return []
 
 
