@@ -4,6 +4,7 @@ playing hand before their table)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -39,6 +40,8 @@ from games.rules.views import result_of
 from games.selectors import not_a_participant, rule_message
 from games.services.idempotency import StoredResponse, idempotency_record, idempotency_replay
 from games.services.practice import bot_choose, bot_rng
+
+logger = logging.getLogger(__name__)
 
 PREFS_PER_MINUTE = 6
 # Rule refusals that mean "not now" rather than "never": the client's picture is stale.
@@ -273,8 +276,11 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
         state = hand_state(hand)
         if hand_seat_is_bot(hand, state.turn):
             move = bot_choose(state, state.turn, bot_rng(hand))
-            hand_move_apply(hand=hand, seat=state.turn, move_json=move.to_dict(), bot=True)
-            return hand.seq
+            try:
+                hand_move_apply(hand=hand, seat=state.turn, move_json=move.to_dict(), bot=True)
+                return hand.seq
+            except DomainError:  # refused before any write: the server's own move instead
+                logger.exception("hand %s: the bot's move %s was refused", hand.pk, move)
         move = auto_move(state)
         _append(hand, move, apply(state, move))
         return hand.seq

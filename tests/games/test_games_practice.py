@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.ledger_selectors import wallet_balance
@@ -18,9 +18,10 @@ from accounts.models import LedgerTransaction, User
 from games.audit import hand_settlement_problems
 from games.hand_store import hand_state
 from games.models import Hand, HandEvent, Seat, Table
-from games.rules import HandConfig, legal_moves, new_hand, shuffle
+from games.rules import HandConfig, Mode, legal_moves, new_hand, shuffle
 from games.rules.cards import N_KINDS
 from games.rules.engine import apply
+from games.rules.moves import Pass
 from games.rules.state import Phase
 from games.rules.views import view_for
 from games.services.hands import hand_clock_tick, hand_lock, hand_move_apply
@@ -219,6 +220,59 @@ def test_a_whole_practice_hand_books_nothing_and_awards_no_xp(make_player) -> No
     assert {(s.player.is_bot, s.ready) for s in seats} == {(True, True), (False, False)}
 
 
+def test_the_only_player_leaving_mid_hand_closes_the_table_at_its_end(make_player) -> None:
+    # Given a practice hand whose only player stands up in the middle,
+    player = make_player()
+    table = table_create(owner=player.user, name="p", practice=True, bots=2)
+    hand = seat_ready(table_id=table.pk, user=player.user)
+    assert hand is not None
+    seat_leave(table_id=table.pk, user=player.user)
+    # when the clock plays the hand out (the bots, and the server for the player),
+    for _ in range(500):
+        if hand_clock_tick(hand_id=hand.pk, now=timezone.now() + FAR_FUTURE) is None:
+            break
+    # the hand ends, the table closes and the bots stand up: nobody deals again.
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.ENDED
+    assert Table.objects.get(pk=table.pk).status == Table.Status.CLOSED
+    assert not Seat.objects.filter(table=table).exists()
+
+
+def test_a_refused_bot_move_falls_back_to_the_servers_move(make_player, monkeypatch) -> None:
+    # Given a bot that would send a move the rules refuse (a pass where it must discard),
+    player = make_player()
+    table = table_create(owner=player.user, name="p", practice=True, bots=1)
+    hand = seat_ready(table_id=table.pk, user=player.user)
+    assert hand is not None
+    monkeypatch.setattr("games.services.hands.bot_choose", lambda state, seat, rng: Pass(seat))
+    state = hand_state(hand)
+    if hand.seat_list()[state.turn].user_id == player.id:
+        hand_clock_tick(hand_id=hand.pk, now=timezone.now() + FAR_FUTURE)  # the player's turn
+    # when its deadline comes, the server moves for it (a system move, not marked as the bot's).
+    seq = hand_clock_tick(hand_id=hand.pk, now=timezone.now() + FAR_FUTURE)
+    event = HandEvent.objects.get(hand=hand, seq=seq)
+    assert event.system and not event.bot
+
+
+def test_the_database_refuses_a_bot_event_marked_system(make_player) -> None:
+    player = make_player()
+    table = table_create(owner=player.user, name="p", practice=True, bots=1)
+    hand = seat_ready(table_id=table.pk, user=player.user)
+    assert hand is not None
+    move = {"type": "draw", "seat": 0, "system": True}
+    refused = pytest.raises(IntegrityError, match="games_handevent_bot_moves_are_not_system")
+    with refused, transaction.atomic():
+        HandEvent.objects.create(
+            hand=hand,
+            seq=hand.seq + 1,
+            type="draw",
+            actor_seat=0,
+            system=True,
+            bot=True,
+            payload=move,
+        )
+
+
 # --------------------------------------------------------------------------- the bot's view
 
 
@@ -239,9 +293,11 @@ def _scrambled(state: Any, seat: int, rng: random.Random) -> Any:
     return replace(state, seats=tuple(seats), stock=tuple(stock))
 
 
-def test_the_bot_decides_from_its_own_seats_view_alone() -> None:
+@pytest.mark.parametrize("mode", [Mode.BASIC, Mode.ADVANCED])
+@pytest.mark.parametrize("seed", [0, 7])
+def test_the_bot_decides_from_its_own_seats_view_alone(mode: Mode, seed: int) -> None:
     rng = random.Random(11)
-    state = new_hand(HandConfig(n_seats=4), shuffle(bytes(32)), 0)
+    state = new_hand(HandConfig(n_seats=4, mode=mode), shuffle(bytes([seed]) * 32), seed % 4)
     checked = 0
     while state.phase is not Phase.ENDED and checked < 300:
         seat = state.turn
