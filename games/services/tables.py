@@ -182,7 +182,9 @@ def _practice_terms(
     if not 0 <= delay <= MAX_BOT_DELAY_SECONDS:
         raise InvalidInput(
             _("A bot's delay is 0 to %(last)s seconds."),
-            errors={"bot_delay": [_("must be from 0 to %(last)s") % {"last": 10}]},
+            errors={
+                "bot_delay": [_("must be from 0 to %(last)s") % {"last": MAX_BOT_DELAY_SECONDS}]
+            },
             last=MAX_BOT_DELAY_SECONDS,
         )
     return bots, delay, 1 if stake is None else stake, max_seats

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import LedgerTransaction, User
+from chan_api.errors import InvalidInput
 from games.audit import hand_settlement_problems
 from games.hand_store import hand_state
 from games.models import Hand, HandEvent, Seat, Table
@@ -357,3 +358,13 @@ def test_the_worker_plays_the_bots_of_a_practice_hand_to_its_end(worker, make_us
     bot_moves = HandEvent.objects.filter(hand=hand, bot=True)
     assert bot_moves.exists() and not bot_moves.filter(system=True).exists()
     assert not LedgerTransaction.objects.filter(hand=hand).exists()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"bot_delay": 11}, {"bots": 0}, {"bots": 2, "max_seats": 2}, {"bots": 4, "max_seats": 4}],
+)
+def test_the_service_refuses_what_the_api_refuses(make_user, options) -> None:
+    with pytest.raises(InvalidInput):
+        table_create(owner=make_user()[0], name="p", practice=True, **options)
+    assert not Table.objects.exists()
