@@ -86,6 +86,10 @@ class User(AbstractUser):
         help_text="When staff banned the player: no login, no token, no seat; history kept.",
     )
     ban_reason = models.CharField(max_length=200, blank=True)
+    is_bot = models.BooleanField(
+        default=False,
+        help_text="A server bot of the practice tables: never logs in, holds no Quan.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -100,6 +104,10 @@ class User(AbstractUser):
             ),
             models.CheckConstraint(
                 condition=~Q(username=""), name="accounts_user_username_not_empty"
+            ),
+            models.CheckConstraint(
+                condition=Q(is_bot=False) | Q(is_staff=False, is_superuser=False, is_active=False),
+                name="accounts_user_bot_not_staff_nor_active",
             ),
         ]
 

@@ -1,7 +1,7 @@
 """Checks an auditor runs over the games' money (``manage.py ledger_check`` runs them with the
 ledger's own): every ended hand's settlement booked once and equal to what its replayed log
-says at its frozen stake and room (and, for a voided hand, reversed exactly), and every pot
-equal to its players' shares."""
+says at its frozen stake and room (a voided hand: reversed exactly; a practice hand:
+nothing booked), and every pot equal to its players' shares."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from games.models import Hand
 from games.quan import HOUSE, POT
 from games.rules.views import result_of
 from games.services.pot import pot_problems
-from games.services.settlement import hand_quan, settlement_key
+from games.services.settlement import hand_quan, practice_quan, settlement_key
 from games.services.void import void_key
 
 
@@ -29,6 +29,8 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     """Why an ended hand's booked settlement is not what its replay says (empty when it is)."""
     if hand.settled_at is None or hand.quan is None:
         return [f"hand {hand.pk} ended but its settlement is not booked"]
+    if hand.table.practice:
+        return _practice_hand_problems(hand)
     hand_seats_load(hand)
     replayed = result_of(hand_replay(hand))
     if replayed["settlement"] != (hand.result or {}).get("settlement"):
@@ -48,6 +50,15 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
         undone = {e.account_id: e.amount for tx in reversal for e in tx.entries.all()}
         if undone != {account: -amount for account, amount in wanted.items()}:
             return [f"hand {hand.pk} is void but its reversal {undone} does not negate {wanted}"]
+    return []
+
+
+def _practice_hand_problems(hand: Hand) -> list[str]:
+    """A practice hand books nothing: its record is all zeros and no ledger entry names it."""
+    if hand.quan != practice_quan(hand.n_seats):
+        return [f"hand {hand.pk}: a practice hand's Quan record is not all zeros"]
+    if LedgerTransaction.objects.filter(hand=hand).exists():
+        return [f"hand {hand.pk}: a practice hand has ledger transactions"]
     return []
 
 

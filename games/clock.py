@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
 
+from accounts.models import User
 from games.models import Hand, Seat, Table
 from games.rules import HandState
 from games.rules.state import Phase
@@ -28,10 +29,16 @@ HAND_SETTLE_TASK = "games.tasks.hand_settle_due"
 
 
 def hand_deadline(
-    hand: Hand, table: Table, state: HandState, *, actor_left: bool = False
+    hand: Hand,
+    table: Table,
+    state: HandState,
+    *,
+    actor_left: bool = False,
+    actor_bot: bool = False,
 ) -> datetime | None:
     """When the server acts for the seat to move: the phase's timeout after the last turn
-    event, or ``CHAN_AUTO_PLAY_DELAY`` for a báo seat or one that left the table."""
+    event, or ``CHAN_AUTO_PLAY_DELAY`` for a báo seat or one that left the table, or the
+    table's ``bot_delay`` for a server bot (practice tables)."""
     if state.phase is Phase.ENDED:
         return None
     seconds = {
@@ -40,21 +47,36 @@ def hand_deadline(
     }.get(state.phase, table.turn_timeout)
     if actor_left or state.seats[state.turn].bao:
         seconds = min(seconds, settings.CHAN_AUTO_PLAY_DELAY)
+    if actor_bot:
+        seconds = min(seconds, table.bot_delay)
     return hand.last_event_at + timedelta(seconds=seconds)
 
 
 def hand_deadline_for(hand: Hand, state: HandState) -> datetime | None:
-    """The deadline of the seat to act in ``state``, shorter if that player left the table."""
+    """The deadline of the seat to act in ``state``, shorter if that player left the table or
+    is a bot."""
     if state.phase is Phase.ENDED:
         return None
     left = hand.seat_list()[state.turn].left
-    return hand_deadline(hand, hand.table, state, actor_left=left)
+    bot = hand_seat_is_bot(hand, state.turn)
+    return hand_deadline(hand, hand.table, state, actor_left=left, actor_bot=bot)
+
+
+def hand_seat_is_bot(hand: Hand, position: int) -> bool:
+    """Whether a server bot plays this seat of the hand (one query, at practice tables only)."""
+    if not hand.table.practice:
+        return False
+    user_id = hand.seat_list()[position].user_id
+    return User.objects.filter(pk=user_id, is_bot=True).exists()
 
 
 def table_ready_deadline(table: Table, seats: Sequence[Seat]) -> datetime | None:
     """When the players who are not ready are unseated and the ready ones, if two or more, are
     dealt: ``ready_timeout`` seconds after the first player said ready. None while nobody is
-    ready, or when everybody is (the hand is dealt at once)."""
+    ready, or when everybody is (the hand is dealt at once). A bot's seat (always ready) does
+    not count: at a practice table the wait is the human players'."""
+    if table.practice:
+        seats = [s for s in seats if not s.player.is_bot]
     ready_at = sorted(s.ready_at for s in seats if s.ready and s.ready_at is not None)
     if not ready_at or len(ready_at) == len(seats):
         return None
@@ -79,7 +101,7 @@ def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[
         Table.objects.filter(status=Table.Status.OPEN)
         .annotate(n_ready=Count("seats", filter=Q(seats__ready=True)))
         .filter(n_ready__gte=1)
-        .prefetch_related("seats")[:limit]
+        .prefetch_related("seats__player")[:limit]
     )
     for table in candidates:
         deadline = table_ready_deadline(table, list(table.seats.all()))

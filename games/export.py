@@ -55,6 +55,7 @@ def hand_export(hand: Hand) -> dict[str, Any]:
             "xuong_sai_settled": room.xuong_sai_settled,
         },
         "stake": hand.stake,
+        "practice": hand.table.practice,
         "players": [
             {"seat": s.position, "username": s.user.username, "table_seat": s.table_seat}
             for s in seats

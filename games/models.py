@@ -31,6 +31,7 @@ ROOM_MAX_LENGTH = 32
 DEFAULT_ROOM = "nen-dat"
 VISIBLE_ASCII = "".join(chr(c) for c in range(0x21, 0x7F))
 IDEMPOTENCY_KEY_MAX_LENGTH = 128
+MAX_BOTS, MAX_BOT_DELAY_SECONDS = MAX_SEATS - 1, 10
 
 
 def default_ruleset_spec() -> dict[str, Any]:
@@ -140,6 +141,13 @@ class Table(models.Model):
     fixed_dealer = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="Test/dev only: the table seat that deals the first hand."
     )
+    practice = models.BooleanField(
+        default=False,
+        help_text="A practice table (server bots at some seats): no Quan, fees, stats or XP.",
+    )
+    bot_delay = models.PositiveSmallIntegerField(
+        default=1, help_text="Seconds a server bot waits before it moves (0–10)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -147,6 +155,10 @@ class Table(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.CheckConstraint(condition=Q(stake__gt=0), name="games_table_stake_positive"),
+            models.CheckConstraint(
+                condition=Q(bot_delay__lte=MAX_BOT_DELAY_SECONDS),
+                name="games_table_bot_delay_0_10",
+            ),
             models.CheckConstraint(
                 condition=Q(max_seats__gte=MIN_SEATS, max_seats__lte=MAX_SEATS),
                 name="games_table_max_seats_2_4",
@@ -468,6 +480,7 @@ class HandEvent(models.Model):
     type = models.CharField(max_length=16)
     actor_seat = models.PositiveSmallIntegerField(null=True, blank=True)
     system = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, help_text="A server bot's move (practice tables).")
     payload = models.JSONField(default=dict)
     effects = models.JSONField(default=list)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -481,6 +494,10 @@ class HandEvent(models.Model):
             models.CheckConstraint(
                 condition=Q(system=True) | Q(actor_seat__isnull=False),
                 name="games_handevent_actor_or_system",
+            ),
+            models.CheckConstraint(
+                condition=Q(bot=False) | Q(system=False, actor_seat__isnull=False),
+                name="games_handevent_bot_moves_are_not_system",
             ),
             models.CheckConstraint(
                 condition=Q(actor_seat__isnull=True) | Q(actor_seat__lt=MAX_SEATS),

@@ -314,6 +314,7 @@ def _event_dict(event: HandEvent) -> dict[str, Any]:
         "type": event.type,
         "actor_seat": event.actor_seat,
         "system": event.system,
+        "bot": event.bot,
         "move": event.payload or None,
         "effects": event.effects,
         "created_at": utc_iso(event.created_at),
@@ -469,6 +470,7 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
                         "leaving": (hand_id, s.player_id) in leaving,
                         "auto_u": s.auto_u,
                         "auto_chiu": s.auto_chiu,
+                        "bot": s.player.is_bot,
                     }
                     for s in seats
                 ],
@@ -480,6 +482,8 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
                 ),
                 "fixed_deck": t.fixed_deck is not None,
                 "spectators": t.spectators,
+                "practice": t.practice,
+                "bot_delay": t.bot_delay,
                 "created_at": t.created_at,
             }
         )
@@ -644,6 +648,7 @@ def _history_item(hs: HandSeat) -> dict[str, Any]:
         "outcome": (hand.result or {}).get("outcome") if hand.result else None,
         "result": _seat_result(hand, hs.position),
         "quan": _seat_quan(hand, hs.position),
+        "practice": hand.table.practice,
         "created_at": hand.created_at,
         "ended_at": hand.ended_at,
     }
@@ -660,7 +665,7 @@ def hand_history(
     after ``cursor`` (a hand id): each with its table, room, stake, the user's seat, status,
     result and Quan change."""
     limit = max(1, min(limit, HISTORY_PAGE_MAX))
-    qs = HandSeat.objects.filter(user=user).select_related("hand")
+    qs = HandSeat.objects.filter(user=user).select_related("hand__table")
     if ended_only:
         qs = qs.filter(hand__status=Hand.Status.ENDED)
     if cursor is not None:
@@ -683,12 +688,14 @@ def player_by_username(username: str) -> Any:
 
 
 def player_profile(*, user: Any) -> dict[str, Any]:
-    """A player's public profile: level, hands played and won (ended hands), win rate, the
-    biggest win in points (what the others paid it in one hand), the cước it wins with most
-    often (declared, ties by slug) and when it joined. Two queries."""
+    """A player's public profile: level, hands played and won (ended hands; practice tables
+    left out), win rate, the biggest win in points (what the others paid it in one hand), the
+    cước it wins with most often (declared, ties by slug) and when it joined. Two queries."""
     from games.services.progression import hand_winner
 
-    ended = HandSeat.objects.filter(user=user, hand__status=Hand.Status.ENDED)
+    ended = HandSeat.objects.filter(
+        user=user, hand__status=Hand.Status.ENDED, hand__table__practice=False
+    )
     played = ended.count()
     wins = ended.filter(hand__result__outcome__result="u").values_list("position", "hand__result")
     n_wins = 0

@@ -12,7 +12,17 @@ from chan_api.strict_input import (
     StrictInputSerializer,
     StrictIntegerField,
 )
-from games.models import DEFAULT_ROOM, MAX_SEATS, MAX_TIMEOUT_SECONDS, MIN_SEATS, Hand, Mode, Table
+from games.models import (
+    DEFAULT_ROOM,
+    MAX_BOT_DELAY_SECONDS,
+    MAX_BOTS,
+    MAX_SEATS,
+    MAX_TIMEOUT_SECONDS,
+    MIN_SEATS,
+    Hand,
+    Mode,
+    Table,
+)
 from games.rules.calculator import MAX_NHAI, NO_WIN_REASONS
 from games.rules.cuoc import WIN_SOURCES
 from games.rules.moves import MOVE_TYPES
@@ -89,11 +99,38 @@ class TableCreateInputSerializer(StrictInputSerializer):
         validators=[RegexValidator(ROOM_RE)],
         help_text="A room's slug: nen-dat (default), chieu-coi, sap-gu-2, sap-gu-vip.",
     )
-    stake = StrictIntegerField(min_value=1, max_value=MAX_STAKE, help_text="Quan per point.")
+    stake = StrictIntegerField(
+        min_value=1,
+        max_value=MAX_STAKE,
+        required=False,
+        help_text="Quan per point; required unless `practice` (1 there: nothing is booked).",
+    )
     spectators = StrictBooleanField(
         default=True, help_text="Anyone signed in may watch its hands (their public view only)."
     )
-    max_seats = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, default=MAX_SEATS)
+    max_seats = StrictIntegerField(
+        min_value=MIN_SEATS,
+        max_value=MAX_SEATS,
+        required=False,
+        help_text=f"{MAX_SEATS} by default; `bots` + 1 at a practice table.",
+    )
+    practice = StrictBooleanField(
+        default=False,
+        help_text="A practice table: server bots at `bots` seats; no Quan moves, no fees, "
+        "no stats or XP; dealt as soon as its human players are ready.",
+    )
+    bots = StrictIntegerField(
+        min_value=1,
+        max_value=MAX_BOTS,
+        required=False,
+        help_text="Practice only: how many seats server bots take (every other seat by default).",
+    )
+    bot_delay = StrictIntegerField(
+        min_value=0,
+        max_value=MAX_BOT_DELAY_SECONDS,
+        required=False,
+        help_text="Practice only: seconds a bot waits before it moves (1 by default).",
+    )
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.BASIC)
     ruleset = RulesetSpecField(
         required=False,
@@ -165,6 +202,7 @@ class SeatOutputSerializer(serializers.Serializer):
     leaving = serializers.BooleanField(help_text="Left mid-hand; played automatically to its end.")
     auto_u = serializers.BooleanField()
     auto_chiu = serializers.BooleanField()
+    bot = serializers.BooleanField(help_text="A server bot (practice tables): always ready.")
 
 
 class UserRefSerializer(serializers.Serializer):
@@ -194,6 +232,10 @@ class TableOutputSerializer(serializers.Serializer):
     )
     fixed_deck = serializers.BooleanField(help_text="Dealt from a fixed test deck.")
     spectators = serializers.BooleanField(help_text="Non-participants may watch its hands.")
+    practice = serializers.BooleanField(
+        help_text="A practice table: server bots, no Quan, no stats or XP."
+    )
+    bot_delay = serializers.IntegerField(help_text="Seconds a server bot waits before it moves.")
     created_at = serializers.DateTimeField()
 
 
@@ -420,6 +462,7 @@ class HandEventSerializer(serializers.Serializer):
     type = serializers.CharField()
     actor_seat = serializers.IntegerField(allow_null=True)
     system = serializers.BooleanField()
+    bot = serializers.BooleanField(help_text="A server bot's move (practice tables).")
     move = serializers.JSONField(allow_null=True, help_text="The move as submitted.")
     effects = serializers.ListField(
         child=serializers.JSONField(),
@@ -693,6 +736,7 @@ class HistoryHandSerializer(serializers.Serializer):
         help_text="The player's booked Quan change (net of fees); null until the settlement "
         "is booked.",
     )
+    practice = serializers.BooleanField(help_text="Played at a practice table (0 Quan, no XP).")
     created_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField(allow_null=True)
 

@@ -174,6 +174,11 @@ def _check_quan(seq: int, doc: Mapping[str, Any], result: Mapping[str, Any]) -> 
     """The booked Quan are points × stake with the room's fees, from the balances they were
     booked against; the ledger transaction moves exactly those Quan."""
     booked, ledger = doc["quan"], doc["ledger"]
+    if doc.get("practice"):  # a practice table books nothing: every seat's Quan is zero
+        moved = booked and (booked.get("fees") or any(s.get("net") for s in booked["seats"]))
+        if ledger is not None or moved or not (booked or {}).get("practice"):
+            raise _Found(seq, "a practice hand moved Quan")
+        return
     if booked is None:
         if ledger is not None:
             raise _Found(seq, "a ledger transaction but no booked settlement")

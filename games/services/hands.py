@@ -4,6 +4,7 @@ playing hand before their table)."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,7 +23,12 @@ from chan_api.errors import (
     RateLimited,
     RuleRefused,
 )
-from games.clock import hand_clock_on_commit, hand_deadline_for, hand_settle_on_commit
+from games.clock import (
+    hand_clock_on_commit,
+    hand_deadline_for,
+    hand_seat_is_bot,
+    hand_settle_on_commit,
+)
 from games.hand_store import hand_publish_on_commit, hand_seats_load, hand_state
 from games.models import Hand, HandEvent, Seat, Table
 from games.rules import HandState, apply, move_from_dict
@@ -34,6 +40,9 @@ from games.rules.state import Phase
 from games.rules.views import result_of
 from games.selectors import not_a_participant, rule_message
 from games.services.idempotency import StoredResponse, idempotency_record, idempotency_replay
+from games.services.practice import bot_choose, bot_rng
+
+logger = logging.getLogger(__name__)
 
 PREFS_PER_MINUTE = 6
 # Rule refusals that mean "not now" rather than "never": the client's picture is stale.
@@ -127,19 +136,24 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
     table = Table.objects.select_for_update().get(pk=hand.table_id)
     gone = [s.user_id for s in hand.seat_list() if s.left]
     Seat.objects.filter(table=table, player_id__in=gone).delete()
-    Seat.objects.filter(table=table).update(ready=False, ready_at=None, updated_at=timezone.now())
+    players = Seat.objects.filter(table=table, player__is_bot=False)
+    players.update(ready=False, ready_at=None, updated_at=timezone.now())
     if table.status == Table.Status.PLAYING:
-        # Everyone left mid-hand: the table closes rather than stay listed with no seats.
-        seated = Seat.objects.filter(table=table).exists()
+        # Everyone left mid-hand: the table closes rather than stay listed with no seats (a
+        # practice table's bots stand up with the last player).
+        seated = players.exists()
+        if not seated:
+            Seat.objects.filter(table=table).delete()
         table.status = Table.Status.OPEN if seated else Table.Status.CLOSED
         table.save(update_fields=["status", "updated_at"])
     hand_settle_on_commit(hand)
     metrics.hand_ended(result=hand.result)
 
 
-def _append(hand: Hand, move: Move, new_state: HandState) -> None:
-    """Append ``move`` (already applied: ``new_state``) to the locked hand's log, end the hand
-    if it ended, set the next deadline, and publish and wake the clock after commit."""
+def _append(hand: Hand, move: Move, new_state: HandState, *, bot: bool = False) -> None:
+    """Append ``move`` (already applied: ``new_state``) to the locked hand's log — ``bot``: a
+    server bot's move — end the hand if it ended, set the next deadline, and publish and wake
+    the clock after commit."""
     seq = hand.seq + 1
     payload = move.to_dict()
     HandEvent.objects.create(
@@ -148,6 +162,7 @@ def _append(hand: Hand, move: Move, new_state: HandState) -> None:
         type=payload["type"],
         actor_seat=move.seat,
         system=move.system,
+        bot=bot,
         payload=payload,
         effects=list(new_state.events),
     )
@@ -169,11 +184,17 @@ def _append(hand: Hand, move: Move, new_state: HandState) -> None:
 
 
 def hand_move_apply(
-    *, hand: Hand, seat: int, move_json: Any, expected_seq: int | None = None
+    *,
+    hand: Hand,
+    seat: int,
+    move_json: Any,
+    expected_seq: int | None = None,
+    bot: bool = False,
 ) -> HandState:
     """Validate a seat's move through the rules core and append it to the hand's log; return
-    the new state. The caller holds the hand row lock (:func:`hand_lock`); every refusal is a
-    domain error carrying the hand's seq."""
+    the new state. ``bot``: a server bot plays the seat (its event is marked so). The caller
+    holds the hand row lock (:func:`hand_lock`); every refusal is a domain error carrying the
+    hand's seq."""
     _check_body_seat(move_json, seat)
     if expected_seq is not None and expected_seq != hand.seq:
         raise Conflict(
@@ -191,7 +212,7 @@ def hand_move_apply(
         raise _rule_refusal(exc, hand.seq) from exc
     if isinstance(move, SetPrefs):
         _check_prefs(hand, state, new_state, seat)
-    _append(hand, move, new_state)
+    _append(hand, move, new_state, bot=bot)
     if isinstance(move, SetPrefs):
         changes = {
             k: v
@@ -241,7 +262,9 @@ def move_submit(
 
 def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
     """If the hand's deadline has come, play the server's move for the seat to act
-    (games.rules.autoplay) and return the new seq; else do nothing and return None.
+    (games.rules.autoplay) and return the new seq; else do nothing and return None. A server
+    bot's seat (practice tables) gets the bot's own move instead, chosen from what that seat
+    may know (``games.services.practice.bot_choose``) and applied as its move.
 
     Safe to run any number of times and at any moment: a player's move and the clock both lock
     the hand row, and a move sets the next deadline, so whichever comes second finds nothing
@@ -254,6 +277,13 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
         if (now or timezone.now()) < hand.deadline_at:
             return None
         state = hand_state(hand)
+        if hand_seat_is_bot(hand, state.turn):
+            move = bot_choose(state, state.turn, bot_rng(hand))
+            try:
+                hand_move_apply(hand=hand, seat=state.turn, move_json=move.to_dict(), bot=True)
+                return hand.seq
+            except DomainError:  # refused before any write: the server's own move instead
+                logger.exception("hand %s: the bot's move %s was refused", hand.pk, move)
         move = auto_move(state)
         _append(hand, move, apply(state, move))
         metrics.clock_moved()

@@ -64,7 +64,11 @@ def hand_xp(result: dict[str, Any], n_seats: int) -> list[int]:
 def hand_award_xp(*, hand: Hand) -> list[int]:
     """Add the hand's XP to its players and move their levels along. Called once per hand by
     ``hand_settle`` inside its transaction, after the booking (guarded by ``settled_at``).
-    Locks the players' user rows in primary-key order (after the ledger accounts)."""
+    Locks the players' user rows in primary-key order (after the ledger accounts). A practice
+    table's hand awards nothing (``hand_settle`` does not call it; this guards any other
+    caller)."""
+    if hand.table.practice:
+        return [0] * hand.n_seats
     seats = hand.seat_list()
     deltas = hand_xp(hand.result or {}, hand.n_seats)
     by_user = {s.user_id: d for s, d in zip(seats, deltas, strict=True)}

@@ -10,6 +10,7 @@ ended hand's row, so the two orders cannot meet in a cycle.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -19,7 +20,7 @@ from accounts.models import LedgerAccount, LedgerTransaction
 from chan_api import metrics
 from games.hand_store import hand_ruleset
 from games.models import Hand, Room, Seat, Table
-from games.quan import HOUSE, POT, QuanSettlement, result_quan
+from games.quan import HOUSE, POT, QuanSettlement, SeatQuan, result_quan
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
 
@@ -60,10 +61,24 @@ def _legs(
     return legs
 
 
+def practice_quan(n_seats: int) -> dict[str, Any]:
+    """What a practice hand books: nothing — every seat's Quan zero, no fee, no pot, flagged
+    ``"practice": true`` (``Hand.quan`` of a practice hand, checked by ``ledger_check``)."""
+    zeros = QuanSettlement(
+        seats=tuple(SeatQuan(seat=i, paid=0, received=0, fee=0) for i in range(n_seats)),
+        pot_in=0,
+        pot_out=0,
+        fee_percent=0,
+    )
+    return {**zeros.to_dict(), "balances": [], "pot_before": 0, "practice": True}
+
+
 def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
     """Book the ended hand's settlement once (safe to run any number of times: the ledger key
     is the hand), record it on the hand, and unseat the players left with nothing (§11).
     The players' XP (RULES.md §11) is awarded in the same transaction, so exactly once.
+    A practice table's hand is marked settled with :func:`practice_quan`: no Quan, fee, pot
+    share or XP (the points of its result stand, for the players to see).
     Returns the transaction, or None when the hand is not ended (nothing to book yet).
     Locks the table row, the hand row, the ledger accounts (in ``ledger_post``), then the
     players' user rows (``hand_award_xp``)."""
@@ -79,6 +94,12 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
             .get(pk=hand_id)
         )
         if hand.status != Hand.Status.ENDED:
+            return None
+        if table.practice:
+            if hand.settled_at is None:
+                hand.quan = practice_quan(hand.n_seats)
+                hand.settled_at = timezone.now()
+                hand.save(update_fields=["quan", "settled_at", "updated_at"])
             return None
         seats = hand.seat_list()
         wallets = [wallet_for(s.user) for s in seats]

@@ -24,13 +24,25 @@ from games.clock import (
     table_ready_deadline,
 )
 from games.hand_store import hand_publish_on_commit, hand_ruleset, hand_state
-from games.models import DEFAULT_ROOM, MAX_SEATS, Hand, HandEvent, HandSeat, Room, Seat, Table
+from games.models import (
+    DEFAULT_ROOM,
+    MAX_BOT_DELAY_SECONDS,
+    MAX_BOTS,
+    MAX_SEATS,
+    Hand,
+    HandEvent,
+    HandSeat,
+    Room,
+    Seat,
+    Table,
+)
 from games.rules import HandConfig, Mode, first_dealer, new_hand, parse_deck, shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.selectors import rule_message, ruleset_from_spec
 from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
+from games.services.practice import practice_seat_bots
 from games.services.settlement import hand_settle
 
 
@@ -131,14 +143,63 @@ def _check_seat_number(table: Table, seat: int) -> None:
         )
 
 
+def _practice_terms(
+    *,
+    practice: bool,
+    bots: int | None,
+    bot_delay: int | None,
+    stake: int | None,
+    max_seats: int | None,
+) -> tuple[int, int, int, int]:
+    """(bots, bot_delay, stake, max_seats) of a new table: a practice table seats ``bots``
+    server bots (every other seat by default), its stake is 1 unless given (nothing is booked),
+    and it has ``bots`` + 1 seats unless it asks for more; any other table has no bots."""
+    if not practice:
+        extra = {"bots": bots, "bot_delay": bot_delay}
+        given = [key for key, value in extra.items() if value is not None]
+        if given:
+            raise InvalidInput(
+                _("Bots play at practice tables only (send practice: true)."),
+                code="practice_only",
+                errors={key: [_("practice tables only")] for key in given},
+            )
+        if stake is None:
+            raise InvalidInput(
+                _("A table needs a stake."), errors={"stake": [_("This field is required.")]}
+            )
+        return 0, 1, stake, MAX_SEATS if max_seats is None else max_seats
+    if bots is None:
+        bots = MAX_BOTS if max_seats is None else max_seats - 1
+    if max_seats is None:
+        max_seats = bots + 1
+    if not 1 <= bots <= min(MAX_BOTS, max_seats - 1):
+        last = min(MAX_BOTS, max_seats - 1)
+        raise InvalidInput(
+            _("A practice table seats 1 to %(last)s bots."),
+            code="invalid_bots",
+            errors={"bots": [_("must be from 1 to %(last)s") % {"last": last}]},
+            last=last,
+        )
+    delay = 1 if bot_delay is None else bot_delay
+    if not 0 <= delay <= MAX_BOT_DELAY_SECONDS:
+        raise InvalidInput(
+            _("A bot's delay is 0 to %(last)s seconds."),
+            errors={
+                "bot_delay": [_("must be from 0 to %(last)s") % {"last": MAX_BOT_DELAY_SECONDS}]
+            },
+            last=MAX_BOT_DELAY_SECONDS,
+        )
+    return bots, delay, 1 if stake is None else stake, max_seats
+
+
 @transaction.atomic
 def table_create(
     *,
     owner: Any,
     name: str,
-    stake: int,
+    stake: int | None = None,
     room: str = DEFAULT_ROOM,
-    max_seats: int = MAX_SEATS,
+    max_seats: int | None = None,
     mode: str = "basic",
     ruleset: Mapping[str, Any] | None = None,
     timeouts: Mapping[str, int] | None = None,
@@ -146,9 +207,19 @@ def table_create(
     deck: Any = None,
     dealer: int | None = None,
     spectators: bool = True,
+    practice: bool = False,
+    bots: int | None = None,
+    bot_delay: int | None = None,
 ) -> Table:
     """Open a table; the owner sits at ``seat`` (0 unless it asks for another). ``spectators``:
-    whether anyone signed in may watch its hands (their public view only)."""
+    whether anyone signed in may watch its hands (their public view only).
+
+    ``practice``: server bots take ``bots`` seats (``_practice_terms``) and move ``bot_delay``
+    seconds after their turn comes; nothing is booked, so neither the owner's balance nor the
+    room's requirements are checked (docs/decisions.md, practice tables)."""
+    n_bots, bot_delay, stake, max_seats = _practice_terms(
+        practice=practice, bots=bots, bot_delay=bot_delay, stake=stake, max_seats=max_seats
+    )
     spec = ruleset_from_spec(ruleset).spec()
     room_row = Room.objects.filter(slug=room).first()
     if room_row is None:
@@ -158,7 +229,8 @@ def table_create(
             errors={"room": [_("no such room")]},
             room=room,
         )
-    _check_balance(owner, stake=stake, stakes=CREATE_STAKES, room=room_row)
+    if not practice:
+        _check_balance(owner, stake=stake, stakes=CREATE_STAKES, room=room_row)
     fixed_deck, fixed_dealer = _fixed_deck(deck, dealer, max_seats)
     timeouts = timeouts or {}
     table = Table(
@@ -172,6 +244,8 @@ def table_create(
         fixed_deck=fixed_deck,
         fixed_dealer=fixed_dealer,
         spectators=spectators,
+        practice=practice,
+        bot_delay=bot_delay,
     )
     for key in ("turn", "tra_cua", "declare", "ready"):
         if key in timeouts:
@@ -180,6 +254,8 @@ def table_create(
     seat_number = 0 if seat is None else seat
     _check_seat_number(table, seat_number)
     Seat.objects.create(table=table, player=owner, number=seat_number)
+    if practice:
+        practice_seat_bots(table=table, count=n_bots)
     return table
 
 
@@ -216,14 +292,16 @@ def seat_join(
         _check_seat_number(table, seat)
         if seat in taken:
             raise _seat_taken()
-    _check_balance(user, stake=table.stake, stakes=SIT_STAKES, room=table.room)
+    if not table.practice:
+        _check_balance(user, stake=table.stake, stakes=SIT_STAKES, room=table.room)
     prefs = {k: v for k, v in (("auto_u", auto_u), ("auto_chiu", auto_chiu)) if v is not None}
     try:
         with transaction.atomic():
             taken = Seat.objects.create(table=table, player=user, number=seat, **prefs)
     except IntegrityError as exc:  # a concurrent join took it first
         raise _seat_taken() from exc
-    pot_buy_in(table=table, user=user)
+    if not table.practice:
+        pot_buy_in(table=table, user=user)
     return taken
 
 
@@ -287,8 +365,10 @@ def _seat_leave_once(table_id: int, user: Any) -> Table:
     else:
         seat.delete()
         pot_refund(table=table, user=user)
-        if not Seat.objects.filter(table=table).exists():
-            # The last player stood up: the table closes (no longer listed; nobody can join).
+        if not Seat.objects.filter(table=table, player__is_bot=False).exists():
+            # The last player stood up: the table closes (no longer listed; nobody can join),
+            # and a practice table's bots stand up with it.
+            Seat.objects.filter(table=table).delete()
             table.status = Table.Status.CLOSED
             table.save(update_fields=["status", "updated_at"])
         else:
@@ -371,6 +451,8 @@ def _deal_if_ready(table: Table) -> Hand | None:
     if table.status != Table.Status.OPEN:
         return None
     seats = list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
+    if all(s.player.is_bot for s in seats):
+        return None  # bots alone never play (a practice table's bots are always ready)
     deadline = table_ready_deadline(table, seats)
     now = timezone.now()
     if deadline is not None and now >= deadline:
@@ -413,6 +495,8 @@ def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
     last = Hand.objects.filter(table=table, status=Hand.Status.ENDED, settled_at__isnull=True)
     for hand_id in last.values_list("pk", flat=True):
         hand_settle(hand_id=hand_id)
+    if table.practice:
+        return seats  # nothing is at stake at a practice table
     needed = SIT_STAKES * table.stake
     poor = [s for s in seats if wallet_balance(s.player) < needed]
     for seat in poor:
@@ -502,7 +586,8 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
     )
     deck = parse_deck(table.fixed_deck) if table.fixed_deck is not None else shuffle(seed)
     state = new_hand(config, deck, hand.dealer)
-    hand.deadline_at = hand_deadline(hand, table, state)
+    bot = table.practice and seats[state.turn].player.is_bot
+    hand.deadline_at = hand_deadline(hand, table, state, actor_bot=bot)
     hand.save()
     HandSeat.objects.bulk_create(
         HandSeat(
@@ -550,7 +635,11 @@ def room_quick_join(*, room: str, user: Any, stake: int | None = None) -> tuple[
     balance = wallet_balance(user)
     _check_room_requirements(user, room=room_row, balance=balance)
     candidates = (
-        Table.objects.filter(room=room_row, status__in=[Table.Status.OPEN, Table.Status.PLAYING])
+        Table.objects.filter(
+            room=room_row,
+            status__in=[Table.Status.OPEN, Table.Status.PLAYING],
+            practice=False,
+        )
         .exclude(seats__player=user)
         .annotate(_seated=Count("seats"))
         .filter(max_seats__gt=F("_seated"), stake__lte=balance // SIT_STAKES)

@@ -176,6 +176,7 @@ def test_a_fixed_deck_is_shown_to_auditors_only_and_survives_a_clerks_edit(
         "tra_cua_timeout": table.tra_cua_timeout,
         "declare_timeout": table.declare_timeout,
         "ready_timeout": table.ready_timeout,
+        "bot_delay": table.bot_delay,
         "owner": table.owner_id,
         "status": table.status,
         "seats-TOTAL_FORMS": 0,

@@ -198,6 +198,7 @@ def test_my_hands_newest_first_with_my_seat_result_and_quan(players, win_hand) -
         "outcome": {"result": "u", "seat": WIN_SEAT},
         "result": "won",
         "quan": net[WIN_SEAT],
+        "practice": False,
         "created_at": item["created_at"],
         "ended_at": item["ended_at"],
     }
