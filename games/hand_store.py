@@ -176,11 +176,13 @@ def _lru_key(hand: Hand) -> tuple[int, int, str]:
 
 
 def hand_state(hand: Hand) -> HandState:
-    """The hand's state at its latest seq: from the LRU, else the replay of its log."""
+    """The hand's state at ``hand.seq``: from the LRU, else the replay of its log up to that
+    seq. A move committed after ``hand`` was read is not replayed: a view never shows content
+    newer than the seq (and ETag) it is served with."""
     key = _lru_key(hand)
     state = state_lru.get(key)
     if state is None:
-        state = hand_replay(hand)
+        state = hand_replay(hand, upto=hand.seq)
         state_lru.put(key, state)
     return state
 

@@ -400,3 +400,16 @@ def test_a_seat_may_change_its_preferences_only_so_often_in_a_hand(make_user) ->
     assert HandEvent.objects.filter(hand=hand).count() == 7
     # The other seat is not affected.
     submit(hand, users[0], {"type": "set_prefs", "auto_u": False})
+
+
+def test_a_view_read_before_a_move_commits_never_shows_the_move(make_user) -> None:
+    # Given a hand row read at seq 0 (a poll), and a move committed right after it,
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=21)
+    stale = Hand.objects.get(pk=hand.pk)
+    legal = hand_view_for_user(hand=hand, user=users[0])["legal_moves"]
+    submit(hand, users[0], legal[0])
+    state_lru.clear()
+    # the state served with that row is the state at its seq, not the log's newer end.
+    assert hand_state(stale) == hand_replay(stale, upto=0)
+    assert hand_state(stale).n_moves == 0
