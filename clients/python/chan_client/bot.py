@@ -24,6 +24,7 @@ import os
 import random
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,7 +64,7 @@ class BotResult:
     hands: list[int] = field(default_factory=list)
     outcomes: list[dict[str, Any] | None] = field(default_factory=list)
     moves: int = 0
-    raced: int = 0
+    raced: Counter[str] = field(default_factory=Counter)  # refusals read again, by code
     seconds: float = 0.0
 
 
@@ -161,7 +162,10 @@ class Bot:
             except ApiError as e:
                 if e.code not in RACED:
                     raise
-                self.result.raced += 1
+                self.result.raced[e.code or ""] += 1
+                logger.info(
+                    "hand %s: %s at seq %s; reading the view again", hand_id, e.code, view["seq"]
+                )
                 view, etag = self.client.hand(hand_id)
                 assert view is not None
                 continue
@@ -203,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
+        level=logging.INFO if args.verbose else logging.WARNING,
         format="%(asctime)s chan-bot %(levelname)s %(message)s",
         stream=sys.stderr,
     )
@@ -246,7 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "hands": bot.result.hands,
             "outcomes": bot.result.outcomes,
             "moves": bot.result.moves,
-            "raced": bot.result.raced,
+            "raced": dict(bot.result.raced),
             "requests": client.stats.requests,
             "retries": client.stats.retries,
             "statuses": {str(k): v for k, v in sorted(client.stats.statuses.items())},
