@@ -4,10 +4,13 @@ tables, long polls with ETags, idempotent moves, a real 429, and two bots playin
 from __future__ import annotations
 
 import random
+import re
 import threading
 import time
 import uuid
+from pathlib import Path
 
+import chan_client.client
 import pytest
 from chan_client import ApiError, ChanClient, RetryPolicy
 from chan_client.bot import Bot, choose_move
@@ -153,3 +156,14 @@ def test_two_bots_play_two_hands_to_the_end(live_server) -> None:
     with pytest.raises(ApiError) as closed:
         bots[0].client.ready(table_id)
     assert closed.value.code in {"table_closed", "not_seated"}
+
+
+def test_every_path_the_client_calls_is_in_the_schema(live_server) -> None:
+    """The client is written by hand (docs/decisions.md): its paths must stay the schema's."""
+    schema = ChanClient(live_server.url).request("GET", "/api/schema/?format=json").json()
+    source = Path(chan_client.client.__file__).read_text()
+    called = set(re.findall(r'"(/api/v1/[^"]*)"', source))
+    called |= {re.sub(r"\{[a-z_]+\}", "{x}", p) for p in re.findall(r'f"(/api/v1/[^"]*)"', source)}
+    known = {re.sub(r"\{[a-z_]+\}", "{x}", p) for p in schema["paths"]}
+    called = {re.sub(r"\{[a-z_]+\}", "{x}", p) for p in called}
+    assert len(called) == 14 and called <= known, called - known
