@@ -72,6 +72,20 @@ def wait_ready(base: str, procs: list[subprocess.Popen], seconds: float = 60) ->
     raise AssertionError("the stack was not ready in time")
 
 
+def system_moves(env: dict[str, str]) -> dict[str, int]:
+    """The moves the server played itself (its clock, automatic play), by type."""
+    out = manage(
+        env,
+        "shell",
+        "-c",
+        "import json; from collections import Counter; from games.models import HandEvent; "
+        "print(json.dumps(Counter(HandEvent.objects.filter(system=True)"
+        ".values_list('type', flat=True))))",
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def unsettled(env: dict[str, str]) -> int:
     out = manage(
         env,
@@ -139,7 +153,7 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(tmp_path) -> Non
         up = time.monotonic()
 
         # when 10 bots each open a two-seat table and 10 more join them, all playing 2 hands,
-        bot = [sys.executable, "-m", "chan_client", "--url", base, "--hands", str(HANDS)]
+        bot = [sys.executable, "-m", "chan_client", "--url", base, "--hands", str(HANDS), "-v"]
         openers = [
             spawn(
                 [*bot, "--username", f"topo{i}a", "--create", "--max-seats", "2", "--seed", f"{i}"],
@@ -208,7 +222,7 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(tmp_path) -> Non
             f"PostgreSQL (pgserver) + Redis; {len(summaries)} chan-bot processes at "
             f"{TABLES} tables: {len(hands)} hands, {moves} moves, {requests} requests "
             f"({sum(s['retries'] for s in summaries)} retries, "
-            f"moves refused as raced {dict(raced)}), statuses "
+            f"moves refused as raced {dict(raced)}, system moves {system_moves(env)}), statuses "
             f"{dict(sorted(statuses.items()))}; played in {played:.1f} s "
             f"({requests / played:.0f} req/s), {left} left for settle_hands "
             f"({settled.stdout.strip()}); {time.monotonic() - started:.1f} s in all"

@@ -164,7 +164,15 @@ class Bot:
                     raise
                 self.result.raced[e.code or ""] += 1
                 logger.info(
-                    "hand %s: %s at seq %s; reading the view again", hand_id, e.code, view["seq"]
+                    "hand %s: %s %s refused %s (server at seq %s, my view at %s, phase %s); "
+                    "reading the view again",
+                    hand_id,
+                    move["type"],
+                    move.get("card", ""),
+                    e.code,
+                    e.body.get("seq"),
+                    view["seq"],
+                    view.get("phase"),
                 )
                 view, etag = self.client.hand(hand_id)
                 assert view is not None
@@ -200,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--attempts", type=int, default=8, help="tries per request (429, 5xx)")
     p.add_argument("--max-delay", type=float, default=30.0, help="longest wait between tries")
     p.add_argument("--seed", type=int, help="seed of the bot's tie-breaks")
-    p.add_argument("-v", "--verbose", action="store_true")
+    p.add_argument("-v", "--verbose", action="store_true", help="log each refused move")
     return p
 
 
@@ -211,6 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s chan-bot %(levelname)s %(message)s",
         stream=sys.stderr,
     )
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # -v: the bot's lines, not each request
     if not args.password:
         print("chan-bot: give --password or set CHAN_BOT_PASSWORD", file=sys.stderr)
         return 2
