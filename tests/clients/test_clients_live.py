@@ -167,3 +167,11 @@ def test_every_path_the_client_calls_is_in_the_schema(live_server) -> None:
     known = {re.sub(r"\{[a-z_]+\}", "{x}", p) for p in schema["paths"]}
     called = {re.sub(r"\{[a-z_]+\}", "{x}", p) for p in called}
     assert len(called) == 14 and called <= known, called - known
+
+
+def test_quick_join_seats_two_bots_at_one_table(live_server) -> None:
+    bots = [Bot(player(live_server.url, f"client_qj{i}"), f"client_qj{i}") for i in range(2)]
+    first = bots[0].sit(room="nen-dat", stake=100)
+    assert bots[1].sit(room="nen-dat", stake=100) == first
+    seats = bots[0].client.table(first)["seats"]
+    assert sorted(s["username"] for s in seats if s.get("username")) == ["client_qj0", "client_qj1"]
