@@ -23,9 +23,9 @@ run migrate worker: export DEBUG ?= 1
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): pyproject.toml | $(BIN)/python
+$(STAMP): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev]' -e clients/python
 	touch $(STAMP)
 
 install: $(STAMP)
