@@ -18,8 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -213,23 +212,9 @@ def _post(
             LedgerEntry(transaction=tx, account=account, amount=merged[account.pk])
             for account in locked
         ]
-        if connection.vendor != "postgresql":
-            _move_balances_without_triggers(locked, entries)
         LedgerEntry.objects.bulk_create(entries)
         metrics.ledger_booked(kind=kind)
     return tx, True
-
-
-def _move_balances_without_triggers(
-    accounts: Sequence[LedgerAccount], entries: Sequence[LedgerEntry]
-) -> None:
-    """What PostgreSQL's entry trigger does, for databases without it (SQLite in development)."""
-    for account, entry in zip(accounts, entries, strict=True):
-        LedgerAccount._base_manager.filter(pk=account.pk).update(
-            balance=F("balance") + entry.amount
-        )
-        account.refresh_from_db(fields=["balance"])
-        entry.balance_after = account.balance
 
 
 def ledger_transfer(

@@ -35,9 +35,8 @@ AUDIT_HANDS_PERMISSION = "accounts.audit_hands"
 
 def only_chars(field: str, alphabet: str) -> Exact:
     """A check constraint that ``field`` holds only characters of ``alphabet`` (LTRIM strips
-    them all). Portable where a regex is not: SQLite has no native REGEXP (Django registers a
-    Python one on its own connections only); LTRIM(text, characters) is built into SQLite and
-    PostgreSQL."""
+    them all): plain SQL that any client of the database can read, where a regex check would be
+    PostgreSQL-specific syntax."""
     stripped = models.Func(
         F(field), Value(alphabet), function="LTRIM", output_field=models.CharField()
     )

@@ -159,13 +159,11 @@ DROP FUNCTION IF EXISTS accounts_ledger_append_only();
 
 
 def forwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(CREATE, params=None)
+    schema_editor.execute(CREATE, params=None)
 
 
 def backwards(apps, schema_editor):
-    if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(DROP, params=None)
+    schema_editor.execute(DROP, params=None)
 
 
 class Migration(migrations.Migration):

@@ -14,7 +14,6 @@ def forwards(apps, schema_editor):
     Transaction = apps.get_model("accounts", "LedgerTransaction")
     Entry = apps.get_model("accounts", "LedgerEntry")
     amount = settings.CHAN_WELCOME_GRANT
-    triggers = schema_editor.connection.vendor == "postgresql"
     issuance, _ = Account.objects.get_or_create(kind="issuance")
     for user in User.objects.order_by("pk"):
         key = f"grant:welcome:{user.pk}"
@@ -25,10 +24,7 @@ def forwards(apps, schema_editor):
             kind="welcome_grant", idempotency_key=key, user=user, memo="Welcome grant"
         )
         legs = sorted([(issuance, -amount), (wallet, amount)], key=lambda leg: leg[0].pk)
-        for account, leg in legs:
-            if not triggers:  # PostgreSQL's entry trigger moves the balance itself
-                Account._base_manager.filter(pk=account.pk).update(balance=F("balance") + leg)
-                account.refresh_from_db(fields=["balance"])
+        for account, leg in legs:  # the entry trigger moves the balance and sets balance_after
             Entry.objects.create(
                 transaction=tx, account=account, amount=leg, balance_after=account.balance
             )
