@@ -55,10 +55,10 @@ def hand_seats_load(hand: Hand) -> list[HandSeat]:
     """The hand's seats (with their players' usernames), kept on ``hand`` as
     ``prefetch_related("hand_seats")`` would, for ``hand.seat_list()``.
 
-    Remembered in this process by (hand id, ``hand.updated_at``): a hand's seats change only
-    when a player leaves mid-hand, and ``seat_leave`` touches the hand row in the same
+    Remembered in this process by (hand id, ``hand.seats_version``): a hand's seats change only
+    when a player leaves mid-hand, and ``seat_leave`` raises the version in the same
     transaction, so a changed seat always comes with a new key. Otherwise one query."""
-    key = (hand.pk, hand.updated_at)
+    key = (hand.pk, hand.seats_version)
     with _seat_rows_lock:
         rows = _seat_rows.get(key)
     if rows is None:

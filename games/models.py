@@ -280,6 +280,9 @@ class Hand(models.Model):
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
     result = models.JSONField(null=True, blank=True)
     seq = models.PositiveIntegerField(default=0, help_text="The seq of the last event.")
+    seats_version = models.PositiveSmallIntegerField(
+        default=0, help_text="Raised whenever one of its seats changes (a player leaves)."
+    )
     last_event_at = models.DateTimeField()
     deadline_at = models.DateTimeField(
         null=True, blank=True, help_text="When the server moves for the seat to act (the clock)."

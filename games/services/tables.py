@@ -385,15 +385,16 @@ def _hurry_the_clock(hand: Hand, user: Any) -> None:
         return
     hand_seat.left_at = timezone.now()
     hand_seat.save(update_fields=["left_at", "updated_at"])
-    # The hand row is saved too, even when its deadline stays: its new updated_at tells the
-    # processes that remember its seats (games.hand_store) to read them again.
+    # A new seats version tells the processes that remember the hand's seats (games.hand_store)
+    # to read them again.
+    hand.seats_version += 1
     state = hand_state(hand)
     due = hand_deadline(hand, hand.table, state, actor_left=True)
     on_turn = state.turn == hand_seat.position
     hurry = on_turn and due is not None and (hand.deadline_at is None or due < hand.deadline_at)
     if hurry:
         hand.deadline_at = due
-    hand.save(update_fields=["deadline_at", "updated_at"])
+    hand.save(update_fields=["deadline_at", "seats_version", "updated_at"])
     if hurry:
         hand_clock_on_commit(hand)
 

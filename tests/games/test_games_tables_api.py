@@ -470,3 +470,14 @@ def test_everyone_leaving_mid_hand_closes_the_table_at_the_end(players, start_ha
     assert Table.objects.get(pk=ids["table"]).status == "closed"
     listed = players[0].client.get("/api/v1/tables?open_seats=1").json()
     assert ids["table"] not in [t["id"] for t in listed]
+
+
+def test_a_view_shows_a_player_who_left_after_its_seats_were_remembered(players, start_hand):
+    # Given a hand whose seats this process already remembers (a view was served),
+    ids = start_hand(HOA_DECK)
+    url = f"/api/v1/hands/{ids['hand']}"
+    assert not any(p["left"] for p in players[0].client.get(url).json()["players"])
+    # when a player leaves mid-hand, the next view shows it.
+    players[2].client.post(f"/api/v1/tables/{ids['table']}/leave", {}, format="json")
+    left = [p["user_id"] for p in players[0].client.get(url).json()["players"] if p["left"]]
+    assert left == [players[2].id]
