@@ -27,23 +27,10 @@ def codes(counts: Any) -> list[str]:
     return sorted(CODES[k] for k in range(25) for _ in range(counts[k]))
 
 
-def lists_in(body: Any) -> list[list[str]]:
-    """Every list of card codes anywhere in a JSON body, sorted (to compare as multisets)."""
-    found = []
-    stack = [body]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            if value and all(isinstance(v, str) and v in CODES for v in value):
-                found.append(sorted(value))
-            stack.extend(value)
-    return found
-
-
-def keys_in(body: Any) -> set[str]:
+def walk(body: Any) -> tuple[set[str], list[list[str]]]:
+    """Every key of a JSON body, and every list of card codes in it (in document order)."""
     keys: set[str] = set()
+    card_lists: list[list[str]] = []
     stack = [body]
     while stack:
         value = stack.pop()
@@ -51,37 +38,27 @@ def keys_in(body: Any) -> set[str]:
             keys.update(value)
             stack.extend(value.values())
         elif isinstance(value, list):
+            if value and all(isinstance(v, str) and v in CODES for v in value):
+                card_lists.append(value)
             stack.extend(value)
-    return keys
+    return keys, card_lists
 
 
 def assert_hides(raw: bytes, viewer: int, hand: Hand, state: Any, where: str) -> None:
-    """Nothing in ``raw`` (one response for seat ``viewer``) reveals a hidden card or the seed."""
+    """Nothing in ``raw`` (one response for seat ``viewer``) reveals a hidden card or the seed:
+    no secret key, no list holding another seat's hidden hand (as a multiset), no run of the
+    stock's next five cards in their order."""
     text = raw.decode()
     assert hand.seed not in text, where
-    body = json.loads(text) if text else None
-    assert not (SECRET_KEYS & keys_in(body)), (where, SECRET_KEYS & keys_in(body))
-    others = [codes(s.hand) for i, s in enumerate(state.seats) if i != viewer and sum(s.hand)]
-    shown = lists_in(body)
-    for hidden in others:
-        assert hidden not in shown, (where, hidden)
+    keys, card_lists = walk(json.loads(text) if text else None)
+    assert not (SECRET_KEYS & keys), (where, SECRET_KEYS & keys)
+    shown = [sorted(cards) for cards in card_lists]
+    for i, seat in enumerate(state.seats):
+        if i != viewer and sum(seat.hand):
+            assert codes(seat.hand) not in shown, (where, i)
     stock_next = [CODES[k] for k in state.stock[:5]]
-    assert len(stock_next) < 3 or stock_next not in [list(v) for v in _runs(body)], where
-
-
-def _runs(body: Any) -> list[list[str]]:
-    """Every list of card codes in document order (not sorted): the stock's order would show."""
-    out = []
-    stack = [body]
-    while stack:
-        value = stack.pop()
-        if isinstance(value, dict):
-            stack.extend(value.values())
-        elif isinstance(value, list):
-            if value and all(isinstance(v, str) and v in CODES for v in value):
-                out.extend(value[i : i + 5] for i in range(max(1, len(value) - 4)))
-            stack.extend(value)
-    return out
+    runs = [cards[k : k + 5] for cards in card_lists for k in range(max(1, len(cards) - 4))]
+    assert len(stock_next) < 3 or stock_next not in runs, where
 
 
 def play_one(make_player, rng: random.Random) -> int:
