@@ -13,26 +13,18 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry
-from accounts.selectors import user_is_auditor
-from chan_api.errors import PermissionDenied
 from games.hand_store import hand_seats_load
 from games.models import Hand, HandEvent
 from games.quan import HOUSE, POT
 from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
-from games.selectors import not_a_participant, utc_iso
+from games.selectors import hand_check_full_read, utc_iso
 from games.services.settlement import settlement_key
 
 
 def hand_export_for_user(*, hand: Hand, user: Any) -> dict[str, Any]:
-    """The hand's export for ``user``: a participant once the hand has ended (``403
-    hand_not_ended`` before), an auditor any time; anyone else ``403 not_a_participant``."""
-    if not user_is_auditor(user):
-        if hand.seat_of(user.pk) is None:
-            raise not_a_participant()
-        if hand.status != Hand.Status.ENDED:
-            raise PermissionDenied(
-                _("A participant may export the hand only after it ends."), code="hand_not_ended"
-            )
+    """The hand's export for ``user``: an auditor any time; once the hand has ended, its players
+    and, at a table open to spectators, anyone signed in (``403 hand_not_ended`` before)."""
+    hand_check_full_read(hand, user, _("A participant may export the hand only after it ends."))
     return hand_export(hand)
 
 

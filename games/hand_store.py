@@ -14,15 +14,18 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from contextlib import suppress
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from functools import lru_cache
 from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from chan_api import metrics
+from chan_api.errors import RateLimited
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
 from games.rules.cards import parse_kinds
@@ -258,6 +261,47 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
                 cache.delete(version_key)
 
     transaction.on_commit(publish, robust=True)
+
+
+LONG_POLLS_PER_TOKEN = 10
+_SLOT_TTL_SECONDS = 120  # above the longest wait: a process killed mid-wait frees its slot
+
+
+@contextmanager
+def long_poll_slot(*, token_id: int | None) -> Iterator[None]:
+    """Hold one of the token's ``LONG_POLLS_PER_TOKEN`` waiting slots while a long poll waits,
+    so one client cannot take every waiting thread; beyond them ``RateLimited`` (429, retry in
+    a second). Counted in the cache, shared by every web process; when the cache does not
+    answer the poll waits uncounted (as the throttles fail open)."""
+    key = f"games:long-polls:{token_id}"
+    counted = False
+    if token_id is not None:
+        try:
+            cache.add(key, 0, timeout=_SLOT_TTL_SECONDS)
+            waiting = cache.incr(key)
+            counted = True
+            cache.touch(key, _SLOT_TTL_SECONDS)
+        except Exception:
+            logger.warning("long polls of token %s: the cache did not answer", token_id)
+            metrics.cache_failed(use="long_poll_slots")
+            waiting = 0
+        if waiting > LONG_POLLS_PER_TOKEN:
+            _free_slot(key)
+            raise RateLimited(
+                _("At most %(limit)s long polls may wait at once for one token."),
+                retry_after=1,
+                limit=LONG_POLLS_PER_TOKEN,
+            )
+    try:
+        yield
+    finally:
+        if counted:
+            _free_slot(key)
+
+
+def _free_slot(key: str) -> None:
+    with suppress(Exception):
+        cache.decr(key)
 
 
 @metrics.long_poll

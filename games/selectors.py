@@ -375,18 +375,25 @@ def hand_events_for_user(
     }
 
 
-def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> dict[str, Any]:
-    """The full state at ``seq`` (every hand and the stock): participants once the hand has
-    ended, auditors (``accounts.audit_hands``) at any time."""
-    auditor = user_is_auditor(user)
+def hand_check_full_read(hand: Hand, user: Any, before_the_end: Message) -> None:
+    """Who may read every card of a hand (its replay, its export): auditors at any time; once it
+    has ended, its players and, at a table open to spectators, anyone signed in."""
+    if user_is_auditor(user):
+        return
     participant = hand.seat_of(user.pk) is not None
-    ended = hand.status == Hand.Status.ENDED
-    if not auditor and not (participant and ended):
+    if hand.status != Hand.Status.ENDED:
         if participant:
-            raise PermissionDenied(
-                _("A participant may replay the hand only after it ends."), code="hand_not_ended"
-            )
+            raise PermissionDenied(before_the_end, code="hand_not_ended")
         raise not_a_participant()
+    if not participant and not hand_spectators_allowed(hand.table):
+        raise not_a_participant()
+
+
+def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> dict[str, Any]:
+    """The full state at ``seq`` (every hand and the stock): auditors (``accounts.audit_hands``)
+    at any time; once the hand has ended, its players and — at a table open to spectators —
+    anyone signed in (the seed is revealed then anyway)."""
+    hand_check_full_read(hand, user, _("A participant may replay the hand only after it ends."))
     if seq is None:
         seq = hand.seq
     if not 0 <= seq <= hand.seq:
@@ -412,7 +419,7 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
             "seed": hand.seed,
             "fixed_deck": hand.deck is not None,
             "deck": [CODES[k] for k in hand_deck(hand)],
-            "result": hand.result if ended else None,
+            "result": hand.result if hand.status == Hand.Status.ENDED else None,
         }
     )
     return view

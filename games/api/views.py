@@ -67,7 +67,7 @@ from games.api.serializers import (
     TableOutputSerializer,
 )
 from games.export import hand_export_for_user
-from games.hand_store import hand_wait_for_seq
+from games.hand_store import hand_wait_for_seq, long_poll_slot
 from games.selectors import (
     hand_etag,
     hand_etag_for_user,
@@ -428,7 +428,8 @@ class HandDetailApi(APIView):
             stale = tags is not None and not _etag_matches(tags, version.etag)
             after_seq = query.get("after_seq", version.seq)
             if wait and not stale and not version.ended and version.seq <= after_seq:
-                hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
+                with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
+                    hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
                 version = hand_etag_for_user(hand_id=hand_id, user=request.user)
             if tags is not None and _etag_matches(tags, version.etag):
                 return _not_modified(version.etag)

@@ -188,3 +188,17 @@ def test_a_leave_racing_a_deal_lands_wholly_before_or_after_it(make_player) -> N
             anomalies.append((trial, hand and hand.pk, seated))
     # then there is never a half of each.
     assert anomalies == []
+
+
+def test_one_token_holds_at_most_ten_waiting_long_polls(players, win_hand) -> None:
+    # Given eleven long polls of one token released together on a hand where nothing moves,
+    url = f"/api/v1/hands/{win_hand['hand']}?wait=2&after_seq=0"
+    clients = [client_with(players[2].token) for _ in range(11)]
+    responses = at_once(11, lambda i: clients[i].get(url))
+    # then ten wait (and answer when their time is up) and the eleventh is refused at once.
+    refused = [r for r in responses if r.status_code == 429]
+    assert len(refused) == 1 and refused[0]["Retry-After"] == "1"
+    assert refused[0].json()["code"] == "throttled"
+    assert sorted(r.status_code for r in responses if r.status_code != 429) == [200] * 10
+    # A poll of another token is not counted against this one.
+    assert client_with(players[3].token).get(url).status_code == 200

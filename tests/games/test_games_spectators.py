@@ -22,7 +22,7 @@ from games.rules.state import HandConfig, HandState, Mode, Phase
 from games.rules.views import full_view
 from games.selectors import spectator_view
 from tests.games.decks import WIN_DECK, scripted_move
-from tests.games.test_games_hands_api import assert_problem, post_move
+from tests.games.test_games_hands_api import assert_problem, play_to_end, post_move
 
 CARD_CODES = frozenset(CODES)
 # Keys that would hold hidden cards or the means to deal them.
@@ -157,10 +157,24 @@ def test_a_spectator_follows_a_live_hand_to_its_end(players, make_player) -> Non
     # and after the end the result, but still no card of any hand and no seed.
     assert view["status"] == "ended" and view["result"]["outcome"]["result"] == "u"
     assert view["seed"] is None and "stock" not in view
-    # A spectator may not move nor replay the hand.
+    # A spectator may not move; once the hand has ended it may replay and export it (every card
+    # and the seed, revealed then anyway), unlike while it was played.
     r = post_move(watcher, {"hand": hand_id}, {"type": "draw"})
     assert_problem(r, 403, "not_a_participant")
-    assert_problem(watcher.client.get(url + "/replay"), 403, "not_a_participant")
+    replay = watcher.client.get(url + "/replay")
+    assert replay.status_code == 200 and replay.json()["seed"] is not None
+    assert watcher.client.get(url + "/export").status_code == 200
+
+
+def test_nobody_but_the_players_replays_a_hand_of_a_table_closed_to_spectators(
+    players, make_player, win_hand, no_spectators
+) -> None:
+    play_to_end(players, win_hand)
+    url = f"/api/v1/hands/{win_hand['hand']}"
+    stranger = make_player()
+    assert_problem(stranger.client.get(url + "/replay"), 403, "not_a_participant")
+    assert_problem(stranger.client.get(url + "/export"), 403, "not_a_participant")
+    assert players[1].client.get(url + "/replay").status_code == 200
 
 
 def test_a_spectator_polls_with_etags_and_long_polls(players, make_player, win_hand) -> None:
