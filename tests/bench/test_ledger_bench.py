@@ -9,14 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.bench.test_bench_scripts import server_url
+
 ROOT = Path(__file__).resolve().parents[2]
-DATABASE_URL = os.environ.get("DATABASE_URL", "")
 
 
-@pytest.mark.skipif(
-    not DATABASE_URL.startswith(("postgres://", "postgresql://")),
-    reason="ledger_bench.py runs on a scratch PostgreSQL database",
-)
+@pytest.mark.django_db
 def test_ledger_bench_loads_checks_and_prints_every_ratio() -> None:
     result = subprocess.run(
         [
@@ -31,7 +29,7 @@ def test_ledger_bench_loads_checks_and_prints_every_ratio() -> None:
             "--rounds",
             "5",
             "--db",
-            DATABASE_URL,
+            server_url(),
             "--scratch",  # apart from other worktrees' and a bench run by hand
             f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_ledger_bench",
         ],

@@ -16,7 +16,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from django.conf import settings
+
+from tests.games.test_games_tasks import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -88,14 +89,13 @@ def processes_marked(marker: str) -> list[int]:
 def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
     # Given the Procfile run by honcho as `make serve` runs it, in production mode (no pytest,
     # DEBUG off, collected static files), on the test database,
-    db = settings.DATABASES["default"]
     port = free_port()
     marker = f"CHAN_STACK_TEST={uuid.uuid4().hex}"
     env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_VERSION", "DEBUG"}}
     env.update(
         dict([marker.split("=")]),
         SECRET_KEY="stack-test-key",
-        DATABASE_URL=f"postgres://{db['USER']}:{db.get('PASSWORD') or ''}@{db['HOST'] or 'localhost'}:{db['PORT'] or 5432}/{db['NAME']}",
+        DATABASE_URL=database_url(),  # the embedded server's socket directory quoted too
         CHAN_VAR_DIR=str(tmp_path / "var"),
         PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prometheus"),
         BIND=f"127.0.0.1:{port}",
