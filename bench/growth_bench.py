@@ -43,6 +43,7 @@ from api_bench import (  # noqa: E402
     start_gunicorn,
     wait_until_up,
 )
+from load_bench import scratch_cache  # noqa: E402
 
 GOAL = 0.9
 NAMES = ("floor", "state read", "304 poll", "floor (moves)", "move")
@@ -217,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
 
     database_url = scratch_database(args.db, args.scratch)
     cache = args.cache if redis_answers(args.cache) else None
+    if cache:
+        scratch_cache(cache)  # emptied: its keys name hands by id (db 15 by default)
     port = free_port()
     env = server_env(database_url, cache, port, args.workers)
     if cache:  # the clock's wake-ups go to the cache's own database (nothing consumes them)

@@ -14,7 +14,8 @@ its own keep-alive connection, plays hands for ``--seconds`` with no think time 
   table until it shows the new hand.
 
 A refused move (``stale_seq`` …) or any other status outside 2xx is counted by status and code and
-the bot reads its view again. Then the floor (``GET /api/v1/auth/check``) is driven by as many
+the bot reads its view again. The cache's Redis database (``--cache``, db 15 by default; also
+the broker of the clock's wake-ups, which nothing consumes here) is emptied at the start. Then the floor (``GET /api/v1/auth/check``) is driven by as many
 threads, each on its own keep-alive connection, for as long. It prints moves/s, p50/p99 of moves
 and reads, errors by status, the floor's requests/s and the ratio of the game's requests/s (moves,
 reads, readies, table reads) to the floor's. Goal (issue 14): ratio >= 0.35.
@@ -27,6 +28,7 @@ import http.client
 import os
 import random
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +37,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -177,6 +180,22 @@ def run_threads(target, argsets: list[tuple], seconds: float) -> tuple[Tally, fl
     return total, elapsed
 
 
+def scratch_cache(url: str) -> None:
+    """Empty the cache's Redis database (FLUSHDB): its keys name hands by id, and a scratch
+    database starts its ids again at 1. The database must be the bench's own (default: 15)."""
+    parts = urlsplit(url)
+    with socket.create_connection((parts.hostname, parts.port or 6379), timeout=5) as s:
+        s.sendall(f"SELECT {parts.path.strip('/') or 0}\r\nFLUSHDB\r\n".encode())
+        answer = b""
+        while answer.count(b"\r\n") < 2:
+            chunk = s.recv(64)
+            if not chunk:
+                break
+            answer += chunk
+    if answer != b"+OK\r\n+OK\r\n":
+        raise SystemExit(f"could not empty the cache database {url}: {answer!r}")
+
+
 def quantile(values: list[float], q: float) -> float:
     if len(values) < 2:
         return values[0] if values else float("nan")
@@ -251,6 +270,8 @@ def main(argv: list[str] | None = None) -> int:
 
     database_url = scratch_database(args.db, args.scratch)
     cache = args.cache if redis_answers(args.cache) else None
+    if cache:
+        scratch_cache(cache)
     port = free_port()
     env = server_env(database_url, cache, port, args.workers)
     if cache:  # the clock's wake-ups go to the cache's own database (nothing consumes them)
