@@ -42,3 +42,66 @@ def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None
     assert result.returncode == 0, result.stderr[-2000:]
     lines = {line.split("  ")[0].strip() for line in result.stdout.splitlines()}
     assert {"floor", "state read", "304 poll", "move"} <= lines, result.stdout
+
+
+def test_load_bench_drives_bots_at_tables_then_the_floor_and_prints_the_ratio() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "bench/load_bench.py",
+            "--tables",
+            "2",
+            "--seconds",
+            "2",
+            "--db",
+            server_url(),
+            "--scratch",  # apart from other worktrees' and a bench run by hand
+            f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_load_bench",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "2 tables x 4 bots = 8 threads" in out, out
+    assert "moves/s" in out and "errors: none" in out, out
+    rows = {line.split()[0] for line in out.splitlines() if line}
+    assert {"move", "read", "floor"} <= rows, out
+    assert "ratio game/floor req/s:" in out, out
+
+
+def test_growth_bench_fills_measures_both_sizes_and_prints_the_ratios() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "bench/growth_bench.py",
+            "--small",
+            "3",
+            "--big",
+            "40",
+            "--played",
+            "10",
+            "--hands",
+            "1",
+            "--rounds",
+            "5",
+            "--db",
+            server_url(),
+            "--scratch",
+            f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_growth_bench",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "finished hands in the database when measured: 3 and 40" in out, out
+    rows = {line.split("  ")[0].strip() for line in out.splitlines()}
+    assert {"floor", "state read", "304 poll", "move"} <= rows, out
+    assert out.count(">=0.9") == 2, out

@@ -1,0 +1,251 @@
+"""Does a move or a state read slow down as finished hands pile up? Small database against big.
+
+    .venv/bin/python bench/growth_bench.py [--small 10] [--big 10000] [--hands 6] [--rounds 200]
+
+It starts gunicorn on a scratch database as ``bench/api_bench.py`` does (its helpers, imported),
+fills the database with ``--small`` finished hands, measures, fills it up to ``--big`` finished
+hands and measures again. Filling is ``manage.py play_bots`` on the scratch database
+(``CHAN_CLOCK=0``) for up to ``--played`` hands: whole hands played through the services by bots
+at three tables, each settled in the Quan ledger, so every table the game writes (hands, their
+seats and logs, ledger transactions and entries) grows as in production. Beyond ``--played``
+the finished hands' rows, seats and logs are copied in SQL (the ledger is not copied).
+Measuring is api_bench's: ``--hands`` scripted hands at a fresh table, four keep-alive players,
+every move timed and, in the last hand, ``--rounds`` rounds of floor / state read / 304 poll; the
+floor (``GET /api/v1/auth/check``) is timed beside each move too. The fill runs while gunicorn idles; the measurement starts after it.
+
+It prints the median and p90 of each request at both sizes and the ratio small/big of the
+medians (raw, and each divided by its own floor to take out drift between the two runs; the
+verdict reads the latter). Goal (issue 14): ratio >= 0.9 for the move and the state read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from api_bench import (  # noqa: E402
+    ROOT,
+    Player,
+    Samples,
+    free_port,
+    play_hand,
+    redis_answers,
+    scratch_database,
+    server_env,
+    start_gunicorn,
+    wait_until_up,
+)
+from load_bench import scratch_cache  # noqa: E402
+
+GOAL = 0.9
+NAMES = ("floor", "state read", "304 poll", "floor (moves)", "move")
+FLOORS = {"state read": "floor", "304 poll": "floor", "move": "floor (moves)"}
+
+
+def finished_hands(database_url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute("SELECT count(*) FROM games_hand WHERE status = 'ended'").fetchone()
+        return int(row[0])
+
+
+HAND_COLUMNS = (
+    "n_seats, dealer, mode, ruleset, previous_winner, deck, seed, seed_hash, status, result, seq,"
+    " last_event_at, ended_at, created_at, updated_at, table_id, deadline_at, stake, room_id, quan,"
+    " settled_at, void_reason, voided_at, seats_version"
+)
+SEAT_COLUMNS = "position, table_seat, auto_u, auto_chiu, left_at, created_at, updated_at, user_id"
+EVENT_COLUMNS = "seq, type, actor_seat, system, payload, effects, created_at, bot"
+
+
+def copy_hands(database_url: str, target: int) -> None:
+    """Copy finished hands (their rows, seats and logs) until ``target`` are in the database.
+
+    Each pass copies every finished hand once more, at ids and numbers shifted by a stride
+    beyond the largest id, then the id sequence is moved past them."""
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        sources = [
+            r[0]
+            for r in conn.execute(
+                "SELECT id FROM games_hand WHERE status = 'ended' AND settled_at IS NOT NULL"
+                " ORDER BY id"
+            )
+        ]
+        if not sources:
+            raise SystemExit("no finished hand to copy")
+        stride = conn.execute("SELECT max(id) + 1 FROM games_hand").fetchone()[0]
+        shift = 0
+        while (missing := target - finished_hands(database_url)) > 0:
+            shift += stride
+            batch = sources[:missing]
+            with conn.transaction():
+                conn.execute(
+                    f"INSERT INTO games_hand (id, number, {HAND_COLUMNS})"
+                    f" SELECT id + %(s)s, number + %(s)s, {HAND_COLUMNS} FROM games_hand"
+                    " WHERE id = ANY(%(ids)s)",
+                    {"s": shift, "ids": batch},
+                )
+                conn.execute(
+                    f"INSERT INTO games_handseat (hand_id, {SEAT_COLUMNS})"
+                    f" SELECT hand_id + %(s)s, {SEAT_COLUMNS} FROM games_handseat"
+                    " WHERE hand_id = ANY(%(ids)s)",
+                    {"s": shift, "ids": batch},
+                )
+                conn.execute(
+                    f"INSERT INTO games_handevent (hand_id, {EVENT_COLUMNS})"
+                    f" SELECT hand_id + %(s)s, {EVENT_COLUMNS} FROM games_handevent"
+                    " WHERE hand_id = ANY(%(ids)s)",
+                    {"s": shift, "ids": batch},
+                )
+            conn.commit()
+        conn.execute(
+            "SELECT setval(pg_get_serial_sequence('games_hand', 'id'), max(id)) FROM games_hand"
+        )
+        conn.commit()
+        conn.autocommit = True
+        conn.execute("VACUUM ANALYZE")
+
+
+def fill(env: dict, database_url: str, target: int, seed: int, played: int) -> float:
+    """Bring the database to ``target`` finished hands: up to ``played`` of them played by bots,
+    the rest copies of those (``copy_hands``). Return the seconds it took."""
+    started = time.monotonic()
+    missing = min(target, played) - finished_hands(database_url)
+    if missing > 0:
+        # The measured hands' last settlements wait for the next deal (no worker runs here):
+        # book them first, or play_bots' closing ledger_check counts them as problems.
+        for command in (
+            ["settle_hands"],
+            ["play_bots", "--hands", str(missing), "--seed", str(seed)],
+        ):
+            done = subprocess.run(
+                [sys.executable, "manage.py", *command],
+                cwd=ROOT,
+                env={**env, "CHAN_CLOCK": "0"},
+                capture_output=True,
+                text=True,
+            )
+            if done.returncode:
+                raise SystemExit(
+                    f"{command[0]} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
+                )
+    if finished_hands(database_url) < target:
+        copy_hands(database_url, target)
+    return time.monotonic() - started
+
+
+def measure(players: list[Player], args: argparse.Namespace, label: str) -> Samples:
+    samples = Samples()
+    play_hand(players, f"{args.seed}:{label}:warm-up", Samples())
+    for i in range(args.hands):
+        rounds = args.rounds if i == args.hands - 1 else 0
+        play_hand(players, f"{args.seed}:{label}:{i}", samples, read_rounds=rounds)
+    return samples
+
+
+def report(results: dict[int, Samples], counts: dict[int, int], args, cache) -> dict[str, float]:
+    small, big = sorted(results)
+    med = {n: {k: statistics.median(v) for k, v in s.seconds.items()} for n, s in results.items()}
+    p90 = {
+        n: {k: statistics.quantiles(v, n=10)[-1] for k, v in s.seconds.items()}
+        for n, s in results.items()
+    }
+    print(
+        f"gunicorn gthread, {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
+        f"{args.hands} hands and {args.rounds} read rounds at each size; finished hands in the "
+        f"database when measured: {counts[small]} and {counts[big]}"
+    )
+    print(
+        f"{'request':<14}{'n':>6}{'med ms':>9}{'p90 ms':>9} |{'n':>6}{'med ms':>9}{'p90 ms':>9}"
+        f" |{'small/big':>10}{'/floor':>8}"
+    )
+    ratios = {}
+    for name in NAMES:
+        raw = med[small][name] / med[big][name]
+        floor = FLOORS.get(name)
+        normed = (
+            (med[small][name] / med[small][floor]) / (med[big][name] / med[big][floor])
+            if floor
+            else float("nan")
+        )
+        ratios[name] = raw
+        cells = "".join(
+            f"{len(results[n].seconds[name]):>6}{med[n][name] * 1e3:>9.2f}"
+            f"{p90[n][name] * 1e3:>9.2f} |"
+            for n in (small, big)
+        )
+        verdict = ""
+        if name in ("move", "state read"):
+            verdict = f"  >={GOAL:g} {'ok' if normed >= GOAL else 'MISS'}"
+        print(f"{name:<14}{cells}{raw:>10.2f}{normed:>8.2f}{verdict}")
+    return ratios
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument(
+        "--db",
+        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
+    )
+    p.add_argument("--scratch", default="chan_growth_bench", help="the scratch database's name")
+    p.add_argument(
+        "--cache", default=os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/15")
+    )
+    p.add_argument("--small", type=int, default=10, help="finished hands for the first run")
+    p.add_argument("--big", type=int, default=10_000, help="finished hands for the second run")
+    p.add_argument(
+        "--played",
+        type=int,
+        default=300,
+        help="at most this many finished hands played by bots; the rest are copies of them",
+    )
+    p.add_argument("--hands", type=int, default=6, help="measured hands at each size")
+    p.add_argument("--rounds", type=int, default=200, help="read rounds at each size")
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    args = p.parse_args(argv)
+
+    database_url = scratch_database(args.db, args.scratch)
+    cache = args.cache if redis_answers(args.cache) else None
+    if cache:
+        scratch_cache(cache)  # emptied: its keys name hands by id (db 15 by default)
+    port = free_port()
+    env = server_env(database_url, cache, port, args.workers)
+    if cache:  # the clock's wake-ups go to the cache's own database (nothing consumes them)
+        env["CELERY_BROKER_URL"] = cache
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+    )
+    server = start_gunicorn(env)
+    try:
+        wait_until_up(port, server)
+        players = [Player(port, f"growth{os.getpid()}_{i}") for i in range(4)]
+        results: dict[int, Samples] = {}
+        counts: dict[int, int] = {}
+        for size in (args.small, args.big):
+            seconds = fill(env, database_url, size, args.seed + size, args.played)
+            counts[size] = finished_hands(database_url)
+            print(f"filled to {counts[size]} finished hands in {seconds:.1f} s", flush=True)
+            for player in players:  # idle during the fill, maybe past the keep-alive
+                player.conn.close()
+            results[size] = measure(players, args, str(size))
+        report(results, counts, args, cache)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
