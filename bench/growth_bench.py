@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -35,15 +34,9 @@ from api_bench import (  # noqa: E402
     ROOT,
     Player,
     Samples,
-    free_port,
     play_hand,
-    redis_answers,
-    scratch_database,
-    server_env,
-    start_gunicorn,
-    wait_until_up,
 )
-from load_bench import scratch_cache  # noqa: E402
+from load_bench import add_server_args, scratch_server  # noqa: E402
 
 GOAL = 0.9
 NAMES = ("floor", "state read", "304 poll", "floor (moves)", "move")
@@ -194,14 +187,7 @@ def report(results: dict[int, Samples], counts: dict[int, int], args, cache) -> 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument(
-        "--db",
-        default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
-    )
-    p.add_argument("--scratch", default="chan_growth_bench", help="the scratch database's name")
-    p.add_argument(
-        "--cache", default=os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/15")
-    )
+    add_server_args(p, scratch="chan_growth_bench")
     p.add_argument("--small", type=int, default=10, help="finished hands for the first run")
     p.add_argument("--big", type=int, default=10_000, help="finished hands for the second run")
     p.add_argument(
@@ -212,24 +198,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--hands", type=int, default=6, help="measured hands at each size")
     p.add_argument("--rounds", type=int, default=200, help="read rounds at each size")
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--seed", type=int, default=1)
     args = p.parse_args(argv)
 
-    database_url = scratch_database(args.db, args.scratch)
-    cache = args.cache if redis_answers(args.cache) else None
-    if cache:
-        scratch_cache(cache)  # emptied: its keys name hands by id (db 15 by default)
-    port = free_port()
-    env = server_env(database_url, cache, port, args.workers)
-    if cache:  # the clock's wake-ups go to the cache's own database (nothing consumes them)
-        env["CELERY_BROKER_URL"] = cache
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
-    )
-    server = start_gunicorn(env)
-    try:
-        wait_until_up(port, server)
+    with scratch_server(args) as server:
+        port, env, database_url, cache = server.port, server.env, server.database_url, server.cache
         players = [Player(port, f"growth{os.getpid()}_{i}") for i in range(4)]
         results: dict[int, Samples] = {}
         counts: dict[int, int] = {}
@@ -241,9 +213,6 @@ def main(argv: list[str] | None = None) -> int:
                 player.conn.close()
             results[size] = measure(players, args, str(size))
         report(results, counts, args, cache)
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
     return 0
 
 

@@ -35,6 +35,8 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -251,23 +253,32 @@ def report(game: Tally, game_s: float, floor: Tally, floor_s: float, args, cache
     return ratio
 
 
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+def add_server_args(p: argparse.ArgumentParser, *, scratch: str) -> None:
+    """The options of a bench that serves a scratch database with gunicorn."""
     p.add_argument(
         "--db",
         default=os.environ.get("BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres"),
     )
-    p.add_argument("--scratch", default="chan_load_bench", help="the scratch database's name")
+    p.add_argument("--scratch", default=scratch, help="the scratch database's name")
     p.add_argument(
         "--cache", default=os.environ.get("BENCH_CACHE_URL", "redis://127.0.0.1:6379/15")
     )
-    p.add_argument("--tables", type=int, default=16)
-    p.add_argument("--bots", type=int, default=4, help="bots (seats) per table")
-    p.add_argument("--seconds", type=float, default=20.0)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
-    args = p.parse_args(argv)
 
+
+@dataclass
+class ScratchServer:
+    port: int
+    env: dict[str, str]
+    database_url: str
+    cache: str | None
+
+
+@contextmanager
+def scratch_server(args: argparse.Namespace) -> Iterator[ScratchServer]:
+    """gunicorn on a freshly migrated scratch database (and an emptied cache database), stopped
+    on the way out."""
     database_url = scratch_database(args.db, args.scratch)
     cache = args.cache if redis_answers(args.cache) else None
     if cache:
@@ -282,6 +293,22 @@ def main(argv: list[str] | None = None) -> int:
     server = start_gunicorn(env)
     try:
         wait_until_up(port, server)
+        yield ScratchServer(port, env, database_url, cache)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    add_server_args(p, scratch="chan_load_bench")
+    p.add_argument("--tables", type=int, default=16)
+    p.add_argument("--bots", type=int, default=4, help="bots (seats) per table")
+    p.add_argument("--seconds", type=float, default=20.0)
+    args = p.parse_args(argv)
+
+    with scratch_server(args) as server:
+        port, cache = server.port, server.cache
         seated = setup_tables(port, args.tables, args.bots)
         rng = random.Random(args.seed)
         for p, _ in seated:  # idle since setup, maybe past gunicorn's keep-alive: reconnect
@@ -290,9 +317,6 @@ def main(argv: list[str] | None = None) -> int:
         game, game_s = run_threads(play_bot, bots, args.seconds)
         floor, floor_s = run_threads(drive_floor, [(p,) for p, _ in seated], args.seconds)
         report(game, game_s, floor, floor_s, args, cache)
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
     return 0
 
 
