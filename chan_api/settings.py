@@ -255,6 +255,13 @@ CACHES = {
 }
 
 
+# The hands' seq feed that wakes long polls (games/hand_feed.py): Redis pub/sub, on the cache's
+# Redis unless HAND_FEED_URL names another; with neither, each web process reads the seqs of
+# the hands it has waiters for from PostgreSQL every HAND_FEED_POLL_SECONDS.
+HAND_FEED_URL = os.environ.get("HAND_FEED_URL") or os.environ.get("CACHE_URL") or ""
+HAND_FEED_POLL_SECONDS = float(os.environ.get("HAND_FEED_POLL_SECONDS", "0.25"))
+
+
 def filesystem_broker_options(broker_dir: Path) -> dict[str, object]:
     """Celery's transport options for a filesystem broker kept in ``broker_dir``."""
     return {

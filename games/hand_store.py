@@ -26,6 +26,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from chan_api import metrics
 from chan_api.errors import RateLimited
+from games.hand_feed import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
 from games.rules.cards import parse_kinds
@@ -259,6 +260,7 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
             # Without the key the long polls read the row instead of an outdated seq.
             with suppress(Exception):
                 cache.delete(version_key)
+        hand_feed_publish(hand_id, seq)
 
     transaction.on_commit(publish, robust=True)
 
@@ -267,41 +269,49 @@ LONG_POLLS_PER_TOKEN = 10
 _SLOT_TTL_SECONDS = 120  # above the longest wait: a process killed mid-wait frees its slot
 
 
+def long_poll_slot_take(*, token_id: int | None) -> str | None:
+    """Take one of the token's ``LONG_POLLS_PER_TOKEN`` waiting slots, so one client cannot
+    take every waiter; beyond them ``RateLimited`` (429, retry in a second). Counted in the
+    cache, shared by every web process; when the cache does not answer the poll waits
+    uncounted (as the throttles fail open). Returns the key to give to
+    :func:`long_poll_slots_free` when the poll ends (None: nothing was counted)."""
+    if token_id is None:
+        return None
+    key = f"games:long-polls:{token_id}"
+    try:
+        cache.add(key, 0, timeout=_SLOT_TTL_SECONDS)
+        waiting = cache.incr(key)
+        cache.touch(key, _SLOT_TTL_SECONDS)
+    except Exception:
+        logger.warning("long polls of token %s: the cache did not answer", token_id)
+        metrics.cache_failed(use="long_poll_slots")
+        return None
+    if waiting > LONG_POLLS_PER_TOKEN:
+        long_poll_slots_free([key])
+        raise RateLimited(
+            _("At most %(limit)s long polls may wait at once for one token."),
+            retry_after=1,
+            limit=LONG_POLLS_PER_TOKEN,
+        )
+    return key
+
+
+def long_poll_slots_free(keys: list[str]) -> None:
+    """Give back the slots of long polls that ended (keys from :func:`long_poll_slot_take`)."""
+    for key in keys:
+        with suppress(Exception):
+            cache.decr(key)
+
+
 @contextmanager
 def long_poll_slot(*, token_id: int | None) -> Iterator[None]:
-    """Hold one of the token's ``LONG_POLLS_PER_TOKEN`` waiting slots while a long poll waits,
-    so one client cannot take every waiting thread; beyond them ``RateLimited`` (429, retry in
-    a second). Counted in the cache, shared by every web process; when the cache does not
-    answer the poll waits uncounted (as the throttles fail open)."""
-    key = f"games:long-polls:{token_id}"
-    counted = False
-    if token_id is not None:
-        try:
-            cache.add(key, 0, timeout=_SLOT_TTL_SECONDS)
-            waiting = cache.incr(key)
-            counted = True
-            cache.touch(key, _SLOT_TTL_SECONDS)
-        except Exception:
-            logger.warning("long polls of token %s: the cache did not answer", token_id)
-            metrics.cache_failed(use="long_poll_slots")
-            waiting = 0
-        if waiting > LONG_POLLS_PER_TOKEN:
-            _free_slot(key)
-            raise RateLimited(
-                _("At most %(limit)s long polls may wait at once for one token."),
-                retry_after=1,
-                limit=LONG_POLLS_PER_TOKEN,
-            )
+    """Hold a waiting slot (:func:`long_poll_slot_take`) for the block."""
+    key = long_poll_slot_take(token_id=token_id)
     try:
         yield
     finally:
-        if counted:
-            _free_slot(key)
-
-
-def _free_slot(key: str) -> None:
-    with suppress(Exception):
-        cache.decr(key)
+        if key is not None:
+            long_poll_slots_free([key])
 
 
 @metrics.long_poll

@@ -174,13 +174,15 @@ class HandVersion(NamedTuple):
     etag: str
     seq: int
     ended: bool  # an ended hand never changes again
+    seat: int | None  # the caller's seat; None for a spectator
 
 
 # The long poll and the 304 answer from this fixed statement (no ORM compilation on the
-# hottest path): the hand's seq and status, and whether the caller plays in it.
+# hottest path): the hand's seq and status, and the caller's seat in it (NULL: none).
 _HAND_VERSION_SQL = f"""
-    SELECT h.seq, h.status, EXISTS (
-        SELECT 1 FROM {HandSeat._meta.db_table} s WHERE s.hand_id = h.id AND s.user_id = %s
+    SELECT h.seq, h.status, (
+        SELECT s.position FROM {HandSeat._meta.db_table} s
+        WHERE s.hand_id = h.id AND s.user_id = %s
     )
     FROM {Hand._meta.db_table} h WHERE h.id = %s
 """
@@ -193,12 +195,12 @@ def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
         row = cursor.fetchone()
     if row is None:
         raise NotFound(_("No such hand."))
-    seq, status, participant = row
-    if not participant:
+    seq, status, seat = row
+    if seat is None:
         table = Table.objects.filter(hands=hand_id).first()
         if table is None or not hand_spectators_allowed(table):
             raise not_a_participant()
-    return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED)
+    return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED, seat)
 
 
 def _deadline(hand: Hand) -> str | None:
@@ -245,7 +247,13 @@ def hand_view_for_user(*, hand: Hand, user: Any, state: HandState | None = None)
     """The caller's view of the hand (rules view_for) plus seq, deadline, seed hash, players;
     after the end also the result and the revealed seed. A non-participant gets the
     spectator's view (:func:`hand_view_for_spectator`) where the table allows spectators."""
-    seat = hand.seat_of(user.pk)
+    return hand_view_for_seat(hand=hand, seat=hand.seat_of(user.pk), state=state)
+
+
+def hand_view_for_seat(
+    *, hand: Hand, seat: int | None, state: HandState | None = None
+) -> dict[str, Any]:
+    """The view of the player at ``seat``, or the spectator's when ``seat`` is None."""
     if seat is None:
         return hand_view_for_spectator(hand=hand, state=state)
     if state is None:
@@ -342,14 +350,21 @@ def hand_events_for_user(
     *, hand: Hand, user: Any, after_seq: int | None = None, limit: int = EVENTS_PAGE_MAX
 ) -> dict[str, Any]:
     """One page of the caller's events after ``after_seq`` (all from the deal when None); a
-    spectator's where the table allows them (the deal then shows no cards).
+    spectator's where the table allows them (the deal then shows no cards)."""
+    seat = hand.seat_of(user.pk)
+    if seat is None and not hand_spectators_allowed(hand.table):
+        raise not_a_participant()
+    return hand_events_for_seat(hand=hand, seat=seat, after_seq=after_seq, limit=limit)
+
+
+def hand_events_for_seat(
+    *, hand: Hand, seat: int | None, after_seq: int | None = None, limit: int = EVENTS_PAGE_MAX
+) -> dict[str, Any]:
+    """One page of the events as the player at ``seat`` sees them (a spectator: None).
 
     The page's ``seq`` is the hand's seq as of the events query, never below its last event:
     ``hand`` was read before it, and moves appended since then are in the page.
     """
-    seat = hand.seat_of(user.pk)
-    if seat is None and not hand_spectators_allowed(hand.table):
-        raise not_a_participant()
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
     qs = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
     if after_seq is not None:

@@ -70,3 +70,59 @@ def make_user(db: None) -> Callable[..., tuple[Any, str]]:
         return user, raw
 
     return factory
+
+
+class AsgiLiveServer:
+    """The ASGI application (``chan_api.asgi``: Django inside the long-poll application) served
+    by uvicorn in a thread of the test process, on the test database."""
+
+    def __init__(self) -> None:
+        import threading
+
+        import uvicorn
+        from django.core.asgi import get_asgi_application
+
+        from games.api.long_poll import LongPollApp
+
+        config = uvicorn.Config(
+            LongPollApp(get_asgi_application()),
+            host="127.0.0.1",
+            port=0,
+            lifespan="off",
+            log_level="warning",
+            timeout_keep_alive=30,
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, name="asgi-live-server", daemon=True)
+
+    def __enter__(self) -> AsgiLiveServer:
+        import time
+
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            assert time.monotonic() < deadline, "uvicorn did not start"
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+
+
+@pytest.fixture
+def asgi_live_server(transactional_db: None) -> Any:
+    """The server's request threads live for one request each: they must not keep their
+    connections (as the pool does in production), or the test database could not be dropped."""
+    from django.db import connections
+
+    settings_dict = connections.settings["default"]
+    max_age = settings_dict["CONN_MAX_AGE"]
+    settings_dict["CONN_MAX_AGE"] = 0
+    try:
+        with AsgiLiveServer() as server:
+            yield server
+    finally:
+        settings_dict["CONN_MAX_AGE"] = max_age

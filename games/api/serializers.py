@@ -455,6 +455,13 @@ class EventsQuerySerializer(serializers.Serializer):
         min_value=0, max_value=MAX_SEQ, required=False, help_text="Cursor: events after this seq."
     )
     limit = serializers.IntegerField(min_value=1, max_value=100, default=100)
+    wait = serializers.IntegerField(
+        min_value=0,
+        max_value=30,
+        default=0,
+        help_text="With after_seq: long-poll for up to this many seconds while no event is "
+        "after it.",
+    )
 
 
 class HandEventSerializer(serializers.Serializer):

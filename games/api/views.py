@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from chan_api.errors import InvalidInput
 from chan_api.schema import COMMON_HEADERS
+from games.api.long_poll import Pending, long_poll_deferrable, long_poll_pending
 from games.api.schema import (
     BAD_EVALUATE,
     BAD_MOVE,
@@ -386,12 +387,16 @@ def _etag_matches(tags: list[str], etag: str) -> bool:
     return "*" in tags or etag in tags
 
 
-def _not_modified(etag: str) -> Response:
-    response = Response(status=status.HTTP_304_NOT_MODIFIED)
+def _hand_headers(response: Response, etag: str) -> Response:
+    """The headers of every answer of GET /hands/{id} (a long poll's pending one too)."""
     response["ETag"] = etag
     response["Cache-Control"] = "private, no-cache"
     response["Vary"] = "Authorization"
     return response
+
+
+def _not_modified(etag: str) -> Response:
+    return _hand_headers(Response(status=status.HTTP_304_NOT_MODIFIED), etag)
 
 
 class HandDetailApi(APIView):
@@ -428,6 +433,9 @@ class HandDetailApi(APIView):
             stale = tags is not None and not _etag_matches(tags, version.etag)
             after_seq = query.get("after_seq", version.seq)
             if wait and not stale and not version.ended and version.seq <= after_seq:
+                if long_poll_deferrable(request):  # under ASGI: wait without this thread
+                    pending = Pending("hand", hand_id, after_seq, version.seat, wait, tags=tags)
+                    return _hand_headers(long_poll_pending(request, pending), version.etag)
                 with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
                     hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
                 version = hand_etag_for_user(hand_id=hand_id, user=request.user)
@@ -438,11 +446,7 @@ class HandDetailApi(APIView):
         # The hot read path renders the selector's JSON-ready view as it is (a serializer pass
         # would triple its cost); HandViewSerializer documents it, and a test checks the two
         # agree field for field.
-        response = Response(view)
-        response["ETag"] = hand_etag(hand.pk, hand.seq)
-        response["Cache-Control"] = "private, no-cache"
-        response["Vary"] = "Authorization"
-        return response
+        return _hand_headers(Response(view), hand_etag(hand.pk, hand.seq))
 
 
 class HandEventListApi(APIView):
@@ -458,6 +462,17 @@ class HandEventListApi(APIView):
     )
     def get(self, request: Request, hand_id: int) -> Response:
         query = _query(EventsQuerySerializer, request)
+        wait = query.pop("wait")
+        after_seq = query.get("after_seq")
+        if wait and after_seq is not None:
+            version = hand_etag_for_user(hand_id=hand_id, user=request.user)
+            if not version.ended and version.seq <= after_seq:
+                if long_poll_deferrable(request):  # under ASGI: wait without this thread
+                    limit = query["limit"]
+                    pending = Pending("events", hand_id, after_seq, version.seat, wait, limit=limit)
+                    return long_poll_pending(request, pending)
+                with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
+                    hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
         hand = hand_get(hand_id=hand_id)
         page = hand_events_for_user(hand=hand, user=request.user, **query)
         return Response(HandEventPageSerializer(page).data)

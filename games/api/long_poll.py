@@ -1,0 +1,273 @@
+"""Long polls that hold no thread and no database connection: ``GET /hands/{id}?wait=N`` and
+``GET /hands/{id}/events?after_seq=S&wait=N`` under ASGI.
+
+How a long poll runs (:class:`LongPollApp`, the ASGI application around Django's):
+
+1. Django answers it as any request: middleware, authentication, throttles, the query's
+   validation, the visibility checks, the ETag. Every error is Django's own problem+json.
+2. When there is nothing new to say, the view does not wait: it takes the token's waiting slot
+   and returns a *pending* response (:func:`long_poll_pending`: no body, the marker header
+   ``X-Chan-Long-Poll``). Django then finishes the request: its thread ends and its database
+   connection goes back.
+3. This application keeps the pending response's headers (request id, CORS, ``Vary``,
+   ``RateLimit-*`` …) and waits on the process's hand feed (``games/hand_feed.py``: one Redis
+   subscription per process) with no thread, next to thousands of others.
+4. When the hand's seq passes ``after_seq`` it answers with the new view, rendered once per
+   (hand, seq, seat) in this process and shared by every waiter of that seat (spectators share
+   one); on the timeout, with the hand as it is then (304 when the client's ETag still
+   matches). The body and headers are those the view itself would give.
+
+Under WSGI (Django's test client, ``runserver``) the scope flag is absent and the views wait in
+their thread as before (``hand_store.hand_wait_for_seq``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple
+from urllib.parse import parse_qsl, urlencode
+
+from asgiref.sync import sync_to_async
+from django.db import connection
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from chan_api import metrics
+from games.api.serializers import HandEventPageSerializer
+from games.hand_feed import HandFeed, hand_feed
+from games.hand_store import long_poll_slot_take, long_poll_slots_free
+from games.selectors import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
+
+logger = logging.getLogger(__name__)
+
+SCOPE_FLAG = "chan.long_poll"  # set by LongPollApp: the views may answer "pending"
+MARKER_HEADER = "X-Chan-Long-Poll"
+_MARKER = MARKER_HEADER.lower().encode("ascii")
+_REPLACED = {_MARKER, b"content-length", b"content-type", b"etag"}
+_ANSWERS_KEPT = 1024
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+class Pending(NamedTuple):
+    """What the view hands over to :class:`LongPollApp` (the marker header, as JSON)."""
+
+    kind: str  # "hand" (the view, with an ETag) or "events" (a page after after_seq)
+    hand: int
+    after_seq: int
+    seat: int | None  # whose view: None for a spectator's
+    wait: int
+    tags: list[str] | None = None  # the client's If-None-Match ("hand")
+    limit: int = 100  # the page's size ("events")
+    slot: str | None = None  # the waiting slot to free (hand_store.long_poll_slot_take)
+
+
+# ------------------------------------------------------------------------------ the view's side
+
+
+def long_poll_deferrable(request: Request) -> bool:
+    """Whether the request came through :class:`LongPollApp`, which can wait without a thread."""
+    scope = getattr(request._request, "scope", None)
+    return bool(scope and scope.get(SCOPE_FLAG))
+
+
+def long_poll_pending(request: Request, pending: Pending) -> Response:
+    """The pending response: take the token's waiting slot (429 beyond
+    ``LONG_POLLS_PER_TOKEN``) and hand the wait over to :class:`LongPollApp`."""
+    slot = long_poll_slot_take(token_id=getattr(request.auth, "pk", None))
+    response = Response(status=200)
+    response[MARKER_HEADER] = json.dumps(pending._replace(slot=slot)._asdict())
+    response.chan_long_poll = True  # type: ignore[attr-defined]  # for the request's log line
+    return response
+
+
+# ---------------------------------------------------------------------------------- answers
+
+
+def _render(data: Any) -> bytes:
+    return JSONRenderer().render(data)
+
+
+def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
+    """The hand's ETag and view for ``seat`` as they are now (as ``HandDetailApi`` renders
+    them). Runs in a worker thread and gives its connection back."""
+    try:
+        hand = hand_get(hand_id=hand_id)
+        return hand_etag(hand.pk, hand.seq), _render(hand_view_for_seat(hand=hand, seat=seat))
+    finally:
+        connection.close()
+
+
+def _events_answer(hand_id: int, seat: int | None, after_seq: int, limit: int) -> bytes:
+    try:
+        hand = hand_get(hand_id=hand_id)
+        page = hand_events_for_seat(hand=hand, seat=seat, after_seq=after_seq, limit=limit)
+        return _render(HandEventPageSerializer(page).data)
+    finally:
+        connection.close()
+
+
+class _Answers:
+    """Answers rendered after a wake-up, shared by every waiter that needs the same one (the
+    first renders it in a worker thread; the others await the same future)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[Any, ...], asyncio.Future[Any]] = OrderedDict()
+
+    async def get(self, key: tuple[Any, ...], render: Callable[[], Any]) -> Any:
+        future = self._kept.get(key)
+        if future is None or (future.done() and future.exception() is not None):
+            future = asyncio.ensure_future(sync_to_async(render, thread_sensitive=False)())
+            self._kept[key] = future
+            while len(self._kept) > _ANSWERS_KEPT:
+                self._kept.popitem(last=False)
+        return await asyncio.shield(future)
+
+
+class _Answer(NamedTuple):
+    status: int
+    body: bytes
+    etag: str | None = None
+
+
+async def _answer(pending: Pending, woken_at: int | None, answers: _Answers) -> _Answer:
+    """The answer after a wake-up at ``woken_at`` (shared renders) or a timeout (None)."""
+    p = pending
+    if p.kind == "events":
+        render = lambda: _events_answer(p.hand, p.seat, p.after_seq, p.limit)  # noqa: E731
+        if woken_at is None:
+            return _Answer(200, await sync_to_async(render, thread_sensitive=False)())
+        key = ("events", p.hand, woken_at, p.seat, p.after_seq, p.limit)
+        return _Answer(200, await answers.get(key, render))
+    render = lambda: _hand_answer(p.hand, p.seat)  # noqa: E731
+    if woken_at is None:
+        etag, body = await sync_to_async(render, thread_sensitive=False)()
+    else:
+        etag, body = await answers.get(("hand", p.hand, woken_at, p.seat), render)
+    if p.tags is not None and ("*" in p.tags or etag in p.tags):
+        return _Answer(304, b"", etag)
+    return _Answer(200, body, etag)
+
+
+# --------------------------------------------------------------------------- the ASGI side
+
+
+def _marker(headers: list[tuple[bytes, bytes]]) -> Pending | None:
+    for name, value in headers:
+        if name.lower() == _MARKER:
+            return Pending(**json.loads(value))
+    return None
+
+
+def _without_wait(scope: Scope) -> Scope:
+    query = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"))]
+    kept = urlencode([(k, v) for k, v in query if k != "wait"]).encode("latin-1")
+    return {**scope, "query_string": kept}
+
+
+def _replayed_body(receive: Receive) -> Receive:
+    """``receive`` for a second pass through Django: the (empty) body again, then the client's
+    own messages (its disconnect)."""
+    first = True
+
+    async def replay() -> Message:
+        nonlocal first
+        if first:
+            first = False
+            return {"type": "http.request", "body": b"", "more_body": False}
+        return await receive()
+
+    return replay
+
+
+class LongPollApp:
+    """The ASGI application: Django's, with long polls that wait here (module docstring)."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        self.app = app
+        self.answers = _Answers()
+        self._slots_to_free: list[str] = []
+        self._freeing: asyncio.Task[None] | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not (
+            scope["type"] == "http"
+            and scope["method"] == "GET"
+            and b"wait=" in scope.get("query_string", b"")
+        ):
+            return await self.app(scope, receive, send)
+        feed = hand_feed()
+        await feed.start()  # subscribed before Django reads the seq: no announcement is missed
+        held: list[Message] = []
+
+        async def hold_pending(message: Message) -> None:
+            if message["type"] == "http.response.start" and _marker(message["headers"]):
+                held.append(message)
+            elif not held:
+                await send(message)
+
+        await self.app({**scope, SCOPE_FLAG: True}, receive, hold_pending)
+        if held:
+            await self._wait_and_answer(scope, held[0], receive, send, feed)
+
+    async def _wait_and_answer(
+        self, scope: Scope, start: Message, receive: Receive, send: Send, feed: HandFeed
+    ) -> None:
+        pending = _marker(start["headers"])
+        assert pending is not None
+        woken = feed.wait_future(pending.hand, pending.after_seq)
+        gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes away
+        metrics.LONG_POLLS_WAITING.inc()
+        try:
+            await asyncio.wait((woken, gone), timeout=pending.wait, return_when="FIRST_COMPLETED")
+            if gone.done() and not woken.done():
+                return  # nobody to answer
+            woken_at = woken.result() if woken.done() else None
+            try:
+                if woken_at == -1:
+                    raise LookupError("the hand is gone")
+                answer = await _answer(pending, woken_at, self.answers)
+            except Exception:
+                # Whatever went wrong (a hand gone, a database away) Django says it, as it
+                # would to a poll without wait: its problem+json, status and headers.
+                logger.warning(
+                    "long poll on hand %s: answered by Django", pending.hand, exc_info=True
+                )
+                return await self.app(_without_wait(scope), _replayed_body(receive), send)
+            headers = [(k, v) for k, v in start["headers"] if k.lower() not in _REPLACED]
+            if answer.etag is not None:
+                headers.append((b"ETag", answer.etag.encode("ascii")))
+            if answer.status == 200:
+                headers.append((b"Content-Type", b"application/json"))
+            headers.append((b"Content-Length", str(len(answer.body)).encode("ascii")))
+            await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+            await send({"type": "http.response.body", "body": answer.body})
+        finally:
+            metrics.LONG_POLLS_WAITING.dec()
+            feed.forget(pending.hand, woken)
+            gone.cancel()
+            if pending.slot is not None:
+                self._free_slot(pending.slot)
+
+    def _free_slot(self, slot: str) -> None:
+        """Free waiting slots in batches, in a worker thread, after the answers are sent."""
+        self._slots_to_free.append(slot)
+        if self._freeing is None or self._freeing.done():
+            self._freeing = asyncio.ensure_future(self._free_slots())
+
+    async def _free_slots(self) -> None:
+        await asyncio.sleep(0)  # let the other waiters of the same wake-up answer first
+        while self._slots_to_free:
+            slots, self._slots_to_free = self._slots_to_free, []
+            try:
+                await sync_to_async(long_poll_slots_free, thread_sensitive=False)(slots)
+            except Exception:
+                logger.warning("could not free %s long-poll slots", len(slots), exc_info=True)

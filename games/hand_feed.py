@@ -1,0 +1,233 @@
+"""The hands' seq feed: every committed move announces ``(hand id, seq)``, and each web process
+watches the announcements once for all of its waiting long polls.
+
+* **Publishing** (:func:`hand_feed_publish`, called on commit by ``hand_store``): one Redis
+  ``PUBLISH`` on the channel ``chan:hand-seq`` (``settings.HAND_FEED_URL``; the cache's Redis
+  by default). Best effort: a move is committed whatever Redis does.
+* **Watching** (:class:`HandFeed`, one per process and event loop): one Redis subscription for
+  the whole process, not one per request, and a table of waiters by hand. An announcement wakes
+  every waiter of that hand whose ``after_seq`` it passes, at once.
+* **Without Redis** (the embedded default, ``make run``) or while the subscription is down, the
+  feed reads the seqs of the hands that have waiters from PostgreSQL every
+  ``HAND_FEED_POLL_SECONDS`` (one query per process, whatever the number of waiters); after a
+  reconnection it reads them once more, so an announcement lost meanwhile delays a waiter by one
+  poll at most, never until its timeout.
+
+No database connection is held while waiting: the reads run in a worker thread that gives its
+connection back after each query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections import OrderedDict
+from contextlib import suppress
+
+import redis
+import redis.asyncio as aioredis
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import connection
+
+from chan_api import metrics
+from games.models import Hand
+
+logger = logging.getLogger(__name__)
+
+CHANNEL = "chan:hand-seq"
+_REDIS_TIMEOUTS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
+_LATEST_SIZE = 10_000  # hands whose latest seq a process remembers (for waiters that register late)
+
+
+# --------------------------------------------------------------------------------- publishing
+
+_publishers: dict[str, redis.Redis] = {}
+_publishers_lock = threading.Lock()
+
+
+def _publisher_client() -> redis.Redis | None:
+    url = settings.HAND_FEED_URL
+    if not url:
+        return None
+    with _publishers_lock:
+        if url not in _publishers:
+            _publishers[url] = redis.Redis.from_url(url, **_REDIS_TIMEOUTS)
+        return _publishers[url]
+
+
+def hand_feed_publish(hand_id: int, seq: int) -> None:
+    """Announce that ``hand_id`` is at ``seq`` (after the commit). Without Redis there is
+    nothing to do: the watchers read PostgreSQL. A failure is logged and counted, never
+    raised; the watchers' reads after a reconnection catch up."""
+    client = _publisher_client()
+    if client is None:
+        return
+    try:
+        client.publish(CHANNEL, f"{hand_id}:{seq}")
+    except redis.RedisError:
+        logger.warning("hand %s: could not announce seq %s", hand_id, seq, exc_info=True)
+        metrics.cache_failed(use="hand_feed")
+
+
+def _parse(message: bytes | str) -> tuple[int, int] | None:
+    if isinstance(message, bytes):
+        message = message.decode("ascii", "replace")
+    hand, _, seq = message.partition(":")
+    if not (hand.isdigit() and seq.isdigit()):
+        return None
+    return int(hand), int(seq)
+
+
+# ----------------------------------------------------------------------------------- watching
+
+
+def _hand_seqs(hand_ids: list[int]) -> dict[int, int]:
+    """The seqs of these hands (a hand that no longer exists reads as -1: wake its waiters)."""
+    try:
+        found = dict(Hand.objects.filter(pk__in=hand_ids).values_list("pk", "seq"))
+    finally:
+        connection.close()  # given back (to the pool) between reads
+    return {hand_id: found.get(hand_id, -1) for hand_id in hand_ids}
+
+
+class HandFeed:
+    """The per-process table of waiting long polls, fed by one Redis subscription (or by
+    reads of PostgreSQL, see the module docstring). Runs in one event loop."""
+
+    def __init__(self, *, url: str, poll_seconds: float) -> None:
+        self.url = url
+        self.poll_seconds = poll_seconds
+        self._waiters: dict[int, list[tuple[int, asyncio.Future[int]]]] = {}
+        self._latest: OrderedDict[int, int] = OrderedDict()
+        self._subscribed = asyncio.Event()
+        self._started: asyncio.Task[None] | None = None
+        self._poller: asyncio.Task[None] | None = None
+
+    # -- the waiters' side
+
+    async def start(self) -> None:
+        """Start watching (once) and return when announcements are being received, or when
+        the feed has fallen back to reading PostgreSQL."""
+        if self._started is None:
+            self._started = asyncio.create_task(self._run(), name="hand-feed")
+            self._poller = asyncio.create_task(self._poll_while_unsubscribed(), name="hand-poll")
+        if self.url and not self._subscribed.is_set():
+            with suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self._subscribed.wait()), timeout=1.0)
+
+    def wait_future(self, hand_id: int, after_seq: int) -> asyncio.Future[int]:
+        """A future that resolves with the hand's seq once it is above ``after_seq``. Give it
+        to :meth:`forget` when done with it, resolved or not."""
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        latest = self._latest.get(hand_id)
+        if latest is not None and latest > after_seq:
+            future.set_result(latest)
+        else:
+            self._waiters.setdefault(hand_id, []).append((after_seq, future))
+        return future
+
+    def forget(self, hand_id: int, future: asyncio.Future[int]) -> None:
+        waiters = self._waiters.get(hand_id)
+        if not waiters:
+            return
+        kept = [(a, f) for a, f in waiters if f is not future]
+        if kept:
+            self._waiters[hand_id] = kept
+        else:
+            del self._waiters[hand_id]
+
+    @property
+    def waiting(self) -> int:
+        return sum(len(w) for w in self._waiters.values())
+
+    # -- the announcements' side
+
+    def announce(self, hand_id: int, seq: int) -> None:
+        """The hand is at ``seq``: wake its waiters that ``seq`` passes."""
+        if self._latest.get(hand_id, -1) < seq or seq == -1:
+            self._latest[hand_id] = seq
+            self._latest.move_to_end(hand_id)
+            while len(self._latest) > _LATEST_SIZE:
+                self._latest.popitem(last=False)
+        waiters = self._waiters.get(hand_id)
+        if not waiters:
+            return
+        kept = []
+        for after_seq, future in waiters:
+            if future.done():
+                continue
+            if seq > after_seq or seq == -1:
+                future.set_result(seq)
+            else:
+                kept.append((after_seq, future))
+        if kept:
+            self._waiters[hand_id] = kept
+        else:
+            del self._waiters[hand_id]
+
+    async def read_waited_hands(self) -> None:
+        """Read the seqs of every hand with waiters from PostgreSQL and announce them."""
+        hand_ids = list(self._waiters)
+        if not hand_ids:
+            return
+        seqs = await sync_to_async(_hand_seqs, thread_sensitive=False)(hand_ids)
+        for hand_id, seq in seqs.items():
+            self.announce(hand_id, seq)
+
+    async def _run(self) -> None:
+        """Keep one subscription open, reconnecting after a failure (backing off to 2 s)."""
+        if not self.url:
+            return
+        pause = 0.25
+        while True:
+            client = aioredis.Redis.from_url(self.url, socket_connect_timeout=0.5)
+            try:
+                async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    await pubsub.subscribe(CHANNEL)
+                    self._subscribed.set()
+                    pause = 0.25
+                    await self.read_waited_hands()  # what was announced while we were away
+                    async for message in pubsub.listen():
+                        parsed = _parse(message.get("data", b""))
+                        if parsed is not None:
+                            self.announce(*parsed)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                if self._subscribed.is_set():
+                    logger.warning("the hand feed's subscription failed", exc_info=True)
+                    metrics.cache_failed(use="hand_feed")
+            finally:
+                self._subscribed.clear()
+                with suppress(Exception):
+                    await client.aclose()
+            await asyncio.sleep(pause)
+            pause = min(2 * pause, 2.0)
+
+    async def _poll_while_unsubscribed(self) -> None:
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            if self._subscribed.is_set():
+                continue
+            try:
+                await self.read_waited_hands()
+            except Exception:
+                logger.warning("the hand feed could not read the hands' seqs", exc_info=True)
+
+
+_feeds: dict[asyncio.AbstractEventLoop, HandFeed] = {}
+
+
+def hand_feed() -> HandFeed:
+    """This process's feed for the running event loop (one per loop: a test may run several)."""
+    loop = asyncio.get_running_loop()
+    feed = _feeds.get(loop)
+    if feed is None:
+        for old in [old for old in _feeds if old.is_closed()]:
+            del _feeds[old]
+        feed = _feeds[loop] = HandFeed(
+            url=settings.HAND_FEED_URL, poll_seconds=settings.HAND_FEED_POLL_SECONDS
+        )
+    return feed
