@@ -273,10 +273,13 @@ class ScratchServer:
     env: dict[str, str]
     database_url: str
     cache: str | None
+    pid: int  # gunicorn's: its workers are in its process group
 
 
 @contextmanager
-def scratch_server(args: argparse.Namespace) -> Iterator[ScratchServer]:
+def scratch_server(
+    args: argparse.Namespace, extra_env: dict[str, str] | None = None
+) -> Iterator[ScratchServer]:
     """gunicorn on a freshly migrated scratch database (and an emptied cache database), stopped
     on the way out."""
     database_url = scratch_database(args.db, args.scratch)
@@ -284,7 +287,7 @@ def scratch_server(args: argparse.Namespace) -> Iterator[ScratchServer]:
     if cache:
         scratch_cache(cache)
     port = free_port()
-    env = server_env(database_url, cache, port, args.workers)
+    env = {**server_env(database_url, cache, port, args.workers), **(extra_env or {})}
     if cache:  # the clock's wake-ups go to the cache's own database (nothing consumes them)
         env["CELERY_BROKER_URL"] = cache
     subprocess.run(
@@ -293,7 +296,7 @@ def scratch_server(args: argparse.Namespace) -> Iterator[ScratchServer]:
     server = start_gunicorn(env)
     try:
         wait_until_up(port, server)
-        yield ScratchServer(port, env, database_url, cache)
+        yield ScratchServer(port, env, database_url, cache, server.pid)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
