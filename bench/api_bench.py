@@ -3,7 +3,7 @@
     .venv/bin/python bench/api_bench.py [--rounds 400] [--hands 8] [--workers 2]
 
 It creates a scratch database (``chan_bench`` on the server of ``--db``, dropped first), migrates
-it, starts ``gunicorn -c deploy/gunicorn.conf.py chan_api.wsgi`` on a free port (Redis cache when
+it, starts ``gunicorn -c deploy/gunicorn.conf.py chan_api.asgi:application`` on a free port (Redis cache when
 ``--cache`` answers), registers four players and plays whole hands through the API: the moves are
 those a heuristic bot chooses on a replay of the same fixed deck in this process, so every move
 is legal and every hand ends. One keep-alive connection per player; requests are sequential, so
@@ -115,7 +115,7 @@ def start_gunicorn(env: dict) -> subprocess.Popen:
             "deploy/gunicorn.conf.py",
             "--access-logfile",
             "/dev/null",
-            "chan_api.wsgi",
+            "chan_api.asgi:application",
         ],
         cwd=ROOT,
         env=env,
@@ -244,7 +244,7 @@ def report(samples: Samples, args: argparse.Namespace, cache: str | None) -> Non
     p90 = {k: statistics.quantiles(v, n=10)[-1] for k, v in samples.seconds.items()}
     floors = {"move": "floor (moves)"}
     print(
-        f"gunicorn gthread, {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
+        f"gunicorn + uvicorn (ASGI), {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
         f"{args.rounds} read rounds; {len(samples.seconds['move'])} moves in {args.hands} hands"
     )
     print(f"{'request':<14}{'n':>6}{'median ms':>11}{'p90 ms':>9}{'x floor':>9}{'target':>8}")

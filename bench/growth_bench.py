@@ -155,7 +155,7 @@ def report(results: dict[int, Samples], counts: dict[int, int], args, cache) -> 
         for n, s in results.items()
     }
     print(
-        f"gunicorn gthread, {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
+        f"gunicorn + uvicorn (ASGI), {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
         f"{args.hands} hands and {args.rounds} read rounds at each size; finished hands in the "
         f"database when measured: {counts[small]} and {counts[big]}"
     )

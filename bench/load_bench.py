@@ -232,7 +232,7 @@ def report(game: Tally, game_s: float, floor: Tally, floor_s: float, args, cache
     ratio = game_rps / floor_rps if floor_rps else float("nan")
     threads = args.tables * args.bots
     print(
-        f"gunicorn gthread, {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
+        f"gunicorn + uvicorn (ASGI), {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
         f"{args.tables} tables x {args.bots} bots = {threads} threads, no think time, "
         f"{args.seconds:g} s each"
     )

@@ -145,7 +145,22 @@ else:
     _database = database_settings(VAR_DIR)
 # The same backend, counting queries, their duration and errors (django-prometheus).
 _database["ENGINE"] = "django_prometheus.db.backends.postgresql"
-_database["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+# Under ASGI (chan_api.asgi sets DB_POOL=1) Django runs each sync view in a thread of its own
+# request, where a connection kept for CONN_MAX_AGE would outlive its thread: the web processes
+# borrow connections from psycopg's pool instead (per process, opened on first use) and give them
+# back at the end of each request. Celery workers, manage.py and the test suite keep one
+# persistent connection per thread unless DB_POOL says otherwise.
+if os.environ.get("DB_POOL", "0") == "1":
+    _database["CONN_MAX_AGE"] = 0  # Django refuses persistent connections with a pool
+    _database.setdefault("OPTIONS", {})["pool"] = {
+        "min_size": int(os.environ.get("DB_POOL_MIN", "2")),
+        "max_size": int(os.environ.get("DB_POOL_MAX", "16")),
+        # A request waits this long for a connection, then fails as the database being down
+        # would (503 problem); under gunicorn's 60 s worker timeout.
+        "timeout": float(os.environ.get("DB_POOL_TIMEOUT", "10")),
+    }
+else:
+    _database["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
 _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_chan")
 DATABASES = {"default": _database}
 

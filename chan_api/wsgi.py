@@ -1,12 +1,8 @@
-"""WSGI entry point (``gunicorn chan_api.wsgi``), with a request class that survives any
-Content-Type charset.
+"""WSGI entry point (``chan_api.wsgi:application``), with a request class that survives any
+Content-Type charset (chan_api/request_charset.py).
 
-Django's ``WSGIRequest`` applies the Content-Type ``charset`` while it is being built, and that
-re-parses the query string with it; a charset that is not a text codec (``rot13``), that cannot
-decode the query (``idna``) or a query over ``DATA_UPLOAD_MAX_NUMBER_FIELDS`` then raises before
-any middleware or error handler runs, and the WSGI server answers an HTML 500. JSON is UTF-8
-(RFC 8259), so :class:`ChanWSGIRequest` drops a charset it cannot use and carries on; the request
-then gets the ordinary problem+json answers (a 400 for too many query fields).
+Production serves chan_api.asgi; this entry stays for WSGI servers and is the request class the
+tests give Django's test client (which speaks WSGI).
 """
 
 from __future__ import annotations
@@ -15,23 +11,23 @@ import os
 from typing import Any
 
 import django
-from django.core.exceptions import SuspiciousOperation
 from django.core.handlers.wsgi import WSGIHandler, WSGIRequest
+
+from chan_api.request_charset import UsableCharsetMixin, media_type
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chan_api.settings")
 
 
-class ChanWSGIRequest(WSGIRequest):
+class ChanWSGIRequest(UsableCharsetMixin, WSGIRequest):
     def __init__(self, environ: dict[str, Any]) -> None:
         original = dict(environ)  # WSGIRequest rewrites PATH_INFO and SCRIPT_NAME in place
-        try:
-            super().__init__(environ)
-            if self.encoding is not None:  # a charset was given: it must decode the query
-                self.GET  # noqa: B018 (parsed now, so that a failure is caught here)
-        except (LookupError, UnicodeError, SuspiciousOperation):
-            media_type = original.get("CONTENT_TYPE", "").split(";", 1)[0].strip()
-            self.__dict__.clear()  # forget the charset and anything parsed with it
-            super().__init__({**original, "CONTENT_TYPE": media_type})
+        self.build_or_drop_charset(
+            lambda: WSGIRequest.__init__(self, environ),
+            lambda: WSGIRequest.__init__(
+                self,
+                {**original, "CONTENT_TYPE": media_type(original.get("CONTENT_TYPE", ""))},
+            ),
+        )
 
 
 class ChanWSGIHandler(WSGIHandler):

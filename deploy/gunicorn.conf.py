@@ -1,12 +1,17 @@
-"""gunicorn settings for production: ``gunicorn -c deploy/gunicorn.conf.py chan_api.wsgi``.
+"""gunicorn settings for production:
+``gunicorn -c deploy/gunicorn.conf.py chan_api.asgi:application``.
 
-Threads serve long polls (GET /hands/{id}?wait=N) without a process per waiting client; the
-database connection is released while a poll waits. Logs go through the project's formatter
-(JSON in production, chan_api/logs.py); each request is logged once by the application
-(chan_api.middleware.RequestContextMiddleware), so gunicorn's access log is off unless
+Each worker process runs uvicorn (``uvicorn_worker.UvicornWorker``; ``WEB_WORKER_CLASS`` may name
+another ASGI worker class): an event loop serves the connections and Django runs each sync view in
+a thread of its own request, so there is no thread count to size. The database connections come
+from psycopg's pool, per process (``DB_POOL_MIN``/``DB_POOL_MAX``: chan_api/settings.py), which
+chan_api.asgi turns on. Logs go through the project's formatter (JSON in production,
+chan_api/logs.py); each request is logged once by the application
+(chan_api.middleware.RequestContextMiddleware), so the access log is off unless
 ``GUNICORN_ACCESS_LOG=-``.
 """
 
+import logging
 import multiprocessing
 import os
 
@@ -15,8 +20,7 @@ from chan_api.logs import logging_config
 
 bind = os.environ.get("BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
-worker_class = "gthread"
-threads = int(os.environ.get("WEB_THREADS", "16"))
+worker_class = os.environ.get("WEB_WORKER_CLASS", "uvicorn_worker.UvicornWorker")
 timeout = 60
 graceful_timeout = 30
 keepalive = 5
@@ -43,13 +47,23 @@ logconfig_dict = {
 }
 
 
+def post_worker_init(worker):
+    """The uvicorn worker gives its loggers gunicorn's handlers (none: gunicorn's loggers
+    propagate to the project's), and would then print nothing: they propagate too."""
+    for name in ("uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers = []
+        logger.propagate = True
+    logging.getLogger("uvicorn.access").setLevel(logging.INFO if accesslog else logging.WARNING)
+
+
 def child_exit(server, worker):
     """Prometheus multiprocess mode: a dead worker's live gauges stop counting."""
     multiproc.mark_process_dead(worker.pid)
 
 
-# Oversized request lines and headers are refused by gunicorn itself with a plain 400 before the
-# application sees them (docs/operations: the app answers problem+json for everything it can see).
-limit_request_line = 4094
-limit_request_fields = 100
-limit_request_field_size = 8190
+# The uvicorn worker ignores gunicorn's limit_request_line, limit_request_fields and
+# limit_request_field_size. Its parser (httptools) refuses a URL over 65,535 bytes with a plain-text
+# 400 ("Invalid HTTP request received.") before the application sees it, and bounds neither the
+# number nor the size of headers: whatever faces the internet in front of it (a proxy, a load
+# balancer) should bound those (tests/chan_api/test_deploy.py checks the request line).

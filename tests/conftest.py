@@ -77,15 +77,21 @@ class AsgiLiveServer:
     by uvicorn in a thread of the test process, on the test database."""
 
     def __init__(self) -> None:
+        import os
         import threading
 
         import uvicorn
-        from django.core.asgi import get_asgi_application
+
+        pool = os.environ.get("DB_POOL")
+        from chan_api.asgi import get_django_application  # sets DB_POOL for later processes
+
+        if pool is None:
+            os.environ.pop("DB_POOL", None)
 
         from games.api.long_poll import LongPollApp
 
         config = uvicorn.Config(
-            LongPollApp(get_asgi_application()),
+            LongPollApp(get_django_application()),
             host="127.0.0.1",
             port=0,
             lifespan="off",

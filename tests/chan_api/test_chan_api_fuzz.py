@@ -5,13 +5,16 @@ with a non-empty ``code`` and ``detail``.
 The operations are read from the generated schema, so a new endpoint is fuzzed without touching
 this file. Path ids are real (a live hand, an ended one, another table's hand, tokens) or hostile;
 callers are the hand's players, other users, anonymous or forged tokens. Requests are built with
-the production request class (``chan_api.wsgi``); the crashes this fuzz found inside Django's own
-request parsing are kept as regression tests at the end of the file.
+the request class of chan_api.wsgi (the test client speaks WSGI); the crashes this fuzz found
+inside Django's own request parsing are kept as regression tests at the end of the file, against
+both entry points (production serves chan_api.asgi).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import re
 import wsgiref.util
 from collections.abc import Callable
@@ -43,7 +46,7 @@ PROBLEM = "application/problem+json"
 
 @pytest.fixture(autouse=True)
 def _production_request_class(monkeypatch: Any) -> None:
-    """Django's test client builds a plain WSGIRequest; gunicorn builds chan_api.wsgi's."""
+    """Django's test client builds a plain WSGIRequest; a WSGI server builds chan_api.wsgi's."""
     monkeypatch.setattr("django.test.client.WSGIRequest", ChanWSGIRequest)
 
 
@@ -707,5 +710,63 @@ def test_the_wsgi_entry_answers_a_charset_it_cannot_use(query: str, content_type
     body = b"".join(application(environ, lambda status, headers: started.append(status)))
 
     status = int(started[0].split()[0])
+    assert status in (400, 401), (status, body[:200])
+    assert json.loads(body)["code"]
+
+
+@pytest.fixture
+def asgi_application(monkeypatch: Any) -> Any:
+    """chan_api.asgi's application; importing it turns DB_POOL on for the process it serves, not
+    for this one's later subprocesses."""
+    monkeypatch.setenv("DB_POOL", os.environ.get("DB_POOL", "0"))
+    from chan_api.asgi import application as asgi_app
+
+    return asgi_app
+
+
+async def asgi_get(app: Any, path: str, query: str, content_type: str) -> tuple[int, bytes]:
+    """One GET through an ASGI application, as uvicorn calls it: status and body."""
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query.encode(),
+        "root_path": "",
+        "headers": [(b"host", b"localhost"), (b"content-type", content_type.encode())],
+        "client": ("127.0.0.1", 50000),
+        "server": ("localhost", 80),
+    }
+    received = asyncio.Event()
+    messages: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        if received.is_set():  # then the client stays connected until the answer is sent
+            await asyncio.Event().wait()
+        received.set()
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict[str, Any]) -> None:
+        messages.append(message)
+
+    await app(scope, receive, send)
+    return messages[0]["status"], b"".join(m.get("body", b"") for m in messages[1:])
+
+
+# Django's ASGIRequest decodes the query as UTF-8 whatever the charset, but its encoding setter
+# still builds request.GET inside __init__: too many query fields with a charset raised there too.
+@pytest.mark.parametrize(("query", "content_type", "debug"), FORMER_CRASHES)
+def test_the_asgi_entry_answers_a_charset_it_cannot_use(
+    query: str, content_type: str, debug: bool, settings: Any, asgi_application: Any
+) -> None:
+    settings.DEBUG = debug
+
+    status, body = asyncio.run(
+        asgi_get(asgi_application, "/api/v1/rules/presets", query, content_type)
+    )
+
     assert status in (400, 401), (status, body[:200])
     assert json.loads(body)["code"]

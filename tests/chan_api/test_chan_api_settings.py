@@ -23,11 +23,13 @@ ROOT = Path(__file__).resolve().parents[2]
 PRINT_SETTINGS = (
     "import json, chan_api.settings as s; print(json.dumps({k: getattr(s, k) for k in "
     "('DEBUG', 'SECRET_KEY', 'ALLOWED_HOSTS', 'CHAN_ALLOW_FIXED_DECK', 'CHAN_PUBLIC_API_DOCS', "
-    "'SPECTACULAR_SETTINGS')}))"
+    "'SPECTACULAR_SETTINGS', 'DATABASES')}))"
 )
 
 
-def settings_with(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def settings_with(
+    tmp_path: Path, script: str = PRINT_SETTINGS, **env: str
+) -> subprocess.CompletedProcess[str]:
     clean = {
         "PATH": os.environ.get("PATH", ""),
         "CHAN_VAR_DIR": str(tmp_path),
@@ -35,7 +37,7 @@ def settings_with(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str
         **env,
     }
     return subprocess.run(
-        [sys.executable, "-c", PRINT_SETTINGS],
+        [sys.executable, "-c", script],
         cwd=ROOT,
         env=clean,
         capture_output=True,
@@ -109,6 +111,28 @@ def test_allowed_hosts_come_from_the_environment(tmp_path, value, hosts) -> None
 def test_this_suite_runs_with_debug_off_and_fixed_decks_on() -> None:
     assert settings.DEBUG is False
     assert settings.CHAN_ALLOW_FIXED_DECK is True
+
+
+def test_the_connection_pool_is_off_unless_asked_and_replaces_persistent_connections(
+    tmp_path,
+) -> None:
+    plain = loaded(tmp_path, SECRET_KEY="k")["DATABASES"]["default"]
+    assert plain["CONN_MAX_AGE"] == 60 and "pool" not in plain.get("OPTIONS", {})
+
+    pooled = loaded(tmp_path, SECRET_KEY="k", DB_POOL="1", DB_POOL_MAX="4")["DATABASES"]["default"]
+
+    assert pooled["CONN_MAX_AGE"] == 0
+    assert pooled["OPTIONS"]["pool"] == {"min_size": 2, "max_size": 4, "timeout": 10.0}
+
+
+def test_the_asgi_entry_turns_the_pool_on(tmp_path) -> None:
+    script = (
+        "import json, chan_api.asgi; from django.conf import settings; "
+        "print(json.dumps(settings.DATABASES['default']['OPTIONS'].get('pool')))"
+    )
+    done = settings_with(tmp_path, script, SECRET_KEY="k")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(done.stdout.splitlines()[-1])["max_size"] == 16
 
 
 def test_run_dev_refuses_to_serve_with_debug_off() -> None:

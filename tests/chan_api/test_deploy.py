@@ -36,7 +36,9 @@ def procfile() -> dict[str, str]:
 def test_the_procfile_runs_gunicorn_a_worker_and_exactly_one_beat() -> None:
     entries = procfile()
     assert set(entries) == {"web", "worker", "beat"}
-    assert entries["web"].startswith("gunicorn -c deploy/gunicorn.conf.py chan_api.wsgi")
+    assert entries["web"].startswith(
+        "gunicorn -c deploy/gunicorn.conf.py chan_api.asgi:application"
+    )
     assert entries["worker"].startswith("celery -A chan_api worker")
     assert entries["beat"].startswith("celery -A chan_api beat")
     assert sum("beat" in command for command in entries.values()) == 1  # no worker --beat
@@ -100,7 +102,6 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
         PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prometheus"),
         BIND=f"127.0.0.1:{port}",
         WEB_WORKERS="2",
-        WEB_THREADS="2",
         CHAN_CLOCK="0",
         PATH=f"{BIN}:{os.environ['PATH']}",
     )

@@ -127,8 +127,8 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(tmp_path) -> Non
         stack.append(
             spawn(
                 [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py"]
-                + ["--workers", "2", "--threads", "16", "--bind", f"127.0.0.1:{web_port}"]
-                + ["chan_api.wsgi"],
+                + ["--workers", "2", "--bind", f"127.0.0.1:{web_port}"]
+                + ["chan_api.asgi:application"],
                 env,
                 log,
             )
@@ -218,7 +218,7 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(tmp_path) -> Non
             raced.update(s["raced"])
         moves = sum(s["moves"] for s in summaries)
         print(
-            f"\ntopology: gunicorn 2 workers x 16 threads, 2 Celery workers, 1 beat, "
+            f"\ntopology: gunicorn 2 uvicorn workers, 2 Celery workers, 1 beat, "
             f"PostgreSQL (pgserver) + Redis; {len(summaries)} chan-bot processes at "
             f"{TABLES} tables: {len(hands)} hands, {moves} moves, {requests} requests "
             f"({sum(s['retries'] for s in summaries)} retries, "

@@ -64,7 +64,7 @@ def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
 
 @contextmanager
 def web_server(env: dict[str, str]) -> Iterator[str]:
-    """gunicorn (1 process, 8 threads) on a free port; yields its base URL."""
+    """gunicorn (1 uvicorn worker process) on a free port; yields its base URL."""
     port = free_port()
     log = (Path(env["CHAN_VAR_DIR"]) / "gunicorn.log").open("ab")
     proc = subprocess.Popen(
@@ -76,11 +76,9 @@ def web_server(env: dict[str, str]) -> Iterator[str]:
             "deploy/gunicorn.conf.py",
             "--workers",
             "1",
-            "--threads",
-            "8",
             "--bind",
             f"127.0.0.1:{port}",
-            "chan_api.wsgi",
+            "chan_api.asgi:application",
         ],
         cwd=ROOT,
         env=env,

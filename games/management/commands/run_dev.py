@@ -1,11 +1,15 @@
 """``manage.py run_dev``: the web server and a Celery worker together, for ``make run``.
 
+The web server is uvicorn serving chan_api.asgi, the application production serves (one process,
+no reload), in a child process: the entry point turns the database connection pool on before the
+settings load, which this process has already done without it.
+
 On the embedded default both share the embedded PostgreSQL in ``var/pg`` (the first to need it
 starts it; it keeps running after they stop, see chan_api/embedded_db.py) and the worker uses the
 filesystem broker (no server needed); with ``DATABASE_URL`` or ``CELERY_BROKER_URL`` set they use
 those. It is a development server: it refuses to run with
-``DEBUG`` off (``make run`` sets ``DEBUG=1``). Production runs gunicorn and workers separately
-(see deploy/).
+``DEBUG`` off (``make run`` sets ``DEBUG=1``). Production runs gunicorn (uvicorn workers) and
+Celery workers separately (see deploy/).
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import sys
 from typing import Any
 
 from django.conf import settings
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 
@@ -39,6 +42,9 @@ class Command(BaseCommand):
         if settings.CELERY_BROKER_URL == "filesystem://":
             for key in ("data_folder_in", "processed_folder", "control_folder"):
                 os.makedirs(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key], exist_ok=True)
+        env = {**os.environ, "DEBUG": "1"}
+        # A SIGTERM (not only Ctrl-C) must stop the children too: exit through atexit.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         if not opts["no_worker"]:
             worker = subprocess.Popen(
                 [
@@ -55,13 +61,23 @@ class Command(BaseCommand):
                     "-l",
                     "info",
                 ],
-                env={**os.environ, "DEBUG": "1"},
+                env=env,
             )
             atexit.register(worker.terminate)
-            # A SIGTERM (not only Ctrl-C) must stop the worker too: exit through atexit.
-            signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
             self.stdout.write(f"Celery worker started (pid {worker.pid}).")
+        web = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "chan_api.asgi:application"]
+            + ["--host", opts["host"], "--port", str(opts["port"])]
+            + ["--no-access-log"],  # the application logs each request once
+            env=env,
+        )
+        atexit.register(web.terminate)
         self.stdout.write(
             f"API on http://{opts['host']}:{opts['port']}/api/v1/ — docs at /api/docs/"
         )
-        call_command("runserver", f"{opts['host']}:{opts['port']}", use_reloader=False)
+        try:
+            status = web.wait()
+        except KeyboardInterrupt:  # Ctrl-C reached uvicorn too: let it finish shutting down
+            status = web.wait()
+        if status not in (0, -signal.SIGINT, -signal.SIGTERM):
+            raise CommandError(f"uvicorn exited with status {status}")
