@@ -299,7 +299,11 @@ def scratch_server(
         yield ScratchServer(port, env, database_url, cache, server.pid)
     finally:
         os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
+        try:
+            server.wait(timeout=35)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
 
 
 def main(argv: list[str] | None = None) -> int:

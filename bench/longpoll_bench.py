@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -66,11 +67,12 @@ def make_tokens(env: dict, n: int) -> list[str]:
     out = subprocess.run(
         [sys.executable, "-c", _MAKE_USERS, str(n), str(os.getpid())],
         cwd=ROOT,
-        env=env,
-        check=True,
+        env={**env, "DJANGO_SETTINGS_MODULE": "chan_api.settings"},
         capture_output=True,
         text=True,
     )
+    if out.returncode:
+        raise SystemExit(f"making the users failed:\n{out.stderr}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -86,6 +88,14 @@ class Connection:
         self.writer: asyncio.StreamWriter | None = None
 
     async def request(self, method: str, path: str, body: object = None) -> tuple[int, bytes]:
+        """One request; once more on a new connection if the server closed an idle one."""
+        try:
+            return await self._request(method, path, body)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            self.close()
+            return await self._request(method, path, body)
+
+    async def _request(self, method: str, path: str, body: object) -> tuple[int, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
         payload = b"" if body is None else json.dumps(body).encode()
@@ -184,6 +194,8 @@ async def waiting_now(port: int) -> int:
     conn = Connection(port, METRICS_TOKEN)
     status, raw = await conn.request("GET", "/metrics")
     conn.close()
+    if status != 200:
+        raise SystemExit(f"GET /metrics: {status} {raw[:300]!r}")
     for line in raw.decode().splitlines():
         if line.startswith("chan_long_polls_waiting"):
             return int(float(line.split()[-1]))
@@ -222,7 +234,10 @@ async def bench(args: argparse.Namespace, port: int, server_pid: int, tokens: li
     results: list[tuple[int, bytes] | None] = [None] * len(polls)
     sent_at = [0.0]
 
+    opened: list[float] = [0.0] * len(polls)
+
     async def poll(i: int) -> None:
+        opened[i] = time.perf_counter()
         conn = polls[i]
         conn.reader, conn.writer = await asyncio.open_connection("127.0.0.1", port)
         conn.writer.write(
@@ -242,7 +257,13 @@ async def bench(args: argparse.Namespace, port: int, server_pid: int, tokens: li
         if waiting >= len(polls) or any(t.done() for t in tasks):
             break
         await asyncio.sleep(0.5)
-    early = sum(t.done() for t in tasks)
+    early = Counter(r[0] for r in results if r is not None)
+    quick = sorted(answered[i] - opened[i] for i in range(len(polls)) if answered[i] is not None)
+    if quick:
+        print(
+            f"DEBUG early answers after (s): min {quick[0]:.2f} median {quick[len(quick) // 2]:.2f} max {quick[-1]:.2f}; filled in {time.perf_counter() - opened[0]:.1f} s, waiting {waiting}"
+        )
+    early.update(type(t.exception()).__name__ for t in tasks if t.done() and t.exception())
     rss = server_rss_mib(server_pid)
 
     busy = await table_b.moves(args.moves)
@@ -315,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         f"while they wait p50 {statistics.median(r['busy']) * 1e3:.1f} ms"
     )
     if r["early"]:
-        print(f"{r['early']} polls answered before the move (not waiting)")
+        print(f"answered before the move (not waiting), by status: {dict(r['early'])}")
     print(
         f"long polls: {r['waiting']} waiting, woken {r['woken']}/{r['n']}, p50 {p50:.0f} ms, "
         f"p99 {p99:.0f} ms, rss {r['rss']:.0f} MiB, move {ratio:.2f} x idle"

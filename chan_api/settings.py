@@ -145,11 +145,10 @@ else:
     _database = database_settings(VAR_DIR)
 # The same backend, counting queries, their duration and errors (django-prometheus).
 _database["ENGINE"] = "django_prometheus.db.backends.postgresql"
-# Under ASGI (chan_api.asgi sets DB_POOL=1) Django runs each sync view in a thread of its own
-# request, where a connection kept for CONN_MAX_AGE would outlive its thread: the web processes
-# borrow connections from psycopg's pool instead (per process, opened on first use) and give them
-# back at the end of each request. Celery workers, manage.py and the test suite keep one
-# persistent connection per thread unless DB_POOL says otherwise.
+# Each thread keeps one persistent connection for CONN_MAX_AGE seconds (the web processes' threads
+# live as long as the process: chan_api/wsgi_threads.py). DB_POOL=1 borrows connections from
+# psycopg's pool instead (per process, opened on first use) and gives them back after each
+# request: fewer connections where many processes share one PostgreSQL (docs/operations.md).
 if os.environ.get("DB_POOL", "0") == "1":
     _database["CONN_MAX_AGE"] = 0  # Django refuses persistent connections with a pool
     _database.setdefault("OPTIONS", {})["pool"] = {
@@ -163,6 +162,10 @@ else:
     _database["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
 _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_chan")
 DATABASES = {"default": _database}
+
+# The threads that run Django in each web process (chan_api/wsgi_threads.py); long polls wait
+# outside them (games/api/long_poll.py), so this bounds the requests being answered at once.
+WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"
@@ -254,7 +257,7 @@ SPECTACULAR_SETTINGS = {
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "chan_api.redis_cache.SharedClientRedisCache",
             "LOCATION": os.environ["CACHE_URL"],
         }
         if os.environ.get("CACHE_URL")

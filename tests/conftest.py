@@ -77,21 +77,14 @@ class AsgiLiveServer:
     by uvicorn in a thread of the test process, on the test database."""
 
     def __init__(self) -> None:
-        import os
         import threading
 
         import uvicorn
 
-        pool = os.environ.get("DB_POOL")
-        from chan_api.asgi import get_django_application  # sets DB_POOL for later processes
-
-        if pool is None:
-            os.environ.pop("DB_POOL", None)
-
-        from games.api.long_poll import LongPollApp
+        from chan_api.asgi import serving_stack
 
         config = uvicorn.Config(
-            LongPollApp(get_django_application()),
+            serving_stack(),
             host="127.0.0.1",
             port=0,
             lifespan="off",
@@ -120,8 +113,8 @@ class AsgiLiveServer:
 
 @pytest.fixture
 def asgi_live_server(transactional_db: None) -> Any:
-    """The server's request threads live for one request each: they must not keep their
-    connections (as the pool does in production), or the test database could not be dropped."""
+    """The server's threads must not keep their connections past a request, or the test
+    database could not be dropped at the end."""
     from django.db import connections
 
     settings_dict = connections.settings["default"]

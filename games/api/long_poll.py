@@ -75,7 +75,7 @@ class Pending(NamedTuple):
 
 def long_poll_deferrable(request: Request) -> bool:
     """Whether the request came through :class:`LongPollApp`, which can wait without a thread."""
-    scope = getattr(request._request, "scope", None)
+    scope = request.META.get("asgi.scope")  # chan_api.wsgi_threads keeps it in the environ
     return bool(scope and scope.get(SCOPE_FLAG))
 
 
