@@ -32,6 +32,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -120,7 +121,9 @@ def start_gunicorn(env: dict) -> subprocess.Popen:
         cwd=ROOT,
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        # A file, not a pipe: nobody reads a pipe while the bench runs, and once its buffer is
+        # full every thread that logs would block on it.
+        stderr=tempfile.TemporaryFile(),
         start_new_session=True,
     )
 
@@ -129,6 +132,7 @@ def wait_until_up(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> N
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
+            proc.stderr.seek(0)
             raise SystemExit("gunicorn exited:\n" + proc.stderr.read().decode(errors="replace"))
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)

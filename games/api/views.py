@@ -453,7 +453,12 @@ class HandEventListApi(APIView):
     @extend_schema(
         operation_id="hands_events",
         tags=["hands"],
-        summary="My events of a hand, or a spectator's, by seq (cursor: after_seq; ≤ 100)",
+        summary="My events of a hand, or a spectator's, by seq (cursor: after_seq; ≤ 100; ?wait=N)",
+        description=(
+            "With `after_seq`, `?wait=N` (≤ 30 s) long-polls: the page comes as soon as there "
+            "is an event after `after_seq`, or after N seconds empty (at most 10 long polls "
+            "wait at once per token, as for `GET /hands/{id}`)."
+        ),
         parameters=[HAND_ID, EventsQuerySerializer, *COMMON_HEADERS],
         responses={
             200: HandEventPageSerializer,
