@@ -13,7 +13,9 @@ import os
 from typing import Any
 
 import django
+from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIHandler, ASGIRequest
+from django.http import HttpRequest, HttpResponseBase
 
 from chan_api.request_charset import UsableCharsetMixin, media_type
 
@@ -40,7 +42,21 @@ class ChanASGIRequest(UsableCharsetMixin, ASGIRequest):
 
 
 class ChanASGIHandler(ASGIHandler):
+    """Django's ASGI handler with the middleware chain and the view run in one thread hop.
+
+    Stock, it runs each async-capable middleware in the event loop and hops to a thread for each
+    sync method it calls (most of ours are MiddlewareMixin: a dozen hops a request), which halved
+    the floor's request rate in bench/load_bench.py. Here the chain is built as under WSGI and runs
+    whole in the request's thread; an async view would run through async_to_sync there.
+    """
+
     request_class = ChanASGIRequest
+
+    def load_middleware(self, is_async: bool = False) -> None:
+        super().load_middleware(is_async=False)
+
+    async def get_response_async(self, request: HttpRequest) -> HttpResponseBase:
+        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
 
 
 def get_application() -> ChanASGIHandler:

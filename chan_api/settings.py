@@ -254,7 +254,8 @@ SPECTACULAR_SETTINGS = {
 CACHES = {
     "default": (
         {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's RedisCache with one connection pool per process (chan_api/redis_cache.py)
+            "BACKEND": "chan_api.redis_cache.SharedPoolRedisCache",
             "LOCATION": os.environ["CACHE_URL"],
         }
         if os.environ.get("CACHE_URL")
