@@ -3,8 +3,8 @@
     .venv/bin/python bench/api_bench.py [--rounds 400] [--hands 8] [--workers 2]
 
 It creates a scratch database (``chan_bench`` on the server of ``--db``, dropped first), migrates
-it, starts ``gunicorn -c deploy/gunicorn.conf.py chan_api.asgi:application`` on a free port (Redis cache when
-``--cache`` answers), registers four players and plays whole hands through the API: the moves are
+it, starts ``gunicorn -c deploy/gunicorn.conf.py chan_api.asgi:application`` on a free port
+(Redis cache when ``--cache`` answers), registers four players and plays whole hands through the API: the moves are
 those a heuristic bot chooses on a replay of the same fixed deck in this process, so every move
 is legal and every hand ends. One keep-alive connection per player; requests are sequential, so
 the figures are latencies, not throughput.

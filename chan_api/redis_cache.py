@@ -1,18 +1,23 @@
-"""Django's Redis cache, with one redis-py client per connection pool instead of one per call.
+"""Django's Redis cache with one connection pool per process and location, and one redis-py
+client per pool.
 
-``django.core.cache.backends.redis.RedisCacheClient.get_client`` builds a new ``redis.Redis``
-for every cache operation; redis-py's constructor fills a table of some 170 response callbacks
-each time, which profiled at about a millisecond per API request (two cache operations: the
-throttle's). A client is safe to share between threads (it takes connections from its pool),
-so each pool gets one, made on first use.
+* Django's cache handler keeps a backend instance per thread (and per async context), and its
+  RedisCache opens a connection pool per instance: these instances share the client, and so the
+  pool, of their location and options. redis-py's pool is thread-safe and starts afresh in a
+  forked child.
+* ``RedisCacheClient.get_client`` builds a new ``redis.Redis`` for every cache operation; its
+  constructor fills a table of some 170 response callbacks each time, which profiled at about a
+  millisecond per API request (the throttle's two operations). A client is safe to share between
+  threads, so each pool gets one, made on first use.
 """
 
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, ClassVar
 
 from django.core.cache.backends.redis import RedisCache, RedisCacheClient
+from django.utils.functional import cached_property
 
 
 class SharedClientRedisCacheClient(RedisCacheClient):
@@ -33,7 +38,18 @@ class SharedClientRedisCacheClient(RedisCacheClient):
         return client
 
 
-class SharedClientRedisCache(RedisCache):
+class SharedPoolRedisCache(RedisCache):
+    _clients: ClassVar[dict[str, RedisCacheClient]] = {}
+    _clients_lock: ClassVar[threading.Lock] = threading.Lock()
+
     def __init__(self, server: str, params: dict[str, Any]) -> None:
         super().__init__(server, params)
         self._class = SharedClientRedisCacheClient
+
+    @cached_property
+    def _cache(self) -> RedisCacheClient:
+        key = repr((self._servers, sorted(self._options.items())))
+        with self._clients_lock:
+            if key not in self._clients:
+                self._clients[key] = self._class(self._servers, **self._options)
+            return self._clients[key]

@@ -257,7 +257,9 @@ SPECTACULAR_SETTINGS = {
 CACHES = {
     "default": (
         {
-            "BACKEND": "chan_api.redis_cache.SharedClientRedisCache",
+            # Django's RedisCache with one connection pool per process and one client per pool
+            # (chan_api/redis_cache.py)
+            "BACKEND": "chan_api.redis_cache.SharedPoolRedisCache",
             "LOCATION": os.environ["CACHE_URL"],
         }
         if os.environ.get("CACHE_URL")

@@ -67,3 +67,7 @@ def child_exit(server, worker):
 # 400 ("Invalid HTTP request received.") before the application sees it, and bounds neither the
 # number nor the size of headers: whatever faces the internet in front of it (a proxy, a load
 # balancer) should bound those (tests/chan_api/test_deploy.py checks the request line).
+# uvicorn applies X-Forwarded-For and X-Forwarded-Proto from the peers gunicorn's
+# forwarded_allow_ips trusts (FORWARDED_ALLOW_IPS, by default 127.0.0.1 and ::1): from a proxy on
+# the same machine REMOTE_ADDR is then the client's address, not the proxy's (gunicorn's gthread
+# worker took only the scheme from them). Behind such a proxy NUM_PROXIES still names it.

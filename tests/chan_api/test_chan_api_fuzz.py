@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import wsgiref.util
 from collections.abc import Callable
@@ -715,10 +714,8 @@ def test_the_wsgi_entry_answers_a_charset_it_cannot_use(query: str, content_type
 
 
 @pytest.fixture
-def asgi_application(monkeypatch: Any) -> Any:
-    """chan_api.asgi's application; importing it turns DB_POOL on for the process it serves, not
-    for this one's later subprocesses."""
-    monkeypatch.setenv("DB_POOL", os.environ.get("DB_POOL", "0"))
+def asgi_application() -> Any:
+    """chan_api.asgi's application: what the web workers serve."""
     from chan_api.asgi import application as asgi_app
 
     return asgi_app
@@ -756,8 +753,8 @@ async def asgi_get(app: Any, path: str, query: str, content_type: str) -> tuple[
     return messages[0]["status"], b"".join(m.get("body", b"") for m in messages[1:])
 
 
-# Django's ASGIRequest decodes the query as UTF-8 whatever the charset, but its encoding setter
-# still builds request.GET inside __init__: too many query fields with a charset raised there too.
+# The served ASGI stack runs Django's WSGI handler in threads (chan_api/wsgi_threads.py): the
+# charsets that once crashed it must be answered through it as through gunicorn's WSGI.
 @pytest.mark.parametrize(("query", "content_type", "debug"), FORMER_CRASHES)
 def test_the_asgi_entry_answers_a_charset_it_cannot_use(
     query: str, content_type: str, debug: bool, settings: Any, asgi_application: Any

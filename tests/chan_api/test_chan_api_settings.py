@@ -23,7 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 PRINT_SETTINGS = (
     "import json, chan_api.settings as s; print(json.dumps({k: getattr(s, k) for k in "
     "('DEBUG', 'SECRET_KEY', 'ALLOWED_HOSTS', 'CHAN_ALLOW_FIXED_DECK', 'CHAN_PUBLIC_API_DOCS', "
-    "'SPECTACULAR_SETTINGS', 'DATABASES')}))"
+    "'SPECTACULAR_SETTINGS')}))"
+)
+PRINT_DATABASE = (
+    "import json, {module}; from django.conf import settings; "
+    "print(json.dumps(settings.DATABASES['default']))"
 )
 
 
@@ -46,10 +50,10 @@ def settings_with(
     )
 
 
-def loaded(tmp_path: Path, **env: str) -> dict:
-    result = settings_with(tmp_path, **env)
+def loaded(tmp_path: Path, script: str = PRINT_SETTINGS, **env: str) -> dict:
+    result = settings_with(tmp_path, script, **env)
     assert result.returncode == 0, result.stderr[-2000:]
-    return json.loads(result.stdout)
+    return json.loads(result.stdout.splitlines()[-1])
 
 
 def test_with_no_environment_the_settings_refuse_to_load_without_a_secret_key(tmp_path) -> None:
@@ -116,23 +120,30 @@ def test_this_suite_runs_with_debug_off_and_fixed_decks_on() -> None:
 def test_the_connection_pool_is_off_unless_asked_and_replaces_persistent_connections(
     tmp_path,
 ) -> None:
-    plain = loaded(tmp_path, SECRET_KEY="k")["DATABASES"]["default"]
+    script = PRINT_DATABASE.format(module="django")
+    plain = loaded(tmp_path, script, SECRET_KEY="k", DJANGO_SETTINGS_MODULE="chan_api.settings")
     assert plain["CONN_MAX_AGE"] == 60 and "pool" not in plain.get("OPTIONS", {})
 
-    pooled = loaded(tmp_path, SECRET_KEY="k", DB_POOL="1", DB_POOL_MAX="4")["DATABASES"]["default"]
+    pooled = loaded(
+        tmp_path,
+        script,
+        SECRET_KEY="k",
+        DJANGO_SETTINGS_MODULE="chan_api.settings",
+        DB_POOL="1",
+        DB_POOL_MAX="4",
+    )
 
     assert pooled["CONN_MAX_AGE"] == 0
     assert pooled["OPTIONS"]["pool"] == {"min_size": 2, "max_size": 4, "timeout": 10.0}
 
 
-def test_the_asgi_entry_turns_the_pool_on(tmp_path) -> None:
-    script = (
-        "import json, chan_api.asgi; from django.conf import settings; "
-        "print(json.dumps(settings.DATABASES['default']['OPTIONS'].get('pool')))"
-    )
-    done = settings_with(tmp_path, script, SECRET_KEY="k")
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert json.loads(done.stdout.splitlines()[-1])["max_size"] == 16
+def test_the_asgi_entry_keeps_a_persistent_connection_per_thread(tmp_path) -> None:
+    # Django runs in a fixed pool of long-lived threads there (chan_api/wsgi_threads.py)
+    script = PRINT_DATABASE.format(module="chan_api.asgi")
+
+    database = loaded(tmp_path, script, SECRET_KEY="k")
+
+    assert database["CONN_MAX_AGE"] == 60 and "pool" not in database.get("OPTIONS", {})
 
 
 def test_run_dev_refuses_to_serve_with_debug_off() -> None:

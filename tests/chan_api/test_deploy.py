@@ -13,6 +13,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from email.message import Message
 from pathlib import Path
 
 import pytest
@@ -65,12 +66,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def get(url: str) -> tuple[int, bytes, dict[str, str]]:
+def get(url: str) -> tuple[int, bytes, Message]:
+    """Status, body and headers (looked up by any case: uvicorn sends them in lower case)."""
     try:
         with urllib.request.urlopen(url, timeout=10) as r:
-            return r.status, r.read(), dict(r.headers)
+            return r.status, r.read(), r.headers
     except urllib.error.HTTPError as e:
-        return e.code, e.read(), dict(e.headers)
+        return e.code, e.read(), e.headers
 
 
 def processes_marked(marker: str) -> list[int]:
@@ -142,6 +144,12 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
         status, _, headers = get(base + css.decode())
         assert status == 200 and headers["Content-Type"].startswith("text/css")
         assert "immutable" in headers["Cache-Control"]
+        # A request line over the server's limit is refused before the application sees it
+        # (uvicorn's httptools: a URL over 65,535 bytes; deploy/gunicorn.conf.py), one under it
+        # is the application's.
+        status, body, _ = get(f"{base}/healthz?{'a' * 70_000}")
+        assert (status, body) == (400, b"Invalid HTTP request received.")
+        assert get(f"{base}/healthz?{'a' * 8_000}")[0] == 200
         # and its /metrics sums the web processes' requests.
         status, text, _ = get(f"{base}/metrics")
         assert status == 200
