@@ -102,6 +102,10 @@ class HandFeed:
         self._waiters: dict[int, list[tuple[int, asyncio.Future[int]]]] = {}
         self._latest: OrderedDict[int, int] = OrderedDict()
         self._subscribed = asyncio.Event()
+        # Raised whenever the feed may have missed an announcement (a lost subscription, a
+        # failed read): a waiter that saw the same epoch at its start and at its end knows the
+        # hand's seq without asking PostgreSQL (:meth:`seq_if_known`).
+        self.epoch = 0
         self._started: asyncio.Task[None] | None = None
         self._poller: asyncio.Task[None] | None = None
 
@@ -137,6 +141,13 @@ class HandFeed:
             self._waiters[hand_id] = kept
         else:
             del self._waiters[hand_id]
+
+    def seq_if_known(self, hand_id: int, seq: int, epoch: int) -> int | None:
+        """The hand's seq, known to be ``seq`` or the latest announced since the waiter's start
+        at ``epoch``, if the feed has missed nothing since; else None (ask PostgreSQL)."""
+        if epoch != self.epoch or (self.url and not self._subscribed.is_set()):
+            return None
+        return max(seq, self._latest.get(hand_id, -1))
 
     @property
     def waiting(self) -> int:
@@ -200,6 +211,8 @@ class HandFeed:
                     logger.warning("the hand feed's subscription failed", exc_info=True)
                     metrics.cache_failed(use="hand_feed")
             finally:
+                if self._subscribed.is_set():
+                    self.epoch += 1
                 self._subscribed.clear()
                 with suppress(Exception):
                     await client.aclose()
@@ -214,6 +227,7 @@ class HandFeed:
             try:
                 await self.read_waited_hands()
             except Exception:
+                self.epoch += 1
                 logger.warning("the hand feed could not read the hands' seqs", exc_info=True)
 
 

@@ -62,6 +62,7 @@ class Pending(NamedTuple):
 
     kind: str  # "hand" (the view, with an ETag) or "events" (a page after after_seq)
     hand: int
+    seq: int  # the hand's seq when Django checked it
     after_seq: int
     seat: int | None  # whose view: None for a spectator's
     wait: int
@@ -138,23 +139,31 @@ class _Answer(NamedTuple):
     etag: str | None = None
 
 
-async def _answer(pending: Pending, woken_at: int | None, answers: _Answers) -> _Answer:
-    """The answer after a wake-up at ``woken_at`` (shared renders) or a timeout (None)."""
+async def _answer(pending: Pending, seq: int | None, answers: _Answers) -> _Answer:
+    """The answer at the hand's ``seq``, rendered once per process for every waiter of the same
+    seat (and page); at an unknown seq (the feed may have missed an announcement), rendered
+    for this waiter from the hand as it is now."""
     p = pending
     if p.kind == "events":
         render = lambda: _events_answer(p.hand, p.seat, p.after_seq, p.limit)  # noqa: E731
-        if woken_at is None:
+        if seq is None:
             return _Answer(200, await sync_to_async(render, thread_sensitive=False)())
-        key = ("events", p.hand, woken_at, p.seat, p.after_seq, p.limit)
+        key = ("events", p.hand, seq, p.seat, p.after_seq, p.limit)
         return _Answer(200, await answers.get(key, render))
+    if seq is not None and p.tags is not None and _matches(p.tags, hand_etag(p.hand, seq)):
+        return _Answer(304, b"", hand_etag(p.hand, seq))  # a timeout: nothing to render
     render = lambda: _hand_answer(p.hand, p.seat)  # noqa: E731
-    if woken_at is None:
+    if seq is None:
         etag, body = await sync_to_async(render, thread_sensitive=False)()
     else:
-        etag, body = await answers.get(("hand", p.hand, woken_at, p.seat), render)
-    if p.tags is not None and ("*" in p.tags or etag in p.tags):
+        etag, body = await answers.get(("hand", p.hand, seq, p.seat), render)
+    if p.tags is not None and _matches(p.tags, etag):
         return _Answer(304, b"", etag)
     return _Answer(200, body, etag)
+
+
+def _matches(tags: list[str], etag: str) -> bool:
+    return "*" in tags or etag in tags
 
 
 # --------------------------------------------------------------------------- the ASGI side
@@ -224,17 +233,21 @@ class LongPollApp:
         pending = _marker(start["headers"])
         assert pending is not None
         woken = feed.wait_future(pending.hand, pending.after_seq)
+        epoch = feed.epoch
         gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes away
         metrics.LONG_POLLS_WAITING.inc()
         try:
             await asyncio.wait((woken, gone), timeout=pending.wait, return_when="FIRST_COMPLETED")
             if gone.done() and not woken.done():
                 return  # nobody to answer
-            woken_at = woken.result() if woken.done() else None
+            if woken.done():
+                seq: int | None = woken.result()
+            else:  # the timeout: the seq is the same unless the feed missed something
+                seq = feed.seq_if_known(pending.hand, pending.seq, epoch)
             try:
-                if woken_at == -1:
+                if seq == -1:
                     raise LookupError("the hand is gone")
-                answer = await _answer(pending, woken_at, self.answers)
+                answer = await _answer(pending, seq, self.answers)
             except Exception:
                 # Whatever went wrong (a hand gone, a database away) Django says it, as it
                 # would to a poll without wait: its problem+json, status and headers.

@@ -434,7 +434,9 @@ class HandDetailApi(APIView):
             after_seq = query.get("after_seq", version.seq)
             if wait and not stale and not version.ended and version.seq <= after_seq:
                 if long_poll_deferrable(request):  # under ASGI: wait without this thread
-                    pending = Pending("hand", hand_id, after_seq, version.seat, wait, tags=tags)
+                    pending = Pending(
+                        "hand", hand_id, version.seq, after_seq, version.seat, wait, tags=tags
+                    )
                     return _hand_headers(long_poll_pending(request, pending), version.etag)
                 with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
                     hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
@@ -474,7 +476,9 @@ class HandEventListApi(APIView):
             if not version.ended and version.seq <= after_seq:
                 if long_poll_deferrable(request):  # under ASGI: wait without this thread
                     limit = query["limit"]
-                    pending = Pending("events", hand_id, after_seq, version.seat, wait, limit=limit)
+                    pending = Pending(
+                        "events", hand_id, version.seq, after_seq, version.seat, wait, limit=limit
+                    )
                     return long_poll_pending(request, pending)
                 with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
                     hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)

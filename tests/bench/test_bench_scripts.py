@@ -105,3 +105,32 @@ def test_growth_bench_fills_measures_both_sizes_and_prints_the_ratios() -> None:
     rows = {line.split("  ")[0].strip() for line in out.splitlines()}
     assert {"floor", "state read", "304 poll", "move"} <= rows, out
     assert out.count(">=0.9") == 2, out
+
+
+def test_longpoll_bench_wakes_every_waiting_poll_and_prints_its_line() -> None:
+    result = subprocess.run(
+        [
+            sys.executable,
+            "bench/longpoll_bench.py",
+            "--users",
+            "20",
+            "--polls",
+            "3",
+            "--moves",
+            "3",
+            "--db",
+            server_url(),
+            "--scratch",
+            f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_longpoll_bench",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+
+    assert result.returncode == 0, result.stderr[-2000:]
+    out = result.stdout
+    assert "long polls: 60 waiting, woken 60/60, p50 " in out, out
+    assert " ms, rss " in out and " x idle" in out, out
+    assert "woken 60/60" in out and "MiB <= 1024" in out, out
