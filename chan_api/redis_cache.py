@@ -46,6 +46,29 @@ class SharedPoolRedisCache(RedisCache):
         super().__init__(server, params)
         self._class = SharedClientRedisCacheClient
 
+    def incr_expiring(self, key: str, timeout: int) -> int:
+        """Add one to ``key`` (0 when absent) and keep it ``timeout`` more seconds: one round
+        trip (``INCR`` and ``EXPIRE`` pipelined), where ``add``, ``incr`` and ``touch`` take
+        three."""
+        full_key = self.make_and_validate_key(key)
+        client = self._cache.get_client(full_key, write=True)
+        with client.pipeline(transaction=False) as pipe:
+            pipe.incr(full_key)
+            pipe.expire(full_key, timeout)
+            value, _ = pipe.execute()
+        return int(value)
+
+    def decr_many(self, keys: list[str]) -> None:
+        """Subtract one from each of ``keys``: one round trip (``DECR`` pipelined)."""
+        if not keys:
+            return
+        full_keys = [self.make_and_validate_key(key) for key in keys]
+        client = self._cache.get_client(full_keys[0], write=True)
+        with client.pipeline(transaction=False) as pipe:
+            for full_key in full_keys:
+                pipe.decr(full_key)
+            pipe.execute()
+
     @cached_property
     def _cache(self) -> RedisCacheClient:
         key = repr((self._servers, sorted(self._options.items())))

@@ -29,7 +29,7 @@ import redis
 import redis.asyncio as aioredis
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import connection
+from django.db import close_old_connections
 
 from chan_api import metrics
 from games.models import Hand
@@ -88,7 +88,7 @@ def _hand_seqs(hand_ids: list[int]) -> dict[int, int]:
     try:
         found = dict(Hand.objects.filter(pk__in=hand_ids).values_list("pk", "seq"))
     finally:
-        connection.close()  # given back (to the pool) between reads
+        close_old_connections()  # kept for CONN_MAX_AGE, or given back to the pool
     return {hand_id: found.get(hand_id, -1) for hand_id in hand_ids}
 
 

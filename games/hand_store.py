@@ -279,9 +279,12 @@ def long_poll_slot_take(*, token_id: int | None) -> str | None:
         return None
     key = f"games:long-polls:{token_id}"
     try:
-        cache.add(key, 0, timeout=_SLOT_TTL_SECONDS)
-        waiting = cache.incr(key)
-        cache.touch(key, _SLOT_TTL_SECONDS)
+        if hasattr(cache, "incr_expiring"):  # Redis (chan_api/redis_cache.py): one round trip
+            waiting = cache.incr_expiring(key, _SLOT_TTL_SECONDS)
+        else:
+            cache.add(key, 0, timeout=_SLOT_TTL_SECONDS)
+            waiting = cache.incr(key)
+            cache.touch(key, _SLOT_TTL_SECONDS)
     except Exception:
         logger.warning("long polls of token %s: the cache did not answer", token_id)
         metrics.cache_failed(use="long_poll_slots")
@@ -298,6 +301,10 @@ def long_poll_slot_take(*, token_id: int | None) -> str | None:
 
 def long_poll_slots_free(keys: list[str]) -> None:
     """Give back the slots of long polls that ended (keys from :func:`long_poll_slot_take`)."""
+    if hasattr(cache, "decr_many"):  # Redis (chan_api/redis_cache.py): one round trip
+        with suppress(Exception):
+            cache.decr_many(keys)
+        return
     for key in keys:
         with suppress(Exception):
             cache.decr(key)

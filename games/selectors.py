@@ -178,13 +178,15 @@ class HandVersion(NamedTuple):
 
 
 # The long poll and the 304 answer from this fixed statement (no ORM compilation on the
-# hottest path): the hand's seq and status, and the caller's seat in it (NULL: none).
+# hottest path): the hand's seq and status, the caller's seat in it (NULL: none) and whether
+# its table takes spectators.
 _HAND_VERSION_SQL = f"""
     SELECT h.seq, h.status, (
         SELECT s.position FROM {HandSeat._meta.db_table} s
         WHERE s.hand_id = h.id AND s.user_id = %s
-    )
-    FROM {Hand._meta.db_table} h WHERE h.id = %s
+    ), t.id, t.spectators
+    FROM {Hand._meta.db_table} h JOIN {Table._meta.db_table} t ON t.id = h.table_id
+    WHERE h.id = %s
 """
 
 
@@ -195,11 +197,9 @@ def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
         row = cursor.fetchone()
     if row is None:
         raise NotFound(_("No such hand."))
-    seq, status, seat = row
-    if seat is None:
-        table = Table.objects.filter(hands=hand_id).first()
-        if table is None or not hand_spectators_allowed(table):
-            raise not_a_participant()
+    seq, status, seat, table_id, spectators = row
+    if seat is None and not hand_spectators_allowed(Table(pk=table_id, spectators=spectators)):
+        raise not_a_participant()
     return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED, seat)
 
 

@@ -32,7 +32,7 @@ from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode
 
 from asgiref.sync import sync_to_async
-from django.db import connection
+from django.db import close_old_connections
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -99,12 +99,13 @@ def _render(data: Any) -> bytes:
 
 def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
     """The hand's ETag and view for ``seat`` as they are now (as ``HandDetailApi`` renders
-    them). Runs in a worker thread and gives its connection back."""
+    them). Runs in a worker thread of the event loop's executor, which keeps its connection
+    for ``CONN_MAX_AGE`` as Django's own threads do."""
     try:
         hand = hand_get(hand_id=hand_id)
         return hand_etag(hand.pk, hand.seq), _render(hand_view_for_seat(hand=hand, seat=seat))
     finally:
-        connection.close()
+        close_old_connections()
 
 
 def _events_answer(hand_id: int, seat: int | None, after_seq: int, limit: int) -> bytes:
@@ -113,7 +114,7 @@ def _events_answer(hand_id: int, seat: int | None, after_seq: int, limit: int) -
         page = hand_events_for_seat(hand=hand, seat=seat, after_seq=after_seq, limit=limit)
         return _render(HandEventPageSerializer(page).data)
     finally:
-        connection.close()
+        close_old_connections()
 
 
 class _Answers:
@@ -277,7 +278,7 @@ class LongPollApp:
             self._freeing = asyncio.ensure_future(self._free_slots())
 
     async def _free_slots(self) -> None:
-        await asyncio.sleep(0)  # let the other waiters of the same wake-up answer first
+        await asyncio.sleep(0.02)  # after the other answers of the same wake-up: no thread then
         while self._slots_to_free:
             slots, self._slots_to_free = self._slots_to_free, []
             try:
