@@ -216,6 +216,7 @@ class LongPollApp:
             return await self.app(scope, receive, send)
         feed = hand_feed()
         await feed.start()  # subscribed before Django reads the seq: no announcement is missed
+        epoch = feed.epoch  # (and if one is missed from now on, the epoch moves)
         held: list[Message] = []
 
         async def hold_pending(message: Message) -> None:
@@ -226,15 +227,20 @@ class LongPollApp:
 
         await self.app({**scope, SCOPE_FLAG: True}, receive, hold_pending)
         if held:
-            await self._wait_and_answer(scope, held[0], receive, send, feed)
+            await self._wait_and_answer(scope, held[0], receive, send, feed, epoch)
 
     async def _wait_and_answer(
-        self, scope: Scope, start: Message, receive: Receive, send: Send, feed: HandFeed
+        self,
+        scope: Scope,
+        start: Message,
+        receive: Receive,
+        send: Send,
+        feed: HandFeed,
+        epoch: int,
     ) -> None:
         pending = _marker(start["headers"])
         assert pending is not None
         woken = feed.wait_future(pending.hand, pending.after_seq)
-        epoch = feed.epoch
         gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes away
         metrics.LONG_POLLS_WAITING.inc()
         try:
