@@ -2,10 +2,9 @@
 ``gunicorn -c deploy/gunicorn.conf.py chan_api.asgi:application``.
 
 Each worker process runs uvicorn (``uvicorn_worker.UvicornWorker``; ``WEB_WORKER_CLASS`` may name
-another ASGI worker class): an event loop serves the connections and Django runs each sync view in
-a thread of its own request, so there is no thread count to size. The database connections come
-from psycopg's pool, per process (``DB_POOL_MIN``/``DB_POOL_MAX``: chan_api/settings.py), which
-chan_api.asgi turns on. Logs go through the project's formatter (JSON in production,
+another ASGI worker class): an event loop serves the connections and the waiting long polls, and
+Django runs in a fixed pool of ``WEB_THREADS`` threads (chan_api/asgi.py), each keeping its
+database connection (``DB_POOL=1``: psycopg's pool instead). Logs go through the project's formatter (JSON in production,
 chan_api/logs.py); each request is logged once by the application
 (chan_api.middleware.RequestContextMiddleware), so the access log is off unless
 ``GUNICORN_ACCESS_LOG=-``.

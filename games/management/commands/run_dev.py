@@ -1,8 +1,7 @@
 """``manage.py run_dev``: the web server and a Celery worker together, for ``make run``.
 
 The web server is uvicorn serving chan_api.asgi, the application production serves (one process,
-no reload), in a child process: the entry point turns the database connection pool on before the
-settings load, which this process has already done without it.
+no reload; long polls wait in its event loop), in a child process of its own, like the worker.
 
 On the embedded default both share the embedded PostgreSQL in ``var/pg`` (the first to need it
 starts it; it keeps running after they stop, see chan_api/embedded_db.py) and the worker uses the
