@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,23 +22,17 @@ def server_url() -> str:
     return f"postgres://{connection.settings_dict['USER']}@{host}/postgres"
 
 
+def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int = 120) -> Any:
+    """Run ``bench/<script>`` on the suite's PostgreSQL server (a scratch database of its own,
+    apart from other worktrees' and a bench run by hand, when ``scratch`` is given)."""
+    command = [sys.executable, f"bench/{script}", *args, "--db", server_url()]
+    if scratch is not None:
+        command += ["--scratch", f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_{scratch}"]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+
+
 def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "bench/api_bench.py",
-            "--hands",
-            "1",
-            "--rounds",
-            "10",
-            "--db",
-            server_url(),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = run_bench("api_bench.py", "--hands", "1", "--rounds", "10", timeout=300)
 
     assert result.returncode == 0, result.stderr[-2000:]
     lines = {line.split("  ")[0].strip() for line in result.stdout.splitlines()}
@@ -45,24 +40,7 @@ def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None
 
 
 def test_load_bench_drives_bots_at_tables_then_the_floor_and_prints_the_ratio() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "bench/load_bench.py",
-            "--tables",
-            "2",
-            "--seconds",
-            "2",
-            "--db",
-            server_url(),
-            "--scratch",  # apart from other worktrees' and a bench run by hand
-            f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_load_bench",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    result = run_bench("load_bench.py", "--tables", "2", "--seconds", "2", scratch="load_bench")
 
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
@@ -74,29 +52,19 @@ def test_load_bench_drives_bots_at_tables_then_the_floor_and_prints_the_ratio() 
 
 
 def test_growth_bench_fills_measures_both_sizes_and_prints_the_ratios() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "bench/growth_bench.py",
-            "--small",
-            "3",
-            "--big",
-            "40",
-            "--played",
-            "10",
-            "--hands",
-            "1",
-            "--rounds",
-            "5",
-            "--db",
-            server_url(),
-            "--scratch",
-            f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_growth_bench",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    result = run_bench(
+        "growth_bench.py",
+        "--small",
+        "3",
+        "--big",
+        "40",
+        "--played",
+        "10",
+        "--hands",
+        "1",
+        "--rounds",
+        "5",
+        scratch="growth_bench",
     )
 
     assert result.returncode == 0, result.stderr[-2000:]
@@ -108,24 +76,15 @@ def test_growth_bench_fills_measures_both_sizes_and_prints_the_ratios() -> None:
 
 
 def test_longpoll_bench_wakes_every_waiting_poll_and_prints_its_line() -> None:
-    result = subprocess.run(
-        [
-            sys.executable,
-            "bench/longpoll_bench.py",
-            "--users",
-            "20",
-            "--polls",
-            "3",
-            "--moves",
-            "3",
-            "--db",
-            server_url(),
-            "--scratch",
-            f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_longpoll_bench",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
+    result = run_bench(
+        "longpoll_bench.py",
+        "--users",
+        "20",
+        "--polls",
+        "3",
+        "--moves",
+        "3",
+        scratch="longpoll_bench",
         timeout=180,
     )
 
