@@ -115,13 +115,16 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
         check=True,
         timeout=120,
     )
-    stack = subprocess.Popen(
-        [str(BIN / "honcho"), "start", "-f", "Procfile"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    # Its output goes to a file: a pipe read only at the end would block it once full.
+    log = tmp_path / "stack.log"
+    with open(log, "wb") as out:
+        stack = subprocess.Popen(
+            [str(BIN / "honcho"), "start", "-f", "Procfile"],
+            cwd=ROOT,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         # when it is up,
@@ -161,7 +164,8 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
     finally:
         # When it gets SIGTERM, every process it started stops.
         stack.send_signal(signal.SIGTERM)
-        output = stack.communicate(timeout=30)[0].decode(errors="replace")
+        stack.wait(timeout=30)
+        output = log.read_text(errors="replace")
     deadline = time.monotonic() + 15
     while processes_marked(marker) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -29,7 +29,7 @@ from games.services.hands import hand_clock_tick, hand_lock, hand_move_apply
 from games.services.practice import bot_choose, seat_only_state
 from games.services.settlement import hand_settle, practice_quan
 from games.services.tables import room_quick_join, seat_leave, seat_ready, table_create
-from tests.games.test_games_tasks import broker_env, wait_for, worker  # noqa: F401
+from tests.games.test_games_tasks import broker_env, wait_for, worker, worker_log  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -352,7 +352,7 @@ def test_the_worker_plays_the_bots_of_a_practice_hand_to_its_end(worker, make_us
         return Hand.objects.get(pk=hand.pk).settled_at is not None
 
     done = wait_for(settled, timeout=55)
-    assert done, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
+    assert done, worker_log(worker)
     # the hand ends and is settled as a practice hand: bots' moves marked, nothing booked.
     hand.refresh_from_db()
     assert hand.status == Hand.Status.ENDED and hand.quan == practice_quan(4)

@@ -65,8 +65,50 @@ def broker_env(tmp_path) -> Iterator[dict[str, str]]:
     del app.amqp
 
 
+def worker_start(env: dict[str, str], log: Path) -> subprocess.Popen:
+    """A solo Celery worker with ``env``, its log in the file ``log``: a pipe nobody reads fills
+    up (64 KiB, a few hundred tasks at ``info``) and then blocks the worker in mid-log."""
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "chan_api",
+                "worker",
+                "--pool=solo",
+                "-l",
+                "info",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+        )
+    proc.log = log  # type: ignore[attr-defined]
+    return proc
+
+
+def worker_log(proc: subprocess.Popen) -> str:
+    """The end of the worker's log, and whether it is still running: an assertion's message."""
+    state = "running" if proc.poll() is None else f"exited {proc.returncode}"
+    return f"worker {state}; its log ends:\n" + proc.log.read_bytes()[-20000:].decode(
+        errors="replace"
+    )
+
+
+def worker_stop(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 @pytest.fixture
-def worker(settings, broker_env) -> Iterator[subprocess.Popen]:
+def worker(settings, broker_env, tmp_path) -> Iterator[subprocess.Popen]:
     settings.CHAN_CLOCK = True  # wake the clock through the broker after each commit
     env = {
         **os.environ,
@@ -75,20 +117,9 @@ def worker(settings, broker_env) -> Iterator[subprocess.Popen]:
         "CELERY_TASK_ALWAYS_EAGER": "0",
         "CHAN_CLOCK": "1",  # the worker's own moves wake the clock again
     }
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "chan_api", "worker", "--pool=solo", "-l", "info"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    proc = worker_start(env, tmp_path / "worker.log")
     yield proc
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    worker_stop(proc)
 
 
 def wait_for(predicate, timeout: float) -> bool:
@@ -112,7 +143,7 @@ def test_the_worker_deals_when_the_ready_deadline_passes(worker, make_user) -> N
     assert not Hand.objects.filter(table=table).exists()
     # when the worker's clock fires, the two ready players are dealt a hand without the third.
     dealt = wait_for(lambda: Hand.objects.filter(table=table).exists(), timeout=30)
-    assert dealt, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
+    assert dealt, worker_log(worker)
     hand = Hand.objects.get(table=table)
     assert [s.user_id for s in hand.seat_list()] == [owner.pk, other.pk]
 
@@ -127,7 +158,7 @@ def test_the_worker_plays_for_a_seat_that_lets_its_turn_time_out(worker, make_us
     assert hand is not None
     # the worker's clock plays the dealer's discard, then the next seat's draw and pass.
     moved = wait_for(lambda: Hand.objects.get(pk=hand.pk).seq >= 3, timeout=40)
-    assert moved, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
+    assert moved, worker_log(worker)
     events = HandEvent.objects.filter(hand=hand, seq__in=(1, 2, 3)).order_by("seq")
     assert [(e.type, e.system) for e in events][:2] == [("discard", True), ("draw", True)]
 
@@ -158,12 +189,14 @@ def test_the_worker_books_a_hand_settlement_when_the_hand_ends(worker, make_user
     hand_play_out(hand.pk, make_bot("heuristic", random.Random(5)))
     # the worker books it in the ledger, once.
     booked = wait_for(lambda: Hand.objects.get(pk=hand.pk).settled_at is not None, timeout=30)
-    assert booked, worker.stderr.read1(20000).decode(errors="replace") if worker.poll() else ""
+    assert booked, worker_log(worker)
     assert_booked_once(hand)
     call_command("ledger_check")
 
 
-def test_a_lost_settlement_is_booked_by_the_sweep(settings, broker_env, make_user) -> None:
+def test_a_lost_settlement_is_booked_by_the_sweep(
+    settings, broker_env, make_user, tmp_path
+) -> None:
     # Given a hand that ended while its settlement message was lost (the clock off: a worker
     # killed, a broker down),
     settings.CHAN_CLOCK = False
@@ -172,20 +205,13 @@ def test_a_lost_settlement_is_booked_by_the_sweep(settings, broker_env, make_use
     assert Hand.objects.get(pk=hand.pk).settled_at is None
     # when a worker comes back and the beat's sweep runs,
     env = {**os.environ, **broker_env, "DATABASE_URL": database_url(), "CHAN_CLOCK": "1"}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "chan_api", "worker", "--pool=solo", "-l", "info"],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
+    proc = worker_start(env, tmp_path / "worker.log")
     try:
         app.send_task("games.tasks.clock_sweep")
         booked = wait_for(lambda: Hand.objects.get(pk=hand.pk).settled_at is not None, 30)
-        assert booked, proc.stderr.read1(20000).decode(errors="replace") if proc.poll() else ""
+        assert booked, worker_log(proc)
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        worker_stop(proc)
     # the hand is booked, exactly once.
     assert_booked_once(hand)
     call_command("ledger_check")
