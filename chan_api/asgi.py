@@ -29,8 +29,34 @@ def serving_stack() -> Any:
     from games.api.long_poll import LongPollApp
 
     max_body = (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2**31) + 1
-    django_app = WsgiInThreads(django_application, threads=settings.WEB_THREADS, max_body=max_body)
+    django_app = WsgiInThreads(
+        django_application,
+        threads=settings.WEB_THREADS,
+        max_body=max_body,
+        on_startup=process_settle,
+    )
     return LongPollApp(django_app)
+
+
+def process_settle() -> None:
+    """At the server's startup (ASGI lifespan), once per process: load the URLconf (and with it
+    every view, serializer and model), then move every object alive now out of the garbage
+    collector's reach (``gc.freeze``) and let it run less often. Those objects live as long
+    as the process; a request's garbage is freed by reference counting, the collector is only
+    for cycles. Measured with 5,000 waiting long polls (bench/longpoll_bench.py): a full
+    collection during a wake-up scanned every one of them and took 175 ms; now there is none.
+    Not at import: a process that imports this module to test it keeps its collector."""
+    import gc
+
+    from django.urls import get_resolver
+
+    get_resolver().url_patterns  # noqa: B018  # imports the views
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
+GC_THRESHOLDS = (50_000, 20, 20)  # Python's defaults: (700, 10, 10)
 
 
 application = serving_stack()

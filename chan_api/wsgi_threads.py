@@ -65,9 +65,17 @@ def wsgi_environ(scope: Scope, body: bytes) -> dict[str, Any]:
 class WsgiInThreads:
     """The ASGI application that runs ``app`` in a pool of ``threads`` threads."""
 
-    def __init__(self, app: WsgiApp, *, threads: int, max_body: int) -> None:
+    def __init__(
+        self,
+        app: WsgiApp,
+        *,
+        threads: int,
+        max_body: int,
+        on_startup: Callable[[], None] | None = None,
+    ) -> None:
         self.app = app
         self.max_body = max_body
+        self.on_startup = on_startup  # run at the lifespan's startup, before any request
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="django")
 
     async def __call__(
@@ -124,6 +132,8 @@ class WsgiInThreads:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
+                if self.on_startup is not None:
+                    self.on_startup()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.executor.shutdown(wait=False)

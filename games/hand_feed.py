@@ -6,7 +6,8 @@ watches the announcements once for all of its waiting long polls.
   by default). Best effort: a move is committed whatever Redis does.
 * **Watching** (:class:`HandFeed`, one per process and event loop): one Redis subscription for
   the whole process, not one per request, and a table of waiters by hand. An announcement wakes
-  every waiter of that hand whose ``after_seq`` it passes, at once.
+  every waiter of that hand whose ``after_seq`` it passes, at once, after awaiting
+  :attr:`HandFeed.prepare` (at most ``PREPARE_SECONDS``) with their tags.
 * **Without Redis** (the embedded default, ``make run``) or while the subscription is down, the
   feed reads the seqs of the hands that have waiters from PostgreSQL every
   ``HAND_FEED_POLL_SECONDS`` (one query per process, whatever the number of waiters); after a
@@ -23,7 +24,9 @@ import asyncio
 import logging
 import threading
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
+from typing import Any
 
 import redis
 import redis.asyncio as aioredis
@@ -38,6 +41,7 @@ logger = logging.getLogger(__name__)
 
 CHANNEL = "chan:hand-seq"
 _REDIS_TIMEOUTS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
+PREPARE_SECONDS = 1.0  # the longest an announcement's waiters wait for HandFeed.prepare
 _LATEST_SIZE = 10_000  # hands whose latest seq a process remembers (for waiters that register late)
 
 
@@ -92,6 +96,17 @@ def _hand_seqs(hand_ids: list[int]) -> dict[int, int]:
     return {hand_id: found.get(hand_id, -1) for hand_id in hand_ids}
 
 
+def _wake(due: list[tuple[asyncio.Future[int], Any]], seq: int) -> None:
+    for future, _ in due:
+        if not future.done():
+            future.set_result(seq)
+
+
+def _log_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        logger.warning("preparing the answers failed", exc_info=task.exception())
+
+
 class HandFeed:
     """The per-process table of waiting long polls, fed by one Redis subscription (or by
     reads of PostgreSQL, see the module docstring). Runs in one event loop."""
@@ -99,7 +114,12 @@ class HandFeed:
     def __init__(self, *, url: str, poll_seconds: float) -> None:
         self.url = url
         self.poll_seconds = poll_seconds
-        self._waiters: dict[int, list[tuple[int, asyncio.Future[int]]]] = {}
+        # hand -> {future: (after_seq, tag)}: the waiters, removed in O(1) when they go.
+        self._waiters: dict[int, dict[asyncio.Future[int], tuple[int, Any]]] = {}
+        # Awaited with the tags of the waiters an announcement is about to wake, before they
+        # wake (at most PREPARE_SECONDS): LongPollApp renders their answers there.
+        self.prepare: Callable[[int, int, list[Any]], Awaitable[None]] | None = None
+        self._preparing: set[asyncio.Task[None]] = set()
         self._latest: OrderedDict[int, int] = OrderedDict()
         self._subscribed = asyncio.Event()
         # Raised whenever the feed may have missed an announcement (a lost subscription, a
@@ -121,25 +141,21 @@ class HandFeed:
             with suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._subscribed.wait()), timeout=1.0)
 
-    def wait_future(self, hand_id: int, after_seq: int) -> asyncio.Future[int]:
-        """A future that resolves with the hand's seq once it is above ``after_seq``. Give it
-        to :meth:`forget` when done with it, resolved or not."""
+    def wait_future(self, hand_id: int, after_seq: int, tag: Any = None) -> asyncio.Future[int]:
+        """A future that resolves with the hand's seq once it is above ``after_seq`` (``tag``
+        goes to :attr:`prepare`). Give it to :meth:`forget` when done with it, resolved or not;
+        its owner may resolve it itself (a timeout), the feed then leaves it alone."""
         future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         latest = self._latest.get(hand_id)
         if latest is not None and latest > after_seq:
             future.set_result(latest)
         else:
-            self._waiters.setdefault(hand_id, []).append((after_seq, future))
+            self._waiters.setdefault(hand_id, {})[future] = (after_seq, tag)
         return future
 
     def forget(self, hand_id: int, future: asyncio.Future[int]) -> None:
         waiters = self._waiters.get(hand_id)
-        if not waiters:
-            return
-        kept = [(a, f) for a, f in waiters if f is not future]
-        if kept:
-            self._waiters[hand_id] = kept
-        else:
+        if waiters is not None and waiters.pop(future, None) is not None and not waiters:
             del self._waiters[hand_id]
 
     def seq_if_known(self, hand_id: int, seq: int, epoch: int) -> int | None:
@@ -165,18 +181,38 @@ class HandFeed:
         waiters = self._waiters.get(hand_id)
         if not waiters:
             return
-        kept = []
-        for after_seq, future in waiters:
-            if future.done():
-                continue
-            if seq > after_seq or seq == -1:
-                future.set_result(seq)
-            else:
-                kept.append((after_seq, future))
-        if kept:
-            self._waiters[hand_id] = kept
-        else:
+        due = [
+            (future, tag)
+            for future, (after_seq, tag) in waiters.items()
+            if seq > after_seq or seq == -1 or future.done()
+        ]
+        for future, _ in due:
+            del waiters[future]
+        if not waiters:
             del self._waiters[hand_id]
+        due = [(future, tag) for future, tag in due if not future.done()]
+        if not due:
+            return
+        if self.prepare is None or seq == -1:
+            _wake(due, seq)
+            return
+        task = asyncio.ensure_future(self._prepare_then_wake(hand_id, seq, due))
+        self._preparing.add(task)  # (a task nobody references may be collected mid-way)
+        task.add_done_callback(self._preparing.discard)
+
+    async def _prepare_then_wake(
+        self, hand_id: int, seq: int, due: list[tuple[asyncio.Future[int], Any]]
+    ) -> None:
+        """Wake ``due`` at ``seq`` once :attr:`prepare` is done (or after PREPARE_SECONDS, or
+        when it failed: each waiter then does what is left). Preparing first lets the answers
+        render while the event loop is idle, not fighting thousands of wake-ups for the GIL."""
+        assert self.prepare is not None
+        try:
+            prepared = asyncio.ensure_future(self.prepare(hand_id, seq, [t for _, t in due]))
+            prepared.add_done_callback(_log_failure)
+            await asyncio.wait((prepared,), timeout=PREPARE_SECONDS)
+        finally:
+            _wake(due, seq)
 
     async def read_waited_hands(self) -> None:
         """Read the seqs of every hand with waiters from PostgreSQL and announce them."""

@@ -15,7 +15,9 @@ How a long poll runs (:class:`LongPollApp`, the ASGI application around Django's
 4. When the hand's seq passes ``after_seq`` it answers with the new view, rendered once per
    (hand, seq, seat) in this process and shared by every waiter of that seat (spectators share
    one); on the timeout, with the hand as it is then (304 when the client's ETag still
-   matches). The body and headers are those the view itself would give.
+   matches). The body and headers are those the view itself would give. The renders run
+   before the waiters wake (``HandFeed.prepare``), in worker threads while the event loop is
+   idle; then each waiter only sends: thousands of answers leave in a burst.
 
 Under WSGI (Django's test client, ``runserver``) the scope flag is absent and the views wait in
 their thread as before (``hand_store.hand_wait_for_seq``).
@@ -124,13 +126,21 @@ class _Answers:
     def __init__(self) -> None:
         self._kept: OrderedDict[tuple[Any, ...], asyncio.Future[Any]] = OrderedDict()
 
-    async def get(self, key: tuple[Any, ...], render: Callable[[], Any]) -> Any:
+    def future(self, key: tuple[Any, ...], render: Callable[[], Any]) -> asyncio.Future[Any]:
+        """The answer for ``key``: rendered already, being rendered, or started now (again, if
+        the last try failed)."""
         future = self._kept.get(key)
         if future is None or (future.done() and future.exception() is not None):
             future = asyncio.ensure_future(sync_to_async(render, thread_sensitive=False)())
             self._kept[key] = future
             while len(self._kept) > _ANSWERS_KEPT:
                 self._kept.popitem(last=False)
+        return future
+
+    async def get(self, key: tuple[Any, ...], render: Callable[[], Any]) -> Any:
+        future = self.future(key, render)
+        if future.done():  # prepared before the wake-up: the common case
+            return future.result()
         return await asyncio.shield(future)
 
 
@@ -140,24 +150,32 @@ class _Answer(NamedTuple):
     etag: str | None = None
 
 
+def _job(p: Pending, seq: int) -> tuple[tuple[Any, ...], Callable[[], Any]]:
+    """The key of ``p``'s answer at ``seq`` (the same for every waiter of the same seat and
+    page) and how to render it."""
+    if p.kind == "events":
+        key = ("events", p.hand, seq, p.seat, p.after_seq, p.limit)
+        return key, lambda: _events_answer(p.hand, p.seat, p.after_seq, p.limit)
+    return ("hand", p.hand, seq, p.seat), lambda: _hand_answer(p.hand, p.seat)
+
+
 async def _answer(pending: Pending, seq: int | None, answers: _Answers) -> _Answer:
     """The answer at the hand's ``seq``, rendered once per process for every waiter of the same
     seat (and page); at an unknown seq (the feed may have missed an announcement), rendered
     for this waiter from the hand as it is now."""
     p = pending
-    if p.kind == "events":
-        render = lambda: _events_answer(p.hand, p.seat, p.after_seq, p.limit)  # noqa: E731
-        if seq is None:
-            return _Answer(200, await sync_to_async(render, thread_sensitive=False)())
-        key = ("events", p.hand, seq, p.seat, p.after_seq, p.limit)
-        return _Answer(200, await answers.get(key, render))
-    if seq is not None and p.tags is not None and _matches(p.tags, hand_etag(p.hand, seq)):
-        return _Answer(304, b"", hand_etag(p.hand, seq))  # a timeout: nothing to render
-    render = lambda: _hand_answer(p.hand, p.seat)  # noqa: E731
+    if p.kind == "hand" and seq is not None and p.tags is not None:
+        unchanged = hand_etag(p.hand, seq)
+        if _matches(p.tags, unchanged):
+            return _Answer(304, b"", unchanged)  # a timeout: nothing to render
+    key, render = _job(p, -1 if seq is None else seq)
     if seq is None:
-        etag, body = await sync_to_async(render, thread_sensitive=False)()
+        result = await sync_to_async(render, thread_sensitive=False)()
     else:
-        etag, body = await answers.get(("hand", p.hand, seq, p.seat), render)
+        result = await answers.get(key, render)
+    if p.kind == "events":
+        return _Answer(200, result)
+    etag, body = result
     if p.tags is not None and _matches(p.tags, etag):
         return _Answer(304, b"", etag)
     return _Answer(200, body, etag)
@@ -168,6 +186,40 @@ def _matches(tags: list[str], etag: str) -> bool:
 
 
 # --------------------------------------------------------------------------- the ASGI side
+
+
+_TIMED_OUT = -2  # what a waiter's future holds when no seq woke it (a seq is >= 0, -1: gone)
+_GONE = -3
+
+
+def _settle(future: asyncio.Future[int], why: int) -> None:
+    if not future.done():
+        future.set_result(why)
+
+
+class _WaitingGauge:
+    """The process's count of waiting long polls, written to ``chan_long_polls_waiting`` at most
+    every GAUGE_SECONDS rather than twice per poll (a multiprocess gauge's write takes a lock
+    and the process's id: thousands of them in a row delayed the last answers of a wake-up)."""
+
+    GAUGE_SECONDS = 0.1
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._due = False
+
+    def add(self, n: int) -> None:
+        self.count += n
+        if not self._due:
+            self._due = True
+            asyncio.get_running_loop().call_later(self.GAUGE_SECONDS, self._write)
+
+    def _write(self) -> None:
+        self._due = False
+        metrics.LONG_POLLS_WAITING.set(self.count)
+
+
+_waiting = _WaitingGauge()
 
 
 def _marker(headers: list[tuple[bytes, bytes]]) -> Pending | None:
@@ -229,6 +281,12 @@ class LongPollApp:
         if held:
             await self._wait_and_answer(scope, held[0], receive, send, feed, epoch)
 
+    async def _prepare(self, hand_id: int, seq: int, pendings: list[Pending]) -> None:
+        """Render the answers an announcement's waiters will need, before they wake
+        (``HandFeed.prepare``): one per seat and page, in worker threads, at the same time."""
+        jobs = dict(_job(p, seq) for p in pendings)
+        await asyncio.wait([self.answers.future(key, render) for key, render in jobs.items()])
+
     async def _wait_and_answer(
         self,
         scope: Scope,
@@ -240,16 +298,22 @@ class LongPollApp:
     ) -> None:
         pending = _marker(start["headers"])
         assert pending is not None
-        woken = feed.wait_future(pending.hand, pending.after_seq)
+        # The answer's headers but those it replaces, made now rather than after the wake-up,
+        # when thousands of answers queue behind one another.
+        kept = [(k, v) for k, v in start["headers"] if k.lower() not in _REPLACED]
+        if feed.prepare is None:
+            feed.prepare = self._prepare
+        # One future says why the wait ends: the feed's seq, the timeout or the client gone.
+        woken = feed.wait_future(pending.hand, pending.after_seq, pending)
         gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes away
-        metrics.LONG_POLLS_WAITING.inc()
+        gone.add_done_callback(lambda _: _settle(woken, _GONE))
+        timer = asyncio.get_running_loop().call_later(pending.wait, _settle, woken, _TIMED_OUT)
+        _waiting.add(1)
         try:
-            await asyncio.wait((woken, gone), timeout=pending.wait, return_when="FIRST_COMPLETED")
-            if gone.done() and not woken.done():
+            seq: int | None = await woken
+            if seq == _GONE:
                 return  # nobody to answer
-            if woken.done():
-                seq: int | None = woken.result()
-            else:  # the timeout: the seq is the same unless the feed missed something
+            if seq == _TIMED_OUT:  # the seq is the same unless the feed missed something
                 seq = feed.seq_if_known(pending.hand, pending.seq, epoch)
             try:
                 if seq == -1:
@@ -262,7 +326,7 @@ class LongPollApp:
                     "long poll on hand %s: answered by Django", pending.hand, exc_info=True
                 )
                 return await self.app(_without_wait(scope), _replayed_body(receive), send)
-            headers = [(k, v) for k, v in start["headers"] if k.lower() not in _REPLACED]
+            headers = kept
             if answer.etag is not None:
                 headers.append((b"ETag", answer.etag.encode("ascii")))
             if answer.status == 200:
@@ -271,7 +335,8 @@ class LongPollApp:
             await send({"type": "http.response.start", "status": answer.status, "headers": headers})
             await send({"type": "http.response.body", "body": answer.body})
         finally:
-            metrics.LONG_POLLS_WAITING.dec()
+            _waiting.add(-1)
+            timer.cancel()
             feed.forget(pending.hand, woken)
             gone.cancel()
             if pending.slot is not None:

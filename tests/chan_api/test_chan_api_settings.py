@@ -19,6 +19,8 @@ import pytest
 from django.conf import settings
 from django.core.management import CommandError, call_command
 
+from chan_api.asgi import GC_THRESHOLDS
+
 ROOT = Path(__file__).resolve().parents[2]
 PRINT_SETTINGS = (
     "import json, chan_api.settings as s; print(json.dumps({k: getattr(s, k) for k in "
@@ -144,6 +146,54 @@ def test_the_asgi_entry_keeps_a_persistent_connection_per_thread(tmp_path) -> No
     database = loaded(tmp_path, script, SECRET_KEY="k")
 
     assert database["CONN_MAX_AGE"] == 60 and "pool" not in database.get("OPTIONS", {})
+
+
+LIFESPAN = """
+import asyncio, gc, json
+import chan_api.asgi as entry
+imported = gc.get_freeze_count()
+async def main():
+    messages = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent = []
+    async def receive():
+        return messages.pop(0)
+    async def send(message):
+        sent.append(message["type"])
+    await entry.application({"type": "lifespan"}, receive, send)
+    return sent
+sent = asyncio.run(main())
+print(json.dumps([imported, gc.get_freeze_count(), gc.get_threshold(), sent]))
+"""
+
+
+def test_a_web_process_freezes_what_it_loaded_at_startup_not_at_import(tmp_path) -> None:
+    # Importing the entry point leaves the collector alone (a test process imports it);
+    imported, frozen, thresholds, sent = loaded(tmp_path, LIFESPAN, SECRET_KEY="k")
+    assert imported == 0
+    # the server's startup loads the views and puts everything alive then out of its reach.
+    assert frozen > 50_000, frozen
+    assert tuple(thresholds) == GC_THRESHOLDS
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+
+
+ACCESS_LOG = """
+import json, logging, logging.config, runpy
+conf = runpy.run_path("deploy/gunicorn.conf.py")
+logging.config.dictConfig(conf["logconfig_dict"])  # as gunicorn does
+conf["post_worker_init"](None)
+access = logging.getLogger("uvicorn.access")
+print(json.dumps([access.hasHandlers(), logging.getLogger("uvicorn.error").hasHandlers()]))
+"""
+
+
+@pytest.mark.parametrize(("env", "formatted"), [({}, False), ({"GUNICORN_ACCESS_LOG": "-"}, True)])
+def test_uvicorn_formats_access_lines_only_when_the_access_log_is_on(
+    tmp_path, env, formatted
+) -> None:
+    # (uvicorn formats a line's arguments whenever its logger has handlers, whatever the level)
+    access, errors = loaded(tmp_path, ACCESS_LOG, SECRET_KEY="k", **env)
+    assert access is formatted
+    assert errors
 
 
 def test_run_dev_refuses_to_serve_with_debug_off() -> None:

@@ -1,0 +1,114 @@
+"""The hand feed's waiter table (games/hand_feed.py), in one event loop with no Redis and no
+database: announcements wake the waiters their seq passes, after ``prepare`` when it is set."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from games import hand_feed
+from games.hand_feed import HandFeed
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(coroutine)
+
+
+def feed() -> HandFeed:
+    return HandFeed(url="", poll_seconds=3600)  # announcements come from the test alone
+
+
+def test_an_announcement_wakes_the_waiters_it_passes_and_keeps_the_others() -> None:
+    async def scenario() -> tuple[list[int], bool, int]:
+        f = feed()
+        at_3, at_5, other_hand = f.wait_future(1, 3), f.wait_future(1, 5), f.wait_future(2, 0)
+        f.announce(1, 4)
+        await asyncio.sleep(0)
+        return [at_3.result()], at_5.done() or other_hand.done(), f.waiting
+
+    woken, others_done, waiting = run(scenario())
+    assert woken == [4] and not others_done and waiting == 2
+
+
+def test_a_waiter_that_comes_after_the_announcement_is_answered_at_once() -> None:
+    async def scenario() -> int:
+        f = feed()
+        f.announce(7, 9)
+        return f.wait_future(7, 8).result()
+
+    assert run(scenario()) == 9
+
+
+def test_the_waiters_wake_only_once_their_answers_are_prepared() -> None:
+    async def scenario() -> list[str]:
+        f = feed()
+        log: list[str] = []
+
+        async def prepare(hand: int, seq: int, tags: list[Any]) -> None:
+            log.append(f"prepare {hand}:{seq} {sorted(tags)}")
+            await asyncio.sleep(0.05)
+            log.append("prepared")
+
+        f.prepare = prepare
+        waiters = [f.wait_future(1, 0, tag) for tag in ("b", "a")]
+        for w in waiters:
+            w.add_done_callback(lambda w: log.append(f"woken {w.result()}"))
+        f.announce(1, 1)
+        await asyncio.gather(*waiters)
+        return log
+
+    assert run(scenario()) == ["prepare 1:1 ['a', 'b']", "prepared", "woken 1", "woken 1"]
+
+
+@pytest.mark.parametrize("trouble", ["fails", "hangs"])
+def test_a_prepare_that_fails_or_hangs_still_wakes_the_waiters(monkeypatch, trouble) -> None:
+    monkeypatch.setattr(hand_feed, "PREPARE_SECONDS", 0.1)
+
+    async def scenario() -> tuple[int, float]:
+        f = feed()
+
+        async def prepare(hand: int, seq: int, tags: list[Any]) -> None:
+            if trouble == "fails":
+                raise RuntimeError("the database is away")
+            await asyncio.sleep(60)
+
+        f.prepare = prepare
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        waiter = f.wait_future(1, 0)
+        f.announce(1, 1)
+        return await asyncio.wait_for(waiter, 5), loop.time() - started
+
+    seq, took = run(scenario())
+    assert seq == 1 and took < 1
+
+
+def test_a_waiter_settled_by_its_owner_is_left_alone_and_forgotten() -> None:
+    async def scenario() -> tuple[int, int, int]:
+        f = feed()
+        timed_out, other = f.wait_future(1, 0), f.wait_future(1, 0)
+        timed_out.set_result(-2)  # its owner's timeout
+        f.forget(1, timed_out)
+        waiting = f.waiting
+        f.announce(1, 1)
+        f.forget(1, other)
+        return timed_out.result(), waiting, f.waiting
+
+    assert run(scenario()) == (-2, 1, 0)
+
+
+def test_a_hand_that_is_gone_wakes_its_waiters_without_preparing() -> None:
+    async def scenario() -> int:
+        f = feed()
+
+        async def prepare(hand: int, seq: int, tags: list[Any]) -> None:
+            raise AssertionError("nothing to prepare for a hand that is gone")
+
+        f.prepare = prepare
+        waiter = f.wait_future(3, 5)
+        f.announce(3, -1)
+        return await waiter
+
+    assert run(scenario()) == -1
