@@ -89,6 +89,10 @@ class RequestContextMiddleware:
             value = getattr(request, f"chan_log_{name}", None)
             if value is not None:
                 fields[name] = value
+        if getattr(response, "chan_long_poll", False):
+            # Handed over to the event loop to wait (games/api/long_poll.py): this line says
+            # when it started; each wake-up logs one line for all the polls it answers.
+            fields["long_poll"] = "waiting"
         data = getattr(response, "data", None)
         if isinstance(data, dict) and isinstance(data.get("seq"), int):
             fields["seq"] = data["seq"]

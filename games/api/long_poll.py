@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
@@ -284,8 +285,17 @@ class LongPollApp:
     async def _prepare(self, hand_id: int, seq: int, pendings: list[Pending]) -> None:
         """Render the answers an announcement's waiters will need, before they wake
         (``HandFeed.prepare``): one per seat and page, in worker threads, at the same time."""
+        started = time.perf_counter()
         jobs = dict(_job(p, seq) for p in pendings)
         await asyncio.wait([self.answers.future(key, render) for key, render in jobs.items()])
+        logger.info(
+            "hand %s at seq %s: waking %s long polls (%s answers rendered in %.0f ms)",
+            hand_id,
+            seq,
+            len(pendings),
+            len(jobs),
+            (time.perf_counter() - started) * 1000,
+        )
 
     async def _wait_and_answer(
         self,

@@ -4,7 +4,9 @@ feed (Redis pub/sub, or PostgreSQL reads without Redis), and answer exactly as t
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import shutil
 import subprocess
 import threading
@@ -136,6 +138,35 @@ def test_a_move_wakes_every_player_and_spectator_at_once_with_their_own_view(
     assert all(hands[:4]) and hands[4:] == [[], []]
     assert len({tuple(h) for h in hands[:4]}) == 4  # each player its own hand
     assert [a.json()["my_seat"] for a in answers] == [0, 1, 2, 3, None, None]
+    for c in clients:
+        c.close()
+
+
+def test_the_logs_say_a_poll_waits_and_one_line_per_wake_up_says_how_many_it_answered(
+    asgi_live_server: Any, feed: str, players: list[Player], caplog: Any
+) -> None:
+    # Given a live hand and three long polls waiting on it (two from one player)
+    hand_id = start_table(players)["hand"]
+    mover, view = _turn(players, hand_id)
+    url = f"/api/v1/hands/{hand_id}?wait=20&after_seq={view['seq']}"
+    clients = [_http(asgi_live_server, p) for p in (players[0], players[0], players[1])]
+    with caplog.at_level(logging.INFO), ThreadPoolExecutor(3) as pool:
+        polls = [pool.submit(c.get, url) for c in clients]
+        time.sleep(1.0)
+        # when a move wakes them,
+        r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
+        assert r.status_code == 201, r.content
+        assert {p.result(timeout=10).status_code for p in polls} == {200}
+    # then each poll's request line says it went on waiting, and the wake-up logs one line:
+    # three polls woken, two answers rendered (one per seat).
+    waiting = [r for r in caplog.records if "'long_poll': 'waiting'" in str(r.msg)]
+    assert len(waiting) == 3
+    (woken,) = [r.getMessage() for r in caplog.records if r.name == "games.api.long_poll"]
+    expected = (
+        rf"hand {hand_id} at seq {view['seq'] + 1}: "
+        r"waking 3 long polls \(2 answers rendered in \d+ ms\)"
+    )
+    assert re.fullmatch(expected, woken), woken
     for c in clients:
         c.close()
 
