@@ -28,6 +28,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import signal
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -259,8 +261,12 @@ class LongPollApp:
         self.answers = _Answers()
         self._slots_to_free: list[str] = []
         self._freeing: asyncio.Task[None] | None = None
+        self._waiting: set[asyncio.Future[int]] = set()
+        self._stopping = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            self._answer_early_on_exit_signals()
         if not (
             scope["type"] == "http"
             and scope["method"] == "GET"
@@ -315,6 +321,9 @@ class LongPollApp:
             feed.prepare = self._prepare
         # One future says why the wait ends: the feed's seq, the timeout or the client gone.
         woken = feed.wait_future(pending.hand, pending.after_seq, pending)
+        self._waiting.add(woken)
+        if self._stopping:
+            _settle(woken, _TIMED_OUT)
         gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes away
         gone.add_done_callback(lambda _: _settle(woken, _GONE))
         timer = asyncio.get_running_loop().call_later(pending.wait, _settle, woken, _TIMED_OUT)
@@ -347,10 +356,37 @@ class LongPollApp:
         finally:
             _waiting.add(-1)
             timer.cancel()
+            self._waiting.discard(woken)
             feed.forget(pending.hand, woken)
             gone.cancel()
             if pending.slot is not None:
                 self._free_slot(pending.slot)
+
+    def _answer_early_on_exit_signals(self) -> None:
+        """When the server is told to stop (SIGTERM from gunicorn on a deploy, SIGINT), answer
+        every waiting poll at once, as on its timeout, and every poll that arrives meanwhile:
+        the server would otherwise wait for them up to their 30 s, its whole graceful timeout,
+        and could be killed before they are answered. The server's own handler runs next.
+        Only in the main thread, where the server's handlers are (a test's server in another
+        thread has none)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            server_handler = signal.getsignal(signum)
+            if not callable(server_handler):
+                continue
+
+            def on_signal(signum: int, frame: Any, server_handler: Any = server_handler) -> None:
+                loop.call_soon_threadsafe(self._answer_all)
+                server_handler(signum, frame)
+
+            signal.signal(signum, on_signal)
+
+    def _answer_all(self) -> None:
+        self._stopping = True
+        for woken in list(self._waiting):
+            _settle(woken, _TIMED_OUT)
 
     def _free_slot(self, slot: str) -> None:
         """Free waiting slots in batches, in a worker thread, after the answers are sent."""

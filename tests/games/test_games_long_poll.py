@@ -8,11 +8,14 @@ import logging
 import os
 import re
 import shutil
+import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -314,3 +317,56 @@ def test_a_spectator_of_a_table_closed_to_spectators_gets_403_not_a_wait(
     hand_id = start_table(players, spectators=False)["hand"]
     r = _http(asgi_live_server, make_player()).get(f"/api/v1/hands/{hand_id}?wait=5")
     assert r.status_code == 403 and r.json()["code"] == "not_a_participant"
+
+
+def test_a_server_told_to_stop_answers_its_waiting_polls_at_once(
+    players: list[Player], tmp_path: Any
+) -> None:
+    # Given the production server (gunicorn, one uvicorn worker) on the test database
+    from tests.faults.harness import free_port
+    from tests.games.test_games_tasks import database_url
+
+    hand_id = start_table(players)["hand"]
+    seq = _turn(players, hand_id)[1]["seq"]
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": database_url(), "SECRET_KEY": "test-only"}
+    log = tmp_path / "gunicorn.log"
+    with open(log, "wb") as out:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "--workers", "1"]
+            + ["--bind", f"127.0.0.1:{port}", "chan_api.asgi:application"],
+            cwd=Path(__file__).resolve().parents[2],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        # and a long poll waiting there for up to 30 s,
+        client = httpx.Client(
+            base_url=base, headers={"Authorization": f"Bearer {players[1].token}"}, timeout=40
+        )
+        with ThreadPoolExecutor(1) as pool:
+            poll = pool.submit(client.get, f"/api/v1/hands/{hand_id}?wait=30&after_seq={seq}")
+            time.sleep(1.5)
+            assert not poll.done(), log.read_text()[-3000:]
+            # when the server is told to stop (a deploy),
+            server.send_signal(signal.SIGTERM)
+            stopped = time.monotonic()
+            answer = poll.result(timeout=20)
+        # then the poll is answered at once with the hand as it is, as on its timeout,
+        assert time.monotonic() - stopped < 5, log.read_text()[-3000:]
+        assert answer.status_code == 200 and answer.json()["seq"] == seq
+        # and the server stops well within its graceful timeout.
+        assert server.wait(timeout=20) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
