@@ -54,7 +54,7 @@ def finished_hands(database_url: str) -> int:
 HAND_COLUMNS = (
     "n_seats, dealer, mode, ruleset, previous_winner, deck, seed, seed_hash, status, result, seq,"
     " last_event_at, ended_at, created_at, updated_at, table_id, deadline_at, stake, room_id, quan,"
-    " settled_at, void_reason, voided_at, seats_version"
+    " settled_at, void_reason, voided_at, seats_version, fees, xuong_sai_settled"
 )
 SEAT_COLUMNS = "position, table_seat, auto_u, auto_chiu, left_at, created_at, updated_at, user_id"
 EVENT_COLUMNS = "seq, type, actor_seat, system, payload, effects, created_at, bot"

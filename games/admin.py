@@ -221,6 +221,8 @@ class HandAdmin(ReadOnlyAdmin):
         "number",
         "status",
         "room",
+        "fees",
+        "xuong_sai_settled",
         "stake",
         "n_seats",
         "dealer_player",

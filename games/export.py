@@ -43,8 +43,8 @@ def hand_export(hand: Hand) -> dict[str, Any]:
         "room": {
             "slug": room.slug,
             "name": room.name,
-            "fees": room.fees,
-            "xuong_sai_settled": room.xuong_sai_settled,
+            "fees": hand.fees,  # the terms the hand was dealt under, not the room's today
+            "xuong_sai_settled": hand.xuong_sai_settled,
         },
         "stake": hand.stake,
         "practice": hand.table.practice,

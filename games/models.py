@@ -255,7 +255,8 @@ class Hand(models.Model):
     rows (the players, in play order, with their preferences at the deal) and its log.
 
     The money terms (``stake``, ``room``, ``mode``, ``ruleset``) are copied from the table at
-    the deal and never change. ``seed`` is secret until the hand ends; ``seed_hash`` (SHA-256
+    the deal and never change, and so are the room's (``fees``, ``xuong_sai_settled``): a room
+    whose fees change mid-hand settles its playing hands on the terms they were dealt under. ``seed`` is secret until the hand ends; ``seed_hash`` (SHA-256
     of the seed bytes, hex) is public from the start.
     """
 
@@ -269,6 +270,12 @@ class Hand(models.Model):
     dealer = models.PositiveSmallIntegerField()
     stake = models.PositiveIntegerField(help_text="Quan per point, frozen at the deal.")
     room = models.ForeignKey(Room, on_delete=models.PROTECT, to_field="slug", related_name="hands")
+    fees = models.JSONField(
+        help_text="The room's fee schedule at the deal: what this hand's settlement charges."
+    )
+    xuong_sai_settled = models.BooleanField(
+        help_text="The room's xướng sai rule at the deal: whether this hand settles one."
+    )
     mode = models.CharField(max_length=8, choices=Mode.choices)
     ruleset = models.JSONField()
     previous_winner = models.PositiveSmallIntegerField(null=True, blank=True)

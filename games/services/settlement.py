@@ -19,7 +19,7 @@ from accounts.ledger import house_account, ledger_post, pot_account, wallet_for
 from accounts.models import LedgerAccount, LedgerTransaction
 from chan_api import metrics
 from games.hand_store import hand_ruleset
-from games.models import Hand, Room, Seat, Table
+from games.models import Hand, Seat, Table
 from games.quan import HOUSE, POT, QuanSettlement, SeatQuan, result_quan
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
@@ -32,14 +32,14 @@ def settlement_key(hand_id: int) -> str:
 
 
 def hand_quan(hand: Hand, *, balances: list[int], pot_balance: int) -> QuanSettlement:
-    """The hand's settlement in Quan for these wallet balances (in play order) and pot."""
-    room: Room = hand.room
+    """The hand's settlement in Quan for these wallet balances (in play order) and pot, on the
+    room's terms frozen at the deal."""
     return result_quan(
         hand.result or {},
         n_seats=hand.n_seats,
         stake=hand.stake,
-        fees=room.fees,
-        xuong_sai_settled=room.xuong_sai_settled,
+        fees=hand.fees,
+        xuong_sai_settled=hand.xuong_sai_settled,
         balances=balances,
         pot_balance=pot_balance,
     )

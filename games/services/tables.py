@@ -546,7 +546,7 @@ def _dealer_and_previous_winner(
 
 def _new_hand_row(table: Table, seats: list[Seat], seed: bytes) -> Hand:
     """The next hand of the table, not yet saved: its number, dealer and previous winner
-    (RULES.md §3) and the terms frozen from the table."""
+    (RULES.md §3) and the terms frozen from the table and its room."""
     numbers = [s.number for s in seats]
     users = [s.player_id for s in seats]
     dealer_number, previous_winner = _dealer_and_previous_winner(table, numbers, users, seed)
@@ -563,6 +563,8 @@ def _new_hand_row(table: Table, seats: list[Seat], seed: bytes) -> Hand:
         dealer=numbers.index(dealer_number),
         stake=table.stake,
         room_id=table.room_id,
+        fees=table.room.fees,
+        xuong_sai_settled=table.room.xuong_sai_settled,
         mode=table.mode,
         ruleset=table.ruleset,
         previous_winner=previous_winner,

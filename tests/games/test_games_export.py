@@ -13,7 +13,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import LedgerTransaction
-from games.models import Hand
+from games.models import Hand, Room
 from games.rules.verify import FIXED_SHUFFLE, SHUFFLE_ALGORITHM, verify_export
 from games.services.settlement import hand_settle
 from tests.games.decks import WIN_DECK, WIN_MOVES, WIN_SEAT
@@ -99,6 +99,29 @@ def test_a_shuffled_hand_with_a_pot_verifies(players, start_hand) -> None:
     doc = players[2].client.get(export_url(ids["hand"])).json()
     assert doc["shuffle"] == SHUFFLE_ALGORITHM and "deck" not in doc
     assert any(e["party"] == "pot" for e in doc["ledger"]["entries"])
+    assert verify_export(doc) is None
+
+
+def test_a_room_whose_fees_change_mid_hand_settles_it_on_the_terms_it_was_dealt_under(
+    players, win_hand
+) -> None:
+    # Given a hand dealt in Nền đất (5 % on a declared win, 10 % on an auto one), whose room
+    # then changes its fees
+    # and its xướng sai rule while the hand is played,
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    assert (hand.fees, hand.xuong_sai_settled) == ({"declared": 5, "auto": 10}, False)
+    Room.objects.filter(slug="nen-dat").update(
+        fees={"declared": 30, "auto": 30}, xuong_sai_settled=True
+    )
+    # when it ends and is booked,
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=hand.pk)
+    hand.refresh_from_db()
+    # it paid the fee it was dealt under, and its export states those terms and verifies.
+    assert hand.quan["fee_percent"] in (5, 10) and hand.quan["fees"] > 0  # not the new 30 %
+    doc = players[0].client.get(export_url(hand.pk)).json()
+    assert doc["room"]["fees"] == {"declared": 5, "auto": 10}
+    assert doc["room"]["xuong_sai_settled"] is False
     assert verify_export(doc) is None
 
 

@@ -35,6 +35,8 @@ def make_hand(table: Table, **fields) -> Hand:
         "dealer": 0,
         "stake": 1,
         "room_id": "nen-dat",
+        "fees": {},
+        "xuong_sai_settled": False,
         "mode": "basic",
         "ruleset": {},
         "seed": "a" * 64,
