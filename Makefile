@@ -67,9 +67,9 @@ messages: install
 	DEBUG=1 $(BIN)/python manage.py compilemessages --ignore=.venv
 
 typecheck: install
-	$(BIN)/mypy games/rules
+	DEBUG=1 $(BIN)/mypy games/rules
 
-test: lint
+test: lint typecheck
 	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); print('make test: database =', 'PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg (set DATABASE_URL for another server)')"
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 

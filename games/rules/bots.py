@@ -8,11 +8,18 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from typing import Protocol
 
 from games.rules.cards import Counts, rank_count
 from games.rules.engine import can_win, legal_moves
 from games.rules.moves import Chiu, Declare, Discard, Draw, Eat, Move, Pass, TraCua, U
 from games.rules.state import HandState
+
+
+class Bot(Protocol):
+    """What plays a seat: its move, from the state, for the seat whose turn it is."""
+
+    def choose(self, state: HandState, seat: int) -> Move: ...
 
 
 class RandomBot:
@@ -81,7 +88,10 @@ class HeuristicBot:
         return moves[0]
 
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot}
+BOTS: dict[str, type[RandomBot] | type[HeuristicBot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+}
 
 
 def make_bot(name: str, rng: random.Random) -> RandomBot | HeuristicBot:

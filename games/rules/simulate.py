@@ -11,9 +11,10 @@ import argparse
 import random
 import time
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from games.rules.bots import make_bot
+from games.rules.bots import Bot, make_bot
 from games.rules.deck import first_dealer, shuffle
 from games.rules.engine import apply, new_hand
 from games.rules.moves import Move
@@ -28,7 +29,10 @@ class Played:
 
 
 def play_hand(
-    config: HandConfig, seed: bytes, bots: dict[int, object], dealer: int | None = None
+    config: HandConfig,
+    seed: bytes,
+    bots: Mapping[int, Bot],
+    dealer: int | None = None,
 ) -> Played:
     """Play one hand to its end with ``bots[seat].choose(state, seat)``."""
     deck = shuffle(seed)
@@ -36,7 +40,7 @@ def play_hand(
     played = Played(state)
     while state.phase is not Phase.ENDED:
         seat = state.turn
-        move = bots[seat].choose(state, seat)  # type: ignore[attr-defined]
+        move = bots[seat].choose(state, seat)
         state = apply(state, move)
         played.moves.append(move)
     played.final = state
