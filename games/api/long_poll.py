@@ -222,7 +222,7 @@ class _WaitingGauge:
         metrics.LONG_POLLS_WAITING.set(self.count)
 
 
-_waiting = _WaitingGauge()
+_gauge = _WaitingGauge()
 
 
 def _marker(headers: list[tuple[bytes, bytes]]) -> Pending | None:
@@ -327,7 +327,7 @@ class LongPollApp:
         gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes away
         gone.add_done_callback(lambda _: _settle(woken, _GONE))
         timer = asyncio.get_running_loop().call_later(pending.wait, _settle, woken, _TIMED_OUT)
-        _waiting.add(1)
+        _gauge.add(1)
         try:
             seq: int | None = await woken
             if seq == _GONE:
@@ -354,7 +354,7 @@ class LongPollApp:
             await send({"type": "http.response.start", "status": answer.status, "headers": headers})
             await send({"type": "http.response.body", "body": answer.body})
         finally:
-            _waiting.add(-1)
+            _gauge.add(-1)
             timer.cancel()
             self._waiting.discard(woken)
             feed.forget(pending.hand, woken)
