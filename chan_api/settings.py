@@ -280,6 +280,8 @@ CACHES = {
 # the hands it has waiters for from PostgreSQL every HAND_FEED_POLL_SECONDS.
 HAND_FEED_URL = os.environ.get("HAND_FEED_URL") or os.environ.get("CACHE_URL") or ""
 HAND_FEED_POLL_SECONDS = float(os.environ.get("HAND_FEED_POLL_SECONDS", "0.25"))
+# Its channel: by default chan:hand-seq:<the database's name> (games.hand_feed.feed_channel).
+HAND_FEED_CHANNEL = os.environ.get("HAND_FEED_CHANNEL", "")
 
 
 def filesystem_broker_options(broker_dir: Path) -> dict[str, object]:

@@ -2,8 +2,8 @@
 watches the announcements once for all of its waiting long polls.
 
 * **Publishing** (:func:`hand_feed_publish`, called on commit by ``hand_store``): one Redis
-  ``PUBLISH`` on the channel ``chan:hand-seq`` (``settings.HAND_FEED_URL``; the cache's Redis
-  by default). Best effort: a move is committed whatever Redis does.
+  ``PUBLISH`` on the channel ``chan:hand-seq:<database name>`` (:func:`feed_channel`) of
+  ``settings.HAND_FEED_URL`` (the cache's Redis by default). Best effort: a move is committed whatever Redis does.
 * **Watching** (:class:`HandFeed`, one per process and event loop): one Redis subscription for
   the whole process, not one per request, and a table of waiters by hand. An announcement wakes
   every waiter of that hand whose ``after_seq`` it passes, at once, after awaiting
@@ -32,14 +32,13 @@ import redis
 import redis.asyncio as aioredis
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
+from django.db import close_old_connections, connection
 
 from chan_api import metrics
 from games.models import Hand
 
 logger = logging.getLogger(__name__)
 
-CHANNEL = "chan:hand-seq"
 _REDIS_TIMEOUTS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
 PREPARE_SECONDS = 1.0  # the longest an announcement's waiters wait for HandFeed.prepare
 _LATEST_SIZE = 10_000  # hands whose latest seq a process remembers (for waiters that register late)
@@ -61,6 +60,16 @@ def _publisher_client() -> redis.Redis | None:
         return _publishers[url]
 
 
+def feed_channel() -> str:
+    """The feed's channel: ``chan:hand-seq:<database name>``, or ``HAND_FEED_CHANNEL``. A Redis
+    channel belongs to the whole server, whatever the database number in the URL: two
+    deployments (or two test runs) sharing a Redis server but not a database have hands with
+    the same ids, and one's announcements would wake the other's polls with a seq from another
+    world. The database's name keeps them apart; every process of one deployment reads it
+    from the same ``DATABASE_URL``."""
+    return settings.HAND_FEED_CHANNEL or f"chan:hand-seq:{connection.settings_dict['NAME']}"
+
+
 def hand_feed_publish(hand_id: int, seq: int) -> None:
     """Announce that ``hand_id`` is at ``seq`` (after the commit). Without Redis there is
     nothing to do: the watchers read PostgreSQL. A failure is logged and counted, never
@@ -69,7 +78,7 @@ def hand_feed_publish(hand_id: int, seq: int) -> None:
     if client is None:
         return
     try:
-        client.publish(CHANNEL, f"{hand_id}:{seq}")
+        client.publish(feed_channel(), f"{hand_id}:{seq}")
     except redis.RedisError:
         logger.warning("hand %s: could not announce seq %s", hand_id, seq, exc_info=True)
         metrics.cache_failed(use="hand_feed")
@@ -232,7 +241,7 @@ class HandFeed:
             client = aioredis.Redis.from_url(self.url, socket_connect_timeout=0.5)
             try:
                 async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
-                    await pubsub.subscribe(CHANNEL)
+                    await pubsub.subscribe(feed_channel())
                     self._subscribed.set()
                     pause = 0.25
                     await self.read_waited_hands()  # what was announced while we were away

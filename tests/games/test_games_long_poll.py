@@ -17,9 +17,11 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 import httpx
 import pytest
+from django.conf import settings
 from django.db import connection
 
 from chan_api import metrics
@@ -221,6 +223,35 @@ def test_a_timed_out_poll_with_a_matching_etag_is_a_304_like_the_views(
     assert time.monotonic() - started >= 1
     assert waited.status_code == 304 and waited.headers["etag"] == etag
     _same_answer(waited, client.get(f"/api/v1/hands/{hand_id}", headers={"If-None-Match": etag}))
+
+
+@pytest.mark.parametrize("feed", ["redis"], indirect=True)  # (announcements travel by Redis)
+def test_a_move_announced_for_another_database_wakes_nobody_here(
+    asgi_live_server: Any, feed: str, players: list[Player]
+) -> None:
+    import redis
+
+    from games.hand_feed import feed_channel
+
+    # Given a poll waiting for 2 s on a hand of this database,
+    hand_id = start_table(players)["hand"]
+    seq = _turn(players, hand_id)[1]["seq"]
+    client = _http(asgi_live_server, players[0])
+    with ThreadPoolExecutor(1) as pool:
+        started = time.monotonic()
+        poll = pool.submit(client.get, f"/api/v1/hands/{hand_id}?wait=2&after_seq={seq}")
+        time.sleep(0.8)
+        # when another deployment on the same Redis server (another database, hands with the
+        # same ids) announces a move of its hand with that id,
+        with patch.dict(connection.settings_dict, NAME="another_deployment"):
+            other_channel = feed_channel()
+        assert other_channel != feed_channel()
+        redis.Redis.from_url(settings.HAND_FEED_URL).publish(other_channel, f"{hand_id}:99")
+        answer = poll.result(timeout=10)
+    # then the poll goes on waiting to its timeout, and answers the hand as it is.
+    assert time.monotonic() - started >= 1.9
+    assert answer.status_code == 200 and answer.json()["seq"] == seq
+    client.close()
 
 
 def test_the_events_long_poll_wakes_with_the_new_events(
