@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 import sys
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+logger = logging.getLogger(__name__)
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -133,7 +136,10 @@ class WsgiInThreads:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 if self.on_startup is not None:
-                    self.on_startup()
+                    try:
+                        self.on_startup()
+                    except Exception:  # tuning only: the server can serve without it
+                        logger.exception("the web process's startup hook failed")
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 self.executor.shutdown(wait=False)

@@ -33,6 +33,7 @@ def hand_export(hand: Hand) -> dict[str, Any]:
     hand_seats_load(hand)
     seats = hand.seat_list()
     room = hand.room
+    fees, xuong_sai_settled = hand.room_terms()
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -43,8 +44,9 @@ def hand_export(hand: Hand) -> dict[str, Any]:
         "room": {
             "slug": room.slug,
             "name": room.name,
-            "fees": hand.fees,  # the terms the hand was dealt under, not the room's today
-            "xuong_sai_settled": hand.xuong_sai_settled,
+            # the terms the hand was dealt under, not the room's today
+            "fees": fees,
+            "xuong_sai_settled": xuong_sai_settled,
         },
         "stake": hand.stake,
         "practice": hand.table.practice,

@@ -241,8 +241,10 @@ class HandFeed:
             client = aioredis.Redis.from_url(self.url, socket_connect_timeout=0.5)
             try:
                 async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
-                    await pubsub.subscribe(feed_channel())
+                    channel = feed_channel()
+                    await pubsub.subscribe(channel)
                     self._subscribed.set()
+                    logger.info("the hand feed listens on %s", channel)
                     pause = 0.25
                     await self.read_waited_hands()  # what was announced while we were away
                     async for message in pubsub.listen():

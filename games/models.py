@@ -270,11 +270,15 @@ class Hand(models.Model):
     dealer = models.PositiveSmallIntegerField()
     stake = models.PositiveIntegerField(help_text="Quan per point, frozen at the deal.")
     room = models.ForeignKey(Room, on_delete=models.PROTECT, to_field="slug", related_name="hands")
+    # Null only for a hand dealt by a process older than these columns (a rolling deploy): its
+    # room's terms of the moment apply (room_terms).
     fees = models.JSONField(
-        help_text="The room's fee schedule at the deal: what this hand's settlement charges."
+        null=True,
+        help_text="The room's fee schedule at the deal: what this hand's settlement charges.",
     )
     xuong_sai_settled = models.BooleanField(
-        help_text="The room's xướng sai rule at the deal: whether this hand settles one."
+        null=True,
+        help_text="The room's xướng sai rule at the deal: whether this hand settles one.",
     )
     mode = models.CharField(max_length=8, choices=Mode.choices)
     ruleset = models.JSONField()
@@ -389,6 +393,13 @@ class Hand(models.Model):
 
     def __str__(self) -> str:
         return f"hand {self.table_id}/{self.number} (#{self.pk}, {self.status})"
+
+    def room_terms(self) -> tuple[dict[str, Any], bool]:
+        """The fee schedule and the xướng sai rule this hand settles on: frozen at the deal,
+        or its room's own for a hand dealt without them (see ``fees``)."""
+        if self.fees is not None and self.xuong_sai_settled is not None:
+            return self.fees, self.xuong_sai_settled
+        return self.room.fees, self.room.xuong_sai_settled
 
     def seat_list(self) -> list[HandSeat]:
         """The hand's seats in play order (prefetched as ``hand_seats`` when the caller did)."""

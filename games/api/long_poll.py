@@ -135,6 +135,7 @@ class _Answers:
         future = self._kept.get(key)
         if future is None or (future.done() and future.exception() is not None):
             future = asyncio.ensure_future(sync_to_async(render, thread_sensitive=False)())
+            future.add_done_callback(_log_failed_render)
             self._kept[key] = future
             while len(self._kept) > _ANSWERS_KEPT:
                 self._kept.popitem(last=False)
@@ -145,6 +146,13 @@ class _Answers:
         if future.done():  # prepared before the wake-up: the common case
             return future.result()
         return await asyncio.shield(future)
+
+
+def _log_failed_render(future: asyncio.Future[Any]) -> None:
+    """A render that failed: logged here, once, whether or not a waiter reads it (the next
+    waiter that needs it renders it again)."""
+    if not future.cancelled() and future.exception() is not None:
+        logger.warning("a long poll's answer could not be rendered", exc_info=future.exception())
 
 
 class _Answer(NamedTuple):
@@ -209,16 +217,17 @@ class _WaitingGauge:
 
     def __init__(self) -> None:
         self.count = 0
-        self._due = False
+        self._due: asyncio.AbstractEventLoop | None = None  # the loop a write is due on
 
     def add(self, n: int) -> None:
         self.count += n
-        if not self._due:
-            self._due = True
-            asyncio.get_running_loop().call_later(self.GAUGE_SECONDS, self._write)
+        loop = asyncio.get_running_loop()
+        if self._due is not loop:  # (a write due on a loop closed since would never come)
+            self._due = loop
+            loop.call_later(self.GAUGE_SECONDS, self._write)
 
     def _write(self) -> None:
-        self._due = False
+        self._due = None
         metrics.LONG_POLLS_WAITING.set(self.count)
 
 
@@ -322,13 +331,15 @@ class LongPollApp:
         # One future says why the wait ends: the feed's seq, the timeout or the client gone.
         woken = feed.wait_future(pending.hand, pending.after_seq, pending)
         self._waiting.add(woken)
-        if self._stopping:
-            _settle(woken, _TIMED_OUT)
-        gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes away
-        gone.add_done_callback(lambda _: _settle(woken, _GONE))
-        timer = asyncio.get_running_loop().call_later(pending.wait, _settle, woken, _TIMED_OUT)
         _gauge.add(1)
+        gone: asyncio.Future[Message] | None = None
+        timer: asyncio.TimerHandle | None = None
         try:
+            if self._stopping:
+                _settle(woken, _TIMED_OUT)
+            gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes
+            gone.add_done_callback(lambda _: _settle(woken, _GONE))
+            timer = asyncio.get_running_loop().call_later(pending.wait, _settle, woken, _TIMED_OUT)
             seq: int | None = await woken
             if seq == _GONE:
                 return  # nobody to answer
@@ -355,10 +366,12 @@ class LongPollApp:
             await send({"type": "http.response.body", "body": answer.body})
         finally:
             _gauge.add(-1)
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
             self._waiting.discard(woken)
             feed.forget(pending.hand, woken)
-            gone.cancel()
+            if gone is not None:
+                gone.cancel()
             if pending.slot is not None:
                 self._free_slot(pending.slot)
 
@@ -374,13 +387,18 @@ class LongPollApp:
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
             server_handler = signal.getsignal(signum)
-            if not callable(server_handler):
-                continue
+            if not callable(server_handler) or getattr(server_handler, "chan_long_polls", False):
+                continue  # the default or ignored (nobody stops here), or ours already
 
             def on_signal(signum: int, frame: Any, server_handler: Any = server_handler) -> None:
-                loop.call_soon_threadsafe(self._answer_all)
-                server_handler(signum, frame)
+                try:
+                    loop.call_soon_threadsafe(self._answer_all)
+                except RuntimeError:
+                    pass  # the loop is closed: nobody waits any more
+                finally:
+                    server_handler(signum, frame)
 
+            on_signal.chan_long_polls = True  # type: ignore[attr-defined]
             signal.signal(signum, on_signal)
 
     def _answer_all(self) -> None:

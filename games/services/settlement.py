@@ -34,12 +34,13 @@ def settlement_key(hand_id: int) -> str:
 def hand_quan(hand: Hand, *, balances: list[int], pot_balance: int) -> QuanSettlement:
     """The hand's settlement in Quan for these wallet balances (in play order) and pot, on the
     room's terms frozen at the deal."""
+    fees, xuong_sai_settled = hand.room_terms()
     return result_quan(
         hand.result or {},
         n_seats=hand.n_seats,
         stake=hand.stake,
-        fees=hand.fees,
-        xuong_sai_settled=hand.xuong_sai_settled,
+        fees=fees,
+        xuong_sai_settled=xuong_sai_settled,
         balances=balances,
         pot_balance=pot_balance,
     )

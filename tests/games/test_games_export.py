@@ -125,6 +125,19 @@ def test_a_room_whose_fees_change_mid_hand_settles_it_on_the_terms_it_was_dealt_
     assert verify_export(doc) is None
 
 
+def test_a_hand_dealt_without_the_room_terms_settles_on_its_rooms(players, win_hand) -> None:
+    # Given a hand dealt by a process older than the frozen terms (a rolling deploy),
+    Hand.objects.filter(pk=win_hand["hand"]).update(fees=None, xuong_sai_settled=None)
+    Room.objects.filter(slug="nen-dat").update(fees={"declared": 7, "auto": 7})
+    # when it ends and is booked, it pays its room's fee of the moment, and its export says so.
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    assert Hand.objects.get(pk=win_hand["hand"]).quan["fee_percent"] == 7
+    doc = players[0].client.get(export_url(win_hand["hand"])).json()
+    assert doc["room"]["fees"] == {"declared": 7, "auto": 7}
+    assert verify_export(doc) is None
+
+
 def test_a_tampered_export_does_not_verify(players, win_hand) -> None:
     play_to_end(players, win_hand)
     hand_settle(hand_id=win_hand["hand"])
