@@ -216,3 +216,28 @@ def test_the_schema_is_private_in_production_unless_made_public(tmp_path) -> Non
         "rest_framework.permissions.IsAuthenticated"
     ]
     assert public["CHAN_PUBLIC_API_DOCS"] is True and debug["CHAN_PUBLIC_API_DOCS"] is True
+
+
+def test_a_failing_startup_hook_is_logged_and_the_server_starts_anyway(caplog) -> None:
+    import asyncio
+
+    from chan_api.wsgi_threads import WsgiInThreads
+
+    def boom() -> None:
+        raise RuntimeError("no URLconf")
+
+    app = WsgiInThreads(lambda environ, start: [], threads=1, max_body=10, on_startup=boom)
+    messages = [{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}]
+    sent: list[str] = []
+
+    async def receive() -> dict:
+        return messages.pop(0)
+
+    async def send(message: dict) -> None:
+        sent.append(message["type"])
+
+    asyncio.run(app({"type": "lifespan"}, receive, send))
+    # (uvicorn would otherwise take the exception for "lifespan unsupported" and say nothing)
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
+    (record,) = [r for r in caplog.records if r.name == "chan_api.wsgi_threads"]
+    assert "startup hook failed" in record.getMessage() and "no URLconf" in record.exc_text
