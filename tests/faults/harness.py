@@ -62,6 +62,45 @@ def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def process_stop(proc: subprocess.Popen[Any]) -> None:
+    """SIGTERM, then SIGKILL if it is still there 20 s later."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def redis_server(port: int, workdir: Path) -> subprocess.Popen[bytes]:
+    """A private redis-server on ``port`` (nothing kept on disk), once it answers PING."""
+    proc = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        ping = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True)
+        if ping.stdout.strip() == b"PONG":
+            return proc
+        time.sleep(0.05)
+    proc.kill()
+    raise RuntimeError("redis-server did not start")
+
+
 @contextmanager
 def web_server(env: dict[str, str]) -> Iterator[str]:
     """gunicorn (1 uvicorn worker process) on a free port; yields its base URL."""
@@ -96,12 +135,7 @@ def web_server(env: dict[str, str]) -> Iterator[str]:
                 time.sleep(0.1)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        process_stop(proc)
         log.close()
 
 

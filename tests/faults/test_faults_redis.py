@@ -6,10 +6,8 @@ polls are woken through it again."""
 from __future__ import annotations
 
 import random
-import subprocess
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -20,40 +18,13 @@ from tests.faults.harness import (
     free_port,
     manage,
     play_on,
+    redis_server,
     seat_two_players,
     stack_env,
     web_server,
 )
 
 OUTAGE_SECONDS = 10
-
-
-def redis_server(port: int, workdir: Path) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(workdir),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        ping = subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True)
-        if ping.stdout.strip() == b"PONG":
-            return proc
-        time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("redis-server did not start")
 
 
 def long_poll_wake_time(table, rng: random.Random) -> float:

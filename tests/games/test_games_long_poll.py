@@ -48,30 +48,15 @@ def feed(request: pytest.FixtureRequest, settings: Any, tmp_path: Any) -> Iterat
         return
     if shutil.which("redis-server") is None:
         pytest.skip("no Redis: neither CACHE_URL nor a redis-server binary")
-    from tests.faults.harness import free_port
+    from tests.faults.harness import free_port, process_stop, redis_server
 
     port = free_port()
-    server = subprocess.Popen(
-        [
-            "redis-server",
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--dir",
-            str(tmp_path),
-        ],
-        stdout=subprocess.DEVNULL,
-    )
+    server = redis_server(port, tmp_path)
     try:
         settings.HAND_FEED_URL = f"redis://127.0.0.1:{port}/0"
-        time.sleep(0.3)
         yield "redis"
     finally:
-        server.terminate()
-        server.wait(5)
+        process_stop(server)
 
 
 def _move(view: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from games.management.commands.play_bots import hand_play_out
 from games.models import Hand, HandEvent
 from games.rules.bots import make_bot
 from games.services.tables import seat_join, seat_ready, table_create
+from tests.faults.harness import process_stop
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -98,15 +99,6 @@ def worker_log(proc: subprocess.Popen) -> str:
     )
 
 
-def worker_stop(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 @pytest.fixture
 def worker(settings, broker_env, tmp_path) -> Iterator[subprocess.Popen]:
     settings.CHAN_CLOCK = True  # wake the clock through the broker after each commit
@@ -119,7 +111,7 @@ def worker(settings, broker_env, tmp_path) -> Iterator[subprocess.Popen]:
     }
     proc = worker_start(env, tmp_path / "worker.log")
     yield proc
-    worker_stop(proc)
+    process_stop(proc)
 
 
 def wait_for(predicate, timeout: float) -> bool:
@@ -211,7 +203,7 @@ def test_a_lost_settlement_is_booked_by_the_sweep(
         booked = wait_for(lambda: Hand.objects.get(pk=hand.pk).settled_at is not None, 30)
         assert booked, worker_log(proc)
     finally:
-        worker_stop(proc)
+        process_stop(proc)
     # the hand is booked, exactly once.
     assert_booked_once(hand)
     call_command("ledger_check")
