@@ -23,10 +23,10 @@ _DESCRIPTIONS = {
     "`room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, "
     "VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake "
     "to create, 15 × stake to sit).",
-    422: "A rule refused the move: the fault's slug (RULES.md §9, basic mode) or the rules core's "
-    "code (`card_not_in_hand`, `card_not_offered`, `not_a_pair`, `cannot_chiu`, `not_a_win`, "
-    "`no_card_to_discard`, `bao`, `u_lao`, `stock_exhausted`, `empty_declaration`, "
-    "`no_such_seat` …); or `idempotency_key_reused`.",
+    422: "A rule refused the move: the fault's slug (RULES.md §9, basic mode; a `u` without a "
+    "winning hand is `u_lao`) or the rules core's code (`card_not_in_hand`, `card_not_offered`, "
+    "`not_a_pair`, `cannot_chiu`, `no_card_to_discard`, `bao`, `stock_exhausted`, "
+    "`empty_declaration`, `no_such_seat` …); or `idempotency_key_reused`.",
 }
 
 _BAD_BODY = (

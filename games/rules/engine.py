@@ -461,9 +461,10 @@ def _do_u(w: _Work, move: U) -> None:
 
 
 def _u_lao(w: _Work, seat: int) -> None:
-    """A claim of ù without a winning hand: refused in basic mode, ù láo in advanced mode."""
+    """A claim of ù without a winning hand is the fault ``u_lao`` (RULES.md §9): refused with
+    that slug in basic mode (the hand goes on), committed in advanced mode (ù láo ends it)."""
     if w.state.config.mode is not Mode.ADVANCED:
-        raise IllegalMove("not_a_win", gettext_noop("This is not a winning hand."))
+        raise FaultRefused("u_lao", fault_rules.message("u_lao"))
     fault = Fault("u_lao", True, w.move_index, "ù báo" if w.seats[seat].bao else "")
     w.seat(seat, faults=w.seats[seat].faults + (fault,), bao=True)
     w.events.append({"type": "fault", "seat": seat, "fault": "u_lao", "bao": True})

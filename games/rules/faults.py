@@ -46,8 +46,9 @@ Decisions where RULES.md §9 or the seeds leave room (a seasoned player's readin
 * **Chíu is never a fault** (except ``bo_u`` when it wins): it is optional, often automatic, and
   the sources name no fault for it.
 * **Draw and pass commit no fault**: declining is recorded, the faults come when the seat later
-  eats or discards against it. ``u_lao`` stays with the engine (an invalid ``u``), ``xuong_sai``
-  with the declaration.
+  eats or discards against it. ``u_lao`` stays with the engine (an invalid ``u``: refused with
+  that slug in basic mode like every other fault, ù láo in advanced mode), ``xuong_sai`` with
+  the declaration.
 * **A báo seat commits no further faults**: the server plays it, and with ``bao_payer = "last"``
   a fault recorded by its auto-play would wrongly make it the last to fault.
 * **Forced discards in basic mode**: when every card the seat could discard (or return) is a fault,

@@ -121,8 +121,43 @@ def test_a_card_not_in_hand_is_422(players, win_hand) -> None:
     assert_problem(r, 422, "card_not_in_hand")
 
 
-def test_a_claim_of_u_without_a_win_is_422_in_basic_mode(players, win_hand) -> None:
-    assert_problem(post_move(players[0], win_hand, {"type": "u"}), 422, "not_a_win")
+def test_a_false_u_by_the_dealer_is_refused_with_the_fault_u_lao_in_basic_mode(
+    players, win_hand
+) -> None:
+    # Given the dealer at its start, whose 20 cards do not win …
+    # … when it claims ù, basic mode refuses the fault by its slug (RULES.md §9) …
+    problem = assert_problem(post_move(players[0], win_hand, {"type": "u"}), 422, "u_lao")
+    assert problem["seq"] == 0 and event_count(win_hand) == 1
+    view = players[0].client.get(f"/api/v1/hands/{win_hand['hand']}").json()
+    assert view["status"] == "playing" and view["phase"] == "dealer_start" and not view["my_faults"]
+    # … and the hand goes on.
+    assert (
+        post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD}).status_code == 201
+    )
+
+
+def test_a_false_u_after_a_draw_is_refused_with_the_fault_u_lao_in_basic_mode(
+    players, win_hand
+) -> None:
+    assert (
+        post_move(players[0], win_hand, {"type": "discard", "card": DEALER_CARD}).status_code == 201
+    )
+    assert post_move(players[1], win_hand, {"type": "draw"}).status_code == 201
+    problem = assert_problem(post_move(players[1], win_hand, {"type": "u"}), 422, "u_lao")
+    assert problem["seq"] == 2 and event_count(win_hand) == 3
+    view = players[1].client.get(f"/api/v1/hands/{win_hand['hand']}").json()
+    assert view["phase"] == "after_draw" and view["turn_seat"] == 1 and not view["seats"][1]["bao"]
+    assert post_move(players[1], win_hand, {"type": "pass"}).status_code == 201
+
+
+def test_a_false_u_in_advanced_mode_is_u_lao_and_ends_the_hand(players, start_hand) -> None:
+    # Advanced mode does not refuse faults (RULES.md §9): the claim is ù láo, the claimer pays 17.
+    hand = start_hand(WIN_DECK, mode="advanced")
+    r = post_move(players[0], hand, {"type": "u"})
+    assert r.status_code == 201, r.content
+    view = players[0].client.get(f"/api/v1/hands/{hand['hand']}").json()
+    assert view["status"] == "ended" and view["outcome"] == {"result": "u_lao", "seat": 0}
+    assert [f["slug"] for f in view["seats"][0]["faults"]] == ["u_lao"]
 
 
 def test_a_stale_expected_seq_is_409_with_the_current_seq(players, win_hand) -> None:

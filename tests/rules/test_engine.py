@@ -10,7 +10,7 @@ from test_shape import BA_DAU_2, BACH_THU_2V, BACH_THU_CHI
 
 from games.rules.cards import CODES, KIND_OF, codes_of
 from games.rules.engine import apply, legal_moves, new_hand
-from games.rules.errors import IllegalMove
+from games.rules.errors import FaultRefused, IllegalMove
 from games.rules.moves import Chiu, Discard, Draw, Eat, Pass, TraCua, U, move_from_dict
 from games.rules.results import Outcome, Result
 from games.rules.ruleset import build_ruleset
@@ -184,9 +184,9 @@ def test_no_win_on_a_discard() -> None:
     state = start({0: "2V " + X, 1: BACH_THU_2V})
     state = dealer_discard(state, "2V")
     assert U(1) not in legal_moves(state, 1)
-    with pytest.raises(IllegalMove) as e:
+    with pytest.raises(FaultRefused) as e:  # a false ù: the fault u_lao (RULES.md §9)
         apply(state, U(1))
-    assert e.value.code == "not_a_win"
+    assert e.value.code == "u_lao"
 
 
 def test_chiu_by_the_turn_seat_then_discard_without_tra_cua() -> None:

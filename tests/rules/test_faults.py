@@ -511,13 +511,37 @@ def test_hidden_penalty_den_lang_wins_over_no_pay() -> None:
 # --- ù láo (checked by the engine itself) -------------------------------------------------------
 
 
-def test_u_lao_basic_mode_refuses_a_claim_without_a_win() -> None:
+def test_u_lao_basic_mode_refuses_a_false_u_after_a_draw_with_the_fault_slug() -> None:
+    # Given a seat whose own draw (9N) does not complete its hand …
     s = position(BASIC, BACH_THU_9V, phase=Phase.AFTER_DRAW, card="9N")
     assert U(0) not in engine.legal_moves(s, 0)
-    assert slugs(s, U(0)) == []  # the engine refuses it itself, with its own code
-    with pytest.raises(IllegalMove) as err:
+    # … when it claims ù, basic mode refuses the fault by its slug, as every other fault (§9) …
+    with pytest.raises(FaultRefused) as err:
         engine.apply(s, U(0))
-    assert err.value.code == "not_a_win"
+    assert err.value.code == "u_lao"
+    assert err.value.template == message("u_lao")
+    # … and the hand goes on: the seat is not báo and may still pass.
+    assert not s.seats[0].bao and s.phase is Phase.AFTER_DRAW
+    assert engine.apply(s, Pass(0)).phase is Phase.OFFER
+
+
+def test_u_lao_basic_mode_refuses_a_false_thien_u_by_the_dealer_with_the_fault_slug() -> None:
+    # The dealer at its start holds 20 cards that do not win: ù is ù láo, refused in basic mode.
+    s = position(BASIC, BACH_THU_9V + " 7N", phase=Phase.DEALER_START)
+    assert U(0) not in engine.legal_moves(s, 0)
+    with pytest.raises(FaultRefused) as err:
+        engine.apply(s, U(0))
+    assert err.value.code == "u_lao"
+    after = engine.apply(s, Discard(0, K("7N")))  # the hand goes on with a discard
+    assert after.phase is Phase.OFFER and after.seats[0].faults == ()
+
+
+def test_u_lao_advanced_mode_false_thien_u_ends_the_hand() -> None:
+    s = position(ADVANCED, BACH_THU_9V + " 7N", phase=Phase.DEALER_START)
+    assert U(0) in engine.legal_moves(s, 0)
+    after = engine.apply(s, U(0))
+    assert after.ended and after.outcome.to_dict() == {"result": "u_lao", "seat": 0}
+    assert recorded(after) == ["u_lao"] and after.seats[0].bao
 
 
 def test_u_lao_advanced_mode_ends_the_hand_with_a_visible_fault() -> None:
@@ -850,9 +874,9 @@ def test_004_luu_y_5_returned_card_may_be_eaten_not_won() -> None:
     s = position(BASIC, BACH_THU_9V, card="9V", source=SRC_RETURNED, n=3)
     moves = engine.legal_moves(s, 0)
     assert Eat(0, K("9V"), K("9V")) in moves and U(0) not in moves
-    with pytest.raises(IllegalMove) as err:
+    with pytest.raises(FaultRefused) as err:  # a false ù (§9): refused by the fault's slug
         engine.apply(s, U(0))
-    assert err.value.code == "not_a_win"
+    assert err.value.code == "u_lao"
     hand = "9V 9V 9V 2V 2V 3V 3V 4V 4V 5V 5V 2N 2S 3N 3S 4N 4S 5N 5S"
     s = position(BASIC, hand, card="9V", source=SRC_RETURNED, n=3)
     after = engine.apply(s, Chiu(0, K("9V")))
