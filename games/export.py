@@ -13,10 +13,11 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry
-from games.hand_store import hand_seats_load
+from games.hand_store import hand_seats_load, hand_state
 from games.models import Hand, HandEvent
 from games.quan import HOUSE, POT
 from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
+from games.rules.views import missed_wins_of
 from games.selectors import hand_check_full_read, utc_iso
 from games.services.settlement import settlement_key
 
@@ -77,6 +78,9 @@ def hand_export(hand: Hand) -> dict[str, Any]:
             for e in HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
         ],
         "result": hand.result,
+        # Every bỏ ù (RULES.md §4, §9), recomputed by the replay: not part of the stored result,
+        # so that hands ended before it was recorded still verify (older exports lack it).
+        "bo_u": missed_wins_of(hand_state(hand)),
         "ended_at": utc_iso(hand.ended_at) if hand.ended_at else None,
         "quan": hand.quan,
         "ledger": _ledger_transaction(hand),

@@ -28,7 +28,7 @@ from games.rules.cards import CODES, codes_of
 from games.rules.errors import RuleError
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset, list_presets
 from games.rules.scoring import score
-from games.rules.views import full_view, view_for
+from games.rules.views import effects_for, full_view, view_for
 
 logger = logging.getLogger(__name__)
 
@@ -277,14 +277,14 @@ def hand_view_for_seat(
 def spectator_view(state: HandState) -> dict[str, Any]:
     """The public view of a hand's state: mats, doors, the card on offer, stock count, whose
     turn, hand counts, visible faults and, after the end, how it ended — never a seat's hand
-    or dealt cards, its hidden faults or the stock, before or after the end."""
+    or dealt cards, its hidden faults, its bỏ ù or the stock, before or after the end."""
     view = view_for(state, 0)
-    for key in ("my_faults", "stock"):
+    for key in ("my_faults", "my_bo_u", "stock"):
         view.pop(key, None)
     view.update({"my_seat": None, "hand": [], "legal_moves": []})
     view["seats"] = [
         {
-            **{k: v for k, v in seat.items() if k not in ("hand", "dealt")},
+            **{k: v for k, v in seat.items() if k not in ("hand", "dealt", "bo_u")},
             "faults": [{**f, "visible": True} for f in seat["faults"] if f.get("visible", True)],
         }
         for seat in view["seats"]
@@ -360,7 +360,8 @@ def hand_events_for_user(
 def hand_events_for_seat(
     *, hand: Hand, seat: int | None, after_seq: int | None = None, limit: int = EVENTS_PAGE_MAX
 ) -> dict[str, Any]:
-    """One page of the events as the player at ``seat`` sees them (a spectator: None).
+    """One page of the events as the player at ``seat`` sees them (a spectator: None): another
+    seat's ``bo_u`` effects only after the end, and never to a spectator (``effects_for``).
 
     The page's ``seq`` is the hand's seq as of the events query, never below its last event:
     ``hand`` was read before it, and moves appended since then are in the page.
@@ -376,10 +377,13 @@ def hand_events_for_seat(
     has_more = len(rows) > limit
     rows = rows[:limit]
     events = []
+    ended = hand.status == Hand.Status.ENDED
     for ev in rows:
         d = _event_dict(ev)
         if ev.seq == 0:
             d["effects"] = _deal_effects(hand, seat, ev.effects)
+        else:
+            d["effects"] = effects_for(ev.effects, seat, ended)
         events.append(d)
     return {
         "hand_id": hand.pk,

@@ -317,6 +317,23 @@ class FaultSerializer(serializers.Serializer):
     move = serializers.IntegerField(required=False)
 
 
+class MissedWinSerializer(serializers.Serializer):
+    """A bỏ ù (RULES.md §4, §9): a stock card the seat could have won on and let go by."""
+
+    card = serializers.CharField()
+    seq = serializers.IntegerField(
+        help_text="The seq of the move that let it go; its event has a `bo_u` effect."
+    )
+    replaced_by = serializers.IntegerField(
+        allow_null=True,
+        help_text="The seat whose win on that card replaced the move (RULES.md §4), or null.",
+    )
+
+
+class ExportMissedWinSerializer(MissedWinSerializer):
+    seat = serializers.IntegerField()
+
+
 class PublicSeatSerializer(serializers.Serializer):
     seat = serializers.IntegerField()
     mat = MatGroupSerializer(many=True)
@@ -330,6 +347,11 @@ class PublicSeatSerializer(serializers.Serializer):
     )
     dealt = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="Only after the hand ends."
+    )
+    bo_u = MissedWinSerializer(
+        many=True,
+        required=False,
+        help_text="The seat's bỏ ù: only after the hand ends, never to a spectator.",
     )
 
 
@@ -410,6 +432,11 @@ class HandViewSerializer(serializers.Serializer):
     players = PlayerSerializer(many=True)
     legal_moves = LegalMoveSerializer(many=True)
     my_faults = FaultSerializer(many=True, required=False)
+    my_bo_u = MissedWinSerializer(
+        many=True,
+        required=False,
+        help_text="My bỏ ù while the hand is live (after the end: `seats[i].bo_u`).",
+    )
     analysis = serializers.JSONField(
         allow_null=True,
         help_text="Basic mode: my hand grouped, the cards worth discarding, my waiting set, the "
@@ -473,8 +500,8 @@ class HandEventSerializer(serializers.Serializer):
     move = serializers.JSONField(allow_null=True, help_text="The move as submitted.")
     effects = serializers.ListField(
         child=serializers.JSONField(),
-        help_text="What it did (drawn cards, automatic chíu, win, hòa …); the deal shows only "
-        "the caller's cards until the end.",
+        help_text="What it did (drawn cards, automatic chíu, win, hòa, a seat's `bo_u` …); the "
+        "deal shows only the caller's cards, and a `bo_u` only its own seat, until the end.",
     )
     created_at = serializers.DateTimeField()
 
@@ -857,6 +884,11 @@ class HandExportSerializer(serializers.Serializer):
     )
     events = ExportEventSerializer(many=True)
     result = HandResultSerializer(allow_null=True)
+    bo_u = ExportMissedWinSerializer(
+        many=True,
+        help_text="Every bỏ ù of the hand in seq order, as the replay finds them (absent from "
+        "exports made before issue 19).",
+    )
     ended_at = serializers.CharField(allow_null=True)
     quan = serializers.JSONField(
         allow_null=True,

@@ -35,6 +35,7 @@ from games.rules.state import (
     HandConfig,
     HandState,
     MatGroup,
+    MissedWin,
     Mode,
     Nhai,
     Phase,
@@ -523,10 +524,10 @@ def _replace_by_pending(w: _Work, seat: int) -> bool:
     if w.phase is not Phase.AFTER_DRAW or ex is None or ex.source != SRC_STOCK:
         return False
     could = not st.bao and wins_with(st.hand, st.mat_chan, ex.card)
+    claimant = w.pending_u
     if could:
-        _miss_win(w, seat)
-    if w.pending_u is not None:
-        claimant = w.pending_u
+        _miss_win(w, seat, replaced_by=claimant)
+    if claimant is not None:
         w.pending_u = None
         _win(w, claimant, replaced=seat)
     return could
@@ -543,11 +544,20 @@ def _below_four_eleven(w: _Work, seat: int) -> bool:
     return true_total(rs, facts) < FOUR_ELEVEN_MIN
 
 
-def _miss_win(w: _Work, seat: int) -> None:
-    """The seat lets a stock card it could win on go by: a bỏ ù (§9), except that in 4-11 mode
-    a win truly worth less than 4 may be declined freely (§10.6)."""
-    if not _below_four_eleven(w, seat):
-        w.seat(seat, missed_win=True)
+def _miss_win(w: _Work, seat: int, replaced_by: int | None = None) -> None:
+    """The seat lets the exposed stock card, which it could win on, go by: a bỏ ù (§9), except
+    that in 4-11 mode a win truly worth less than 4 may be declined freely (§10.6). Recorded in
+    both modes on the seat and as a ``bo_u`` effect of the move (§4: "the drawer's bo_u is
+    recorded"); ``replaced_by`` is the seat whose win replaces the move."""
+    if _below_four_eleven(w, seat):
+        return
+    ex = w.exposed
+    assert ex is not None
+    missed = MissedWin(ex.card, w.move_index + 1, replaced_by)
+    w.seat(seat, missed_wins=w.seats[seat].missed_wins + (missed,))
+    w.events.append(
+        {"type": "bo_u", "seat": seat, "card": CODES[ex.card], "replaced_by": replaced_by}
+    )
 
 
 def _resolve_chiu_claims(w: _Work, exclude: tuple[int, ...]) -> None:

@@ -84,6 +84,21 @@ class Nhai:
 
 
 @dataclass(frozen=True, slots=True)
+class MissedWin:
+    """A bỏ ù (RULES.md §4, §9): the seat let a stock card it could have won on go by.
+
+    ``seq`` is the seq of the move that let the card go (the hand's ``n_moves`` once that move is
+    applied; its event carries a ``bo_u`` effect); ``replaced_by`` is the seat whose win on the
+    card replaced that move (§4: the drawer's move other than ``u``), or None when play went on.
+    It changes no payment by itself (in advanced mode a later win of the seat is judged ``bo_u``).
+    """
+
+    card: int
+    seq: int
+    replaced_by: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Fault:
     slug: str
     visible: bool
@@ -101,9 +116,14 @@ class SeatState:
     declined: tuple[Declined, ...] = ()
     discarded: tuple[int, ...] = ()  # kinds discarded, trả cửa included, in order
     last_taken: int | None = None  # the card most recently taken (for auto-play)
-    missed_win: bool = False  # passed over a card it could have won on (bỏ ù)
+    missed_wins: tuple[MissedWin, ...] = ()  # stock cards it could have won on and let go (bỏ ù)
     bao: bool = False  # báo: ngồi im after a visible fault (advanced mode)
     faults: tuple[Fault, ...] = ()
+
+    @property
+    def missed_win(self) -> bool:
+        """Whether the seat has let a win go by (bỏ ù) in this hand."""
+        return bool(self.missed_wins)
 
     @property
     def mat_chan(self) -> int:

@@ -4,9 +4,10 @@ The export (``GET /api/v1/hands/{id}/export``, docs/audit.md) is one JSON docume
 needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of the seed's
 bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) or checks a fixed
 deck is the 100 cards, replays every event through the rules core (in seq order, no gaps, each
-legal in its state), compares the outcome, the declaration and its verdict and the points
-settlement with the document's, then the Quan with points × stake and the room's fees, and the
-ledger transaction's entries with those Quan. It prints ``verified`` and exits 0, or prints the
+legal in its state), compares the outcome, the declaration and its verdict, the points
+settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
+Quan with points × stake and the room's fees, and the ledger transaction's entries with those
+Quan. It prints ``verified`` and exits 0, or prints the
 first discrepancy (its seq and the reason) and exits 1.
 """
 
@@ -28,7 +29,7 @@ from games.rules.moves import move_from_dict
 from games.rules.quan import result_quan
 from games.rules.ruleset import RulesetError, build_ruleset
 from games.rules.state import HandConfig, HandState, Mode
-from games.rules.views import result_of
+from games.rules.views import missed_wins_of, result_of
 
 EXPORT_FORMAT = "chan-hand-export"
 EXPORT_VERSION = 1
@@ -83,6 +84,7 @@ def _verify(doc: Mapping[str, Any]) -> None:
     if state.outcome is None:
         raise _Found(last, "the hand has not ended after its last event")
     _check_result(last, result_of(state), doc["result"])
+    _check_bo_u(last, missed_wins_of(state), doc)
     _check_quan(last, doc, result_of(state))
 
 
@@ -168,6 +170,26 @@ def _check_result(seq: int, replayed: Mapping[str, Any], stated: Mapping[str, An
     for part in RESULT_PARTS:
         if replayed[part] != stated.get(part):
             raise _Found(seq, f"the result's {part} is not the replay's: {replayed[part]}")
+
+
+def _check_bo_u(last: int, replayed: list[dict[str, Any]], doc: Mapping[str, Any]) -> None:
+    """The document's bỏ ù are the replay's (exports made before they were listed have none)."""
+    if "bo_u" not in doc:
+        return
+    stated = doc["bo_u"]
+    if stated == replayed:
+        return
+    if not isinstance(stated, list):
+        raise _Found(last, "the document's bo_u is not a list")
+    for mine, theirs in zip(replayed, stated, strict=False):
+        if mine != theirs:
+            raise _Found(mine["seq"], f"the bỏ ù {theirs} is not the replay's {mine}")
+    if len(replayed) > len(stated):
+        missing = replayed[len(stated)]
+        raise _Found(missing["seq"], f"the document does not list the bỏ ù {missing}")
+    raise _Found(
+        last, f"the document lists a bỏ ù the replay does not have: {stated[len(replayed)]}"
+    )
 
 
 def _check_quan(seq: int, doc: Mapping[str, Any], result: Mapping[str, Any]) -> None:

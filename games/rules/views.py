@@ -1,7 +1,7 @@
 """What each seat may see of a hand (RULES.md §2: hands are private, doors and mats public).
 
-``view_for`` never contains another seat's hand or the stock order before the hand ends;
-``full_view`` is the auditor's view with everything.
+``view_for`` never contains another seat's hand, hidden faults or bỏ ù, or the stock order before
+the hand ends; ``full_view`` is the auditor's view with everything.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from games.rules.cards import CODES, codes_of
 from games.rules.engine import legal_moves
 from games.rules.errors import InvalidInput, gettext_noop
-from games.rules.state import HandState, MatGroup, Phase, SeatState, WinInfo
+from games.rules.state import HandState, MatGroup, MissedWin, Phase, SeatState, WinInfo
 
 
 def _group(g: MatGroup) -> dict[str, Any]:
@@ -22,6 +22,37 @@ def _group(g: MatGroup) -> dict[str, Any]:
         "source": g.source,
         "from_door": g.from_door,
     }
+
+
+# Effects of a move that tell something about one seat's hand: shown to that seat, to the other
+# players once the hand has ended, never to spectators (auditors read the replay and export).
+PRIVATE_EFFECTS = frozenset({"bo_u"})
+
+
+def _missed(m: MissedWin) -> dict[str, Any]:
+    return {"card": CODES[m.card], "seq": m.seq, "replaced_by": m.replaced_by}
+
+
+def missed_wins_of(state: HandState) -> list[dict[str, Any]]:
+    """Every bỏ ù of the hand (RULES.md §4, §9) in play order: ``{"seat", "card", "seq",
+    "replaced_by"}``, as the export lists them and the verifier recomputes them."""
+    found = [{"seat": i, **_missed(m)} for i, st in enumerate(state.seats) for m in st.missed_wins]
+    return sorted(found, key=lambda m: (m["seq"], m["seat"]))
+
+
+def effects_for(effects: list[Any], seat: int | None, ended: bool) -> list[Any]:
+    """A move's effects as ``seat`` (None: a spectator) may read them: another seat's private
+    effect (a ``bo_u`` reveals what its hand waits on) only to players after the end."""
+    return [
+        e
+        for e in effects
+        if not (
+            isinstance(e, dict)
+            and e.get("type") in PRIVATE_EFFECTS
+            and e.get("seat") != seat
+            and (seat is None or not ended)
+        )
+    ]
 
 
 def _public_seat(i: int, st: SeatState, reveal: bool) -> dict[str, Any]:
@@ -39,6 +70,7 @@ def _public_seat(i: int, st: SeatState, reveal: bool) -> dict[str, Any]:
         d["faults"] = [
             {"slug": f.slug, "visible": f.visible, "move": f.move_index} for f in st.faults
         ]
+        d["bo_u"] = [_missed(m) for m in st.missed_wins]
     else:
         d["faults"] = [
             {"slug": f.slug, "visible": True, "move": f.move_index} for f in st.faults if f.visible
@@ -103,6 +135,7 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
     view["legal_moves"] = [m.to_dict() for m in legal_moves(state, seat)]
     if not ended:
         view["my_faults"] = [{"slug": f.slug, "visible": f.visible} for f in st.faults]
+        view["my_bo_u"] = [_missed(m) for m in st.missed_wins]
     else:
         view["stock"] = [CODES[k] for k in state.stock]
     return view

@@ -87,7 +87,7 @@ def seat_only_state(state: HandState, seat: int) -> HandState:
             dealt=_placeholder(sum(st.dealt)),
             declined=(),
             faults=tuple(f for f in st.faults if f.visible),
-            missed_win=False,
+            missed_wins=(),
             last_taken=None,
         )
         for i, st in enumerate(state.seats)

@@ -39,6 +39,19 @@ WIN_DECK = _codes(
     "5S 2S 4V 3S 6V 9V 6V 4N 6V 2N CC 7V 5V 6N 9S 7S 3V 5S 3V 6S 5N 4N 6V"
 )
 
+
+def _bo_u_deck() -> list[str]:
+    from games.rules.cards import CODES
+    from tests.rules.rules_builders import make_deck
+
+    bach_thu_2v = "CC CC 4V 4V 5V 5V 6N 6N 9N 9N 3N 3S 7N 7S 8N 8V 6V 6S 2V"
+    ba_dau_2 = "CC CC 4V 4V 5V 5V 6N 6N 9N 9N 3N 3S 7N 7S 6V 6S 2V 2N 2S"
+    return [CODES[k] for k in make_deck({1: bach_thu_2v, 2: ba_dau_2}, stock="2V")]
+
+
+# Seats 1 and 2 both win on the stock's first card, 2V, which seat 1 draws on move 2 (bỏ ù).
+BO_U_DECK = _bo_u_deck()
+
 HOA_MOVES = 46
 WIN_MOVES = 14
 WIN_SEAT = 2

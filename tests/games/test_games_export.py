@@ -16,10 +16,17 @@ from accounts.models import LedgerTransaction
 from games.models import Hand, Room
 from games.rules.verify import FIXED_SHUFFLE, SHUFFLE_ALGORITHM, verify_export
 from games.services.settlement import hand_settle
-from tests.games.decks import WIN_DECK, WIN_MOVES, WIN_SEAT
+from tests.games.decks import BO_U_DECK, WIN_DECK, WIN_MOVES, WIN_SEAT
 from tests.games.test_games_admin import logged_in
 from tests.games.test_games_commands import ended_and_booked
-from tests.games.test_games_hands_api import assert_problem, make_auditor, play, play_to_end
+from tests.games.test_games_hands_api import (
+    assert_problem,
+    drawer_passes_its_win,
+    make_auditor,
+    play,
+    play_to_end,
+    post_move,
+)
 from tests.games.test_games_schema import Checker
 
 pytestmark = pytest.mark.django_db
@@ -146,6 +153,37 @@ def test_a_tampered_export_does_not_verify(players, win_hand) -> None:
     found = verify_export(doc)
     assert found is not None and found.seq == WIN_MOVES
     assert found.reason.startswith("the ledger entries")
+
+
+def test_the_export_lists_the_drawers_bo_u_and_the_verifier_checks_it(
+    players, start_hand, check
+) -> None:
+    # Given seat 1 passes its own winning draw and seat 2's win on it replaces the pass (§4) …
+    hand = start_hand(BO_U_DECK)
+    drawer_passes_its_win(players, hand)
+    assert post_move(players[2], hand, {"type": "declare", "auto": True}).status_code == 201
+    hand_settle(hand_id=hand["hand"])
+    # … the export lists the bỏ ù, and it verifies.
+    doc = check(players[0].client.get(export_url(hand["hand"])), EXPORT, "get")
+    assert doc["bo_u"] == [{"seat": 1, "card": "2V", "seq": 3, "replaced_by": 2}]
+    assert verify_export(doc) is None
+    # An export made before bỏ ù were listed (no bo_u) still verifies.
+    old = {k: v for k, v in doc.items() if k != "bo_u"}
+    assert verify_export(old) is None
+    # A bỏ ù hidden or made up is a discrepancy at its seq.
+    found = verify_export({**doc, "bo_u": []})
+    assert found is not None and found.seq == 3 and "does not list the bỏ ù" in found.reason
+    made_up = [*doc["bo_u"], {"seat": 3, "card": "2V", "seq": 3, "replaced_by": 2}]
+    found = verify_export({**doc, "bo_u": made_up})
+    assert found is not None and "the replay does not have" in found.reason
+    changed = [{**doc["bo_u"][0], "replaced_by": None}]
+    assert verify_export({**doc, "bo_u": changed}).seq == 3
+
+
+def test_a_hand_without_bo_u_exports_an_empty_list(players, win_hand) -> None:
+    play_to_end(players, win_hand)
+    doc = players[0].client.get(export_url(win_hand["hand"])).json()
+    assert doc["bo_u"] == [] and verify_export(doc) is None
 
 
 # --------------------------------------------------------------------------- the hand's admin page

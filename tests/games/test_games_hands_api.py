@@ -15,7 +15,7 @@ from games.models import Hand, HandEvent
 from games.rules import HandConfig, apply, move_from_dict, new_hand, parse_deck
 from games.rules.ruleset import build_ruleset
 from games.rules.views import full_view
-from tests.games.decks import WIN_DECK, WIN_MOVES, WIN_SEAT, scripted_move
+from tests.games.decks import BO_U_DECK, WIN_DECK, WIN_MOVES, WIN_SEAT, scripted_move
 
 pytestmark = pytest.mark.django_db
 
@@ -577,3 +577,64 @@ def test_set_prefs_spam_is_429_with_retry_after(players, win_hand) -> None:
     r = players[1].client.post(url, {"type": "set_prefs", "auto_u": False}, format="json")
     assert_problem(r, 429, "throttled")
     assert r["Retry-After"] == "60"
+
+
+# --------------------------------------------------------------------------- bỏ ù (RULES.md §4)
+
+
+def hand_view(player: Any, hand: dict[str, Any]) -> dict[str, Any]:
+    return player.client.get(f"/api/v1/hands/{hand['hand']}").json()
+
+
+def events_of(player: Any, hand: dict[str, Any]) -> list[dict[str, Any]]:
+    return player.client.get(f"/api/v1/hands/{hand['hand']}/events").json()["events"]
+
+
+def drawer_passes_its_win(players: list[Any], hand: dict[str, Any]) -> None:
+    """The dealer discards, seat 1 draws 2V (a win for it and for seat 2) and passes."""
+    moves = hand_view(players[0], hand)["legal_moves"]
+    dealer_discard = next(m for m in moves if m["type"] == "discard")
+    assert post_move(players[0], hand, dealer_discard).status_code == 201
+    assert post_move(players[1], hand, {"type": "draw"}).status_code == 201
+    mine = hand_view(players[1], hand)
+    assert {"type": "u", "seat": 1} in mine["legal_moves"]
+    assert post_move(players[1], hand, {"type": "pass"}).status_code == 201
+
+
+@pytest.mark.parametrize("mode", ["basic", "advanced"])
+def test_the_drawers_bo_u_replaced_by_another_win_is_in_its_view_and_its_event(
+    players, start_hand, mode, make_player
+) -> None:
+    from tests.games.test_games_schema import Checker
+
+    check = Checker(players[0].client.get("/api/schema/?format=json").json())
+    hand = start_hand(BO_U_DECK, mode=mode)
+    # Given the drawer could win on its own draw and passes, seat 2's win replaces the pass …
+    drawer_passes_its_win(players, hand)
+    mine = {"card": "2V", "seq": 3, "replaced_by": 2}
+    view = check(
+        players[1].client.get(f"/api/v1/hands/{hand['hand']}"), "/api/v1/hands/{hand_id}", "get"
+    )
+    assert view["phase"] == "declare" and view["win"]["seat"] == 2
+    # … the drawer sees its bỏ ù in its view …
+    assert view["my_bo_u"] == [mine]
+    # … and in the event of its pass, before the win.
+    effects = next(e for e in events_of(players[1], hand) if e["seq"] == 3)["effects"]
+    assert [e["type"] for e in effects] == ["pass", "bo_u", "win"]
+    assert effects[1] == {"type": "bo_u", "seat": 1, "card": "2V", "replaced_by": 2}
+    # While the hand is live no other seat, and no spectator, learns of it.
+    spectator = make_player()
+    for other in (players[0], players[2], players[3], spectator):
+        assert "bo_u" not in json.dumps(hand_view(other, hand)["seats"])
+        assert hand_view(other, hand).get("my_bo_u", []) == []
+        assert all(e["type"] != "bo_u" for ev in events_of(other, hand) for e in ev["effects"])
+    # After the end the players see it with every hand; a spectator still does not.
+    assert post_move(players[2], hand, {"type": "declare", "auto": True}).status_code == 201
+    for p in players:
+        ended = hand_view(p, hand)
+        assert ended["status"] == "ended" and ended["seats"][1]["bo_u"] == [mine]
+        assert any(e["type"] == "bo_u" for ev in events_of(p, hand) for e in ev["effects"])
+    assert "bo_u" not in json.dumps(hand_view(spectator, hand))
+    assert all(e["type"] != "bo_u" for ev in events_of(spectator, hand) for e in ev["effects"])
+    # It changes no payment (§4): seat 2 is paid as for any clean win.
+    assert hand_view(players[0], hand)["settlement"]["facts"]["winner_faults"] == []

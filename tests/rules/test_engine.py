@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -15,7 +16,8 @@ from games.rules.moves import Chiu, Discard, Draw, Eat, Pass, TraCua, U, move_fr
 from games.rules.results import Outcome, Result
 from games.rules.ruleset import build_ruleset
 from games.rules.settlement import POT, settle
-from games.rules.state import HandConfig, Mode, Phase
+from games.rules.state import HandConfig, MissedWin, Mode, Phase
+from games.rules.views import effects_for, full_view, missed_wins_of, view_for
 
 K = KIND_OF
 # Seat 1 waits bạch thủ on 9N and holds three 9N: a 9N completes it by chíu (chíu ù).
@@ -151,6 +153,80 @@ def test_u_priority_drawer_first_then_nearest_seat() -> None:
     assert passed.win.seat == 2 and passed.win.source == "other_draw"
     assert passed.win.replaced == 1
     assert passed.seats[1].missed_win
+
+
+def _drawer_could_win_and_passes(mode: Mode):
+    """Seats 1 (the drawer) and 2 both win on the stock's first card, 2V; seat 1 passes."""
+    state = start({1: BACH_THU_2V, 2: BA_DAU_2}, stock="2V", mode=mode)
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(state, Draw(1))
+    return state, apply(state, Pass(1))
+
+
+@pytest.mark.parametrize("mode", [Mode.BASIC, Mode.ADVANCED])
+def test_drawer_bo_u_replaced_by_another_seats_win_is_recorded_in_both_modes(mode: Mode) -> None:
+    # Given a drawer that could win on its own draw while seat 2 also could (RULES.md §4) …
+    before, passed = _drawer_could_win_and_passes(mode)
+    # … when it passes, seat 2's win replaces the move and the drawer's bỏ ù is recorded:
+    assert passed.win.seat == 2 and passed.win.replaced == 1
+    # on the seat (the card, the seq of the pass, who won on it) …
+    assert passed.seats[1].missed_wins == (MissedWin(K["2V"], passed.n_moves, 2),)
+    assert passed.n_moves == 3  # the deal is seq 0: the discard 1, the draw 2, the pass 3
+    assert before.seats[1].missed_wins == () and passed.seats[2].missed_wins == ()
+    # … and as an effect of the pass, before the win that replaced it.
+    assert list(passed.events) == [
+        {"type": "pass", "seat": 1},
+        {"type": "bo_u", "seat": 1, "card": "2V", "replaced_by": 2},
+        {"type": "win", "seat": 2, "card": "2V", "source": "other_draw"},
+    ]
+    # It changes no payment: the settlement is the one of the same win without it.
+    ended = apply(passed, move_from_dict({"type": "declare", "auto": True}, seat=2))
+    unmarked = replace(passed, seats=tuple(replace(st, missed_wins=()) for st in passed.seats))
+    assert (
+        ended.settlement
+        == apply(unmarked, move_from_dict({"type": "declare", "auto": True}, seat=2)).settlement
+    )
+
+
+def test_drawer_bo_u_is_in_its_own_view_and_the_auditors_never_in_another_seats_live() -> None:
+    _, passed = _drawer_could_win_and_passes(Mode.BASIC)
+    mine = {"card": "2V", "seq": 3, "replaced_by": 2}
+    assert view_for(passed, 1)["my_bo_u"] == [mine]
+    assert full_view(passed)["seats"][1]["bo_u"] == [mine]
+    # While the hand is live another seat sees no one's bỏ ù (it tells what a hand waits on).
+    for seat in (0, 2, 3):
+        view = view_for(passed, seat)
+        assert view["my_bo_u"] == []
+        assert all("bo_u" not in s for s in view["seats"])
+        assert "bo_u" not in json.dumps(view["seats"])
+    # After the end every hand is revealed, and with them each seat's bỏ ù.
+    ended = apply(passed, move_from_dict({"type": "declare", "auto": True}, seat=2))
+    assert ended.phase is Phase.ENDED
+    assert view_for(ended, 0)["seats"][1]["bo_u"] == [mine]
+    assert missed_wins_of(ended) == [{"seat": 1, **mine}]
+
+
+def test_bo_u_effects_are_private_to_their_seat_until_the_end_and_from_spectators() -> None:
+    _, passed = _drawer_could_win_and_passes(Mode.BASIC)
+    effects = list(passed.events)
+    bo_u = effects[1]
+    assert bo_u in effects_for(effects, 1, ended=False)
+    assert bo_u not in effects_for(effects, 0, ended=False)
+    assert bo_u in effects_for(effects, 0, ended=True)
+    assert bo_u not in effects_for(effects, None, ended=True)
+    assert effects_for(effects, 0, ended=False) == [effects[0], effects[2]]
+
+
+def test_drawer_bo_u_without_another_winner_is_recorded_and_play_goes_on() -> None:
+    # Nobody else waits on 2V: the drawer passes its own winning draw, a bỏ ù with no winner.
+    state = start({1: BACH_THU_2V}, stock="2V")
+    state = dealer_discard(state, CODES[next(k for k in range(25) if state.seats[0].hand[k])])
+    state = apply(apply(state, Draw(1)), Pass(1))
+    assert state.phase is Phase.OFFER and state.turn == 2
+    assert state.seats[1].missed_wins == (MissedWin(K["2V"], 3, None),)
+    assert {"type": "bo_u", "seat": 1, "card": "2V", "replaced_by": None} in state.events
+    assert view_for(state, 1)["my_bo_u"] == [{"card": "2V", "seq": 3, "replaced_by": None}]
+    assert "bo_u" not in json.dumps(view_for(state, 2)["seats"])
 
 
 def test_u_priority_between_two_other_seats_nearest_wins_at_once() -> None:

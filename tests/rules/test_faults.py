@@ -34,6 +34,7 @@ from games.rules.state import (
     HandConfig,
     HandState,
     MatGroup,
+    MissedWin,
     Mode,
     Phase,
     SeatState,
@@ -106,7 +107,7 @@ def position(
         mat=mat,
         declined=declined,
         discarded=tuple(K(c) for c in discarded),
-        missed_win=missed_win,
+        missed_wins=(MissedWin(K("9V"), 1),) if missed_win else (),
     )
     doors: list[tuple[int, ...]] = [() for _ in range(n)]
     exposed = None
@@ -479,7 +480,7 @@ def test_four_eleven_a_stock_card_passed_down_may_be_declined_if_worth_below_fou
 def test_bo_u_for_a_win_out_of_turn_comes_from_winner_faults() -> None:
     # Seat 1 missed a win earlier; seat 0 draws seat 1's winning card and seat 1 wins at once.
     s = position(ADVANCED, "2V 3N 4S", card="2N", stock=("9V", "2S", "3S"), others={1: BACH_THU_9V})
-    s = replace(s, seats=(s.seats[0], replace(s.seats[1], missed_win=True)))
+    s = replace(s, seats=(s.seats[0], replace(s.seats[1], missed_wins=(MissedWin(K("9V"), 1),))))
     after = engine.apply(s, Draw(0))
     assert after.win is not None and after.win.seat == 1
     assert recorded(after, 1) == []  # no move of seat 1 was checked

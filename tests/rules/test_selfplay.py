@@ -43,7 +43,8 @@ def check_view_hides(state, seat: int) -> None:
     view = view_for(state, seat)
     assert "stock" not in view
     for other in view["seats"]:
-        assert "hand" not in other and "dealt" not in other
+        assert "hand" not in other and "dealt" not in other and "bo_u" not in other
+    assert len(view["my_bo_u"]) == len(state.seats[seat].missed_wins)  # its own bỏ ù only
     assert view["hand"] == view_for(state, seat)["hand"]
 
 

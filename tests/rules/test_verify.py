@@ -32,7 +32,7 @@ from games.rules.verify import (
     main,
     verify_export,
 )
-from games.rules.views import result_of
+from games.rules.views import missed_wins_of, result_of
 
 RULESET = {"preset": "chan_van_van", "overrides": {}}
 FEES = {"declared": 5, "auto": 10}
@@ -90,6 +90,7 @@ def export_of(seed: bytes, *, bot_seed: int = 3) -> dict[str, Any]:
             ),
         ],
         "result": result,
+        "bo_u": missed_wins_of(played.final),
         "quan": {**quan.to_dict(), "balances": BALANCES, "pot_before": 0},
         "ledger": {
             "id": 1,
@@ -152,6 +153,21 @@ def test_another_seed_with_its_own_hash_deals_other_cards(doc: dict[str, Any]) -
     found = verify_export(doc)
     assert found is not None and found.seq is not None and found.seq >= 1
     assert "is refused" in found.reason
+
+
+def test_an_export_made_before_bo_u_were_listed_still_verifies(doc: dict[str, Any]) -> None:
+    del doc["bo_u"]
+    assert verify_export(doc) is None
+
+
+def test_a_made_up_bo_u_is_found(doc: dict[str, Any]) -> None:
+    assert doc["bo_u"] == []  # nobody let a win go by in this hand
+    doc["bo_u"] = [{"seat": 0, "card": "2V", "seq": 5, "replaced_by": None}]
+    found = verify_export(doc)
+    assert found is not None and found.seq == last_seq(doc)
+    assert "the replay does not have" in found.reason
+    doc["bo_u"] = "none"
+    assert verify_export(doc) == Discrepancy(last_seq(doc), "the document's bo_u is not a list")
 
 
 def test_a_tampered_card_is_refused_at_its_seq(doc: dict[str, Any]) -> None:
