@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 from datetime import timedelta
+from typing import Any
 
+from axes.helpers import get_cool_off
 from django.contrib.auth import authenticate
-from django.contrib.auth.models import update_last_login
 from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.signals import user_logged_in
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -15,7 +18,14 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
-from chan_api.errors import Conflict, InvalidInput, NotAuthenticated, NotFound, PermissionDenied
+from chan_api.errors import (
+    Conflict,
+    InvalidInput,
+    NotAuthenticated,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+)
 
 # A token's last_used_at is refreshed at most this often, so reads do not each cost a write.
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
@@ -58,16 +68,42 @@ def user_register(*, username: str, password: str, display_name: str = "") -> Us
     return candidate
 
 
-def user_authenticate(*, username: str, password: str) -> User:
-    """The active user with these credentials, or 401 ``invalid_credentials``."""
-    user = authenticate(username=username, password=password)
+def login_lockout_seconds() -> int:
+    """How long a login lockout lasts after the last counted attempt (``Retry-After``): each
+    attempt during a lockout, even with the right password, starts the cool-off again."""
+    cool_off = get_cool_off()
+    return max(1, math.ceil(cool_off.total_seconds())) if cool_off else 3600
+
+
+def _account_locked() -> RateLimited:
+    seconds = login_lockout_seconds()
+    return RateLimited(
+        _(
+            "Too many failed logins for this account or from this address; try again in "
+            "%(minutes)s minutes."
+        ),
+        code="account_locked",
+        retry_after=seconds,
+        minutes=math.ceil(seconds / 60),
+    )
+
+
+def user_authenticate(*, username: str, password: str, request: Any) -> User:
+    """The active user with these credentials, or 401 ``invalid_credentials``. ``request`` (the
+    HTTP request) lets the login lockout count the failure and judge the account and the client
+    address: 429 ``account_locked`` while either is locked out, whatever the password
+    (chan_api/admin_lockout.py). A success is recorded as the admin's logins are (Django's
+    ``user_logged_in``: the last login, the lockout's success)."""
+    user = authenticate(request, username=username, password=password)
     if user is None:
+        if getattr(request, "axes_locked_out", False):
+            raise _account_locked()
         banned = User.objects.filter(username=username, banned_at__isnull=False).first()
         if banned is not None and banned.check_password(password):
             raise _player_banned()
         raise NotAuthenticated()
     user_ban_check(user)
-    update_last_login(None, user)
+    user_logged_in.send(sender=type(user), request=request, user=user, token_login=True)
     return user
 
 

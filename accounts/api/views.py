@@ -91,9 +91,11 @@ class TokenCreateApi(APIView):
         serializer = TokenCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        with transaction.atomic():
-            user = user_authenticate(username=data["username"], password=data["password"])
-            token, raw = token_create(user=user, name=data.get("name", ""))
+        # Outside a transaction: a refused login's count in the lockout must stay.
+        user = user_authenticate(
+            username=data["username"], password=data["password"], request=request._request
+        )
+        token, raw = token_create(user=user, name=data.get("name", ""))
         return _issued(user, token, raw)
 
 
