@@ -8,12 +8,14 @@ from datetime import timedelta
 from typing import Any
 
 from axes.helpers import get_cool_off
+from django.conf import settings
 from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.signals import user_logged_in
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import welcome_grant_book
@@ -36,11 +38,16 @@ def _username_taken() -> Conflict:
 
 
 @transaction.atomic
-def user_register(*, username: str, password: str, display_name: str = "") -> User:
+def user_register(
+    *, username: str, password: str, display_name: str = "", address: str | None = None
+) -> User:
     """Create a player after Django's username and password validators accept them, and book
     its welcome grant (``CHAN_WELCOME_GRANT`` Quan) in the same transaction.
 
-    Usernames are unique case-insensitively (``Demo1`` and ``demo1`` are one name).
+    Usernames are unique case-insensitively (``Demo1`` and ``demo1`` are one name). A sign-up
+    from a client ``address`` (the API's) keeps it hashed on the user and is refused with 429
+    ``signup_limit`` beyond ``CHAN_SIGNUPS_PER_ADDRESS_PER_DAY`` sign-ups from that address in
+    24 hours; the count is taken under a lock on the address until the transaction ends.
     """
     username = User.normalize_username(username)
     candidate = User(username=username, display_name=display_name)
@@ -57,6 +64,9 @@ def user_register(*, username: str, password: str, display_name: str = "") -> Us
         raise InvalidInput(errors=errors)
     if User.objects.filter(username__iexact=username).exists():
         raise _username_taken()
+    if address is not None:
+        candidate.signup_address = signup_address_digest(address)
+        _signup_limit_check(candidate.signup_address)
 
     candidate.set_password(password)
     try:
@@ -66,6 +76,47 @@ def user_register(*, username: str, password: str, display_name: str = "") -> Us
         raise _username_taken() from exc
     welcome_grant_book(user=candidate)
     return candidate
+
+
+SIGNUP_WINDOW = timedelta(hours=24)
+# pg_advisory_xact_lock(class, key): the first half says which of our locks this is.
+_SIGNUP_LOCK_CLASS = 0x5167  # "sign-up"
+
+
+def signup_address_digest(address: str) -> str:
+    """The stored form of a sign-up's client address: HMAC-SHA256 keyed with ``SECRET_KEY``
+    (hex), so the column alone does not give the address back (IPv4 is small enough to hash
+    through), while staff holding the key can look an address up."""
+    return salted_hmac("chan.signup-address", address, algorithm="sha256").hexdigest()
+
+
+def _signup_limit_check(digest: str) -> None:
+    """429 ``signup_limit`` if the address signed up ``CHAN_SIGNUPS_PER_ADDRESS_PER_DAY`` times
+    in the last 24 hours. Takes a transaction-scoped advisory lock on the address first, so
+    concurrent sign-ups from it (in any process) are counted one after the other."""
+    limit = settings.CHAN_SIGNUPS_PER_ADDRESS_PER_DAY
+    if limit <= 0:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s, %s)", [_SIGNUP_LOCK_CLASS, int(digest[:7], 16)]
+        )
+    now = timezone.now()
+    recent = list(
+        User.objects.filter(signup_address=digest, created_at__gt=now - SIGNUP_WINDOW)
+        .order_by("created_at")
+        .values_list("created_at", flat=True)
+    )
+    if len(recent) < limit:
+        return
+    # Allowed again once enough of them have left the window to bring the count under it.
+    frees_at = recent[len(recent) - limit] + SIGNUP_WINDOW
+    raise RateLimited(
+        _("At most %(limit)s accounts a day can be made from one address; try again later."),
+        code="signup_limit",
+        retry_after=max(1, math.ceil((frees_at - now).total_seconds())),
+        limit=limit,
+    )
 
 
 def login_lockout_seconds() -> int:

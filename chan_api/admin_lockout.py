@@ -7,8 +7,8 @@ problem (``accounts.services.user_authenticate``). The attempts are listed in th
 ("Access attempts"); staff unlock with ``manage.py axes_reset_username`` or by deleting them
 there (docs/operations.md).
 
-The address is the throttles' (DRF's ``get_ident``: ``REMOTE_ADDR``, or behind ``NUM_PROXIES``
-proxies the address they saw), never django-ipware's own reading of ``X-Forwarded-For``.
+The address is the throttles' (``chan_api.throttles.client_address``: ``NUM_PROXIES``), never
+django-ipware's own reading of ``X-Forwarded-For``.
 
 ``authenticate()`` without a request (a management command, a test client's ``login``) is
 neither checked nor counted, and logs nothing: both doors of the server pass the request.
@@ -24,15 +24,8 @@ from axes.handlers.database import AxesDatabaseHandler
 from axes.helpers import get_client_username, get_credentials, get_lockout_message
 from axes.models import AccessAttempt, AccessLog
 from django.http import HttpResponse
-from rest_framework.throttling import BaseThrottle
 
 from chan_api.problems import PROBLEM_CONTENT_TYPE
-
-
-def client_address(request: Any) -> str:
-    """The client's address as the throttles read it (``NUM_PROXIES``): axes'
-    ``AXES_CLIENT_IP_CALLABLE``."""
-    return BaseThrottle().get_ident(request)
 
 
 class LoginLockoutBackend(AxesStandaloneBackend):

@@ -115,7 +115,7 @@ AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("LOGIN_COOLOFF_MINUTE
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
-AXES_CLIENT_IP_CALLABLE = "chan_api.admin_lockout.client_address"
+AXES_CLIENT_IP_CALLABLE = "chan_api.throttles.client_address"
 AXES_LOCKOUT_CALLABLE = "chan_api.admin_lockout.lockout_response"
 
 ROOT_URLCONF = "chan_api.urls"
@@ -358,6 +358,9 @@ CHAN_DAILY_BONUS = (10_000, 15_000, 20_000, 30_000, 50_000)
 
 # Bearer tokens expire this many days after they are issued (0: never).
 CHAN_TOKEN_TTL_DAYS = int(os.environ.get("CHAN_TOKEN_TTL_DAYS", "30"))
+# At most this many sign-ups from one client address (as NUM_PROXIES reads it) in any 24 hours,
+# counted in PostgreSQL (accounts.services.user_register); 0: no limit.
+CHAN_SIGNUPS_PER_ADDRESS_PER_DAY = int(os.environ.get("CHAN_SIGNUPS_PER_ADDRESS_PER_DAY", "5"))
 
 # CORS (django-cors-headers) for browser clients on other origins: none unless listed
 # (``https://app.example,https://admin.example``). Only the API answers them.

@@ -33,6 +33,7 @@ from accounts.models import ApiToken, User
 from accounts.selectors import token_list, user_profile
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
 from chan_api.schema import COMMON_HEADERS
+from chan_api.throttles import client_address
 
 
 def _issued(user: User, token: ApiToken, raw: str) -> Response:
@@ -62,7 +63,7 @@ class UserRegisterApi(APIView):
         serializer = RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         with transaction.atomic():
-            user = user_register(**serializer.validated_data)
+            user = user_register(**serializer.validated_data, address=client_address(request))
             token, raw = token_create(user=user, name="registration")
         return _issued(user, token, raw)
 
