@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
+from accounts.signals import player_banned
 from chan_api.errors import (
     Conflict,
     InvalidInput,
@@ -231,8 +232,13 @@ def _player_locked(user_id: int, reason: str) -> tuple[User, str]:
 @transaction.atomic
 def user_ban(*, user_id: int, staff: User, reason: str) -> User:
     """Ban a player: it can no longer sign in (admin or ``/auth/token``), use its tokens, or
-    sit down; its hands, ledger and tables stay as they are. ``is_active`` goes off too, so
-    Django logs its sessions out. Banning a banned player keeps the first ban."""
+    sit down; its hands and ledger stay as they are. ``is_active`` goes off too, so
+    Django logs its sessions out. Banning a banned player keeps the first ban.
+
+    Once the ban commits, ``player_banned`` stands the player up at every table it sits at, as
+    leaving does (its gà góp share refunded; mid-hand the server plays its seat to the end of
+    the hand). After the commit, not inside it: unseating locks hands and tables, which the
+    settlement locks before players' rows, so doing it under this row's lock could deadlock."""
     user, reason = _player_locked(user_id, reason)
     if user.pk == staff.pk:
         raise Conflict(_("Staff cannot ban themselves."), code="ban_self")
@@ -241,6 +247,10 @@ def user_ban(*, user_id: int, staff: User, reason: str) -> User:
         user.ban_reason = f"{reason} (by {staff.username})"[:200]
         user.is_active = False
         user.save(update_fields=["banned_at", "ban_reason", "is_active", "updated_at"])
+        banned_id = user.pk
+        transaction.on_commit(
+            lambda: player_banned.send(sender=User, user_id=banned_id), robust=True
+        )
     return user
 
 
