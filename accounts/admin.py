@@ -317,8 +317,10 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
             request,
             list(queryset.order_by("pk")),
             title="Ban players",
-            explanation="A banned player cannot sign in, use its API tokens or sit at a table; "
-            "its hands, ledger and history stay as they are.",
+            explanation="A banned player cannot sign in, use its API tokens or sit at a table, "
+            "and is stood up at the tables it sits at (its gà góp share refunded; mid-hand the "
+            "server plays its seat to the end of the hand); its hands, ledger and history "
+            "stay as they are.",
             verb="Ban",
             do=lambda user, reason: user_ban(user_id=user.pk, staff=request.user, reason=reason),
         )

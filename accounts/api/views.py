@@ -14,7 +14,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.api.schema import BAD_CREDENTIALS, BonusAlreadyClaimedSerializer, problem_responses
+from accounts.api.schema import (
+    ACCOUNT_LOCKED,
+    BAD_CREDENTIALS,
+    SIGNUP_LIMIT,
+    BonusAlreadyClaimedSerializer,
+    problem_responses,
+)
 from accounts.api.serializers import (
     BonusOutputSerializer,
     LedgerPageOutputSerializer,
@@ -56,7 +62,12 @@ class UserRegisterApi(APIView):
         request=RegisterInputSerializer,
         responses={
             201: TokenIssuedOutputSerializer,
-            **problem_responses(409, authenticated=False, request_body=True),
+            **problem_responses(
+                409,
+                authenticated=False,
+                request_body=True,
+                descriptions={429: SIGNUP_LIMIT},
+            ),
         },
     )
     def post(self, request: Request) -> Response:
@@ -84,7 +95,10 @@ class TokenCreateApi(APIView):
         responses={
             201: TokenIssuedOutputSerializer,
             **problem_responses(
-                401, authenticated=False, request_body=True, descriptions=BAD_CREDENTIALS
+                401,
+                authenticated=False,
+                request_body=True,
+                descriptions={**BAD_CREDENTIALS, 429: ACCOUNT_LOCKED},
             ),
         },
     )
