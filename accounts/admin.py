@@ -8,6 +8,7 @@ Every change made through the admin is recorded: django-pghistory's triggers kee
 row's old and new values ("Events", with the staff member and the page as context, set by
 :class:`HistoryContextAdmin`), and Django's own admin log is listed read-only ("Log entries")."""
 
+import ipaddress
 import re
 import uuid
 from collections.abc import Callable, Sequence
@@ -26,7 +27,7 @@ from django.template.response import TemplateResponse
 from accounts.ledger import MAX_ADJUSTMENT, balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import ApiToken, LedgerAccount, LedgerEntry, LedgerTransaction, User
-from accounts.services import token_revoke, user_ban, user_unban
+from accounts.services import signup_address_digest, token_revoke, user_ban, user_unban
 from chan_api.errors import DomainError
 
 # --------------------------------------------------------------------------- history
@@ -252,13 +253,20 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
             },
         ),
         ("Ban", {"fields": ("banned_at", "ban_reason")}),
-        ("Record", {"fields": ("created_at", "updated_at")}),
+        ("Record", {"fields": ("created_at", "updated_at", "signup_address")}),
     )
     add_fieldsets = (
         *DjangoUserAdmin.add_fieldsets,
         ("Game profile", {"fields": ("display_name",)}),
     )
-    readonly_fields = ("created_at", "updated_at", "quan_balance", "banned_at", "ban_reason")
+    readonly_fields = (
+        "created_at",
+        "updated_at",
+        "quan_balance",
+        "banned_at",
+        "ban_reason",
+        "signup_address",
+    )
     list_display = (
         "username",
         "display_name",
@@ -276,8 +284,22 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
         "badge",
         ("banned_at", admin.EmptyFieldListFilter),
     )
-    search_fields = ("username", "display_name", "email")
+    search_fields = ("username", "display_name", "email", "=signup_address")
     actions = ("adjust_balance", "ban", "unban")
+
+    def get_search_results(
+        self, request: HttpRequest, queryset: QuerySet[User], search_term: str
+    ) -> tuple[QuerySet[User], bool]:
+        """A typed client address finds the accounts signed up from it (the column holds its
+        HMAC only: ``signup_address_digest``)."""
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip()
+        try:
+            ipaddress.ip_address(term)
+        except ValueError:
+            return found, may_have_duplicates
+        signed_up = queryset.filter(signup_address=signup_address_digest(term))
+        return found | signed_up, may_have_duplicates
 
     @admin.display(description="Quan balance")
     def quan_balance(self, obj: User) -> int:
@@ -295,8 +317,10 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
             request,
             list(queryset.order_by("pk")),
             title="Ban players",
-            explanation="A banned player cannot sign in, use its API tokens or sit at a table; "
-            "its hands, ledger and history stay as they are.",
+            explanation="A banned player cannot sign in, use its API tokens or sit at a table, "
+            "and is stood up at the tables it sits at (its gà góp share refunded; mid-hand the "
+            "server plays its seat to the end of the hand); its hands, ledger and history "
+            "stay as they are.",
             verb="Ban",
             do=lambda user, reason: user_ban(user_id=user.pk, staff=request.user, reason=reason),
         )

@@ -89,6 +89,14 @@ class User(AbstractUser):
         default=False,
         help_text="A server bot of the practice tables: never logs in, holds no Quan.",
     )
+    signup_address = models.CharField(
+        max_length=64,
+        blank=True,
+        editable=False,
+        help_text="The client address that signed up, as HMAC-SHA256 keyed with SECRET_KEY "
+        "(hex; the admin's search hashes a typed address): sign-ups per address are limited "
+        "(CHAN_SIGNUPS_PER_ADDRESS_PER_DAY). Empty for accounts made otherwise.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -107,6 +115,19 @@ class User(AbstractUser):
             models.CheckConstraint(
                 condition=Q(is_bot=False) | Q(is_staff=False, is_superuser=False, is_active=False),
                 name="accounts_user_bot_not_staff_nor_active",
+            ),
+            models.CheckConstraint(
+                condition=Q(signup_address="")
+                | Q(Exact(Length("signup_address"), 64), only_chars("signup_address", HEX_DIGITS)),
+                name="accounts_user_signup_address_hmac",
+            ),
+        ]
+        indexes = [
+            # The sign-ups of one address in the last 24 hours (the limit): one range scan.
+            models.Index(
+                fields=["signup_address", "created_at"],
+                name="accounts_user_signup_addr",
+                condition=~Q(signup_address=""),
             ),
         ]
 

@@ -2,20 +2,33 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 from datetime import timedelta
+from typing import Any
 
+from axes.helpers import get_cool_off
+from django.conf import settings
 from django.contrib.auth import authenticate
-from django.contrib.auth.models import update_last_login
 from django.contrib.auth.password_validation import validate_password
+from django.contrib.auth.signals import user_logged_in
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
-from chan_api.errors import Conflict, InvalidInput, NotAuthenticated, NotFound, PermissionDenied
+from accounts.signals import player_banned
+from chan_api.errors import (
+    Conflict,
+    InvalidInput,
+    NotAuthenticated,
+    NotFound,
+    PermissionDenied,
+    RateLimited,
+)
 
 # A token's last_used_at is refreshed at most this often, so reads do not each cost a write.
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
@@ -26,11 +39,16 @@ def _username_taken() -> Conflict:
 
 
 @transaction.atomic
-def user_register(*, username: str, password: str, display_name: str = "") -> User:
+def user_register(
+    *, username: str, password: str, display_name: str = "", address: str | None = None
+) -> User:
     """Create a player after Django's username and password validators accept them, and book
     its welcome grant (``CHAN_WELCOME_GRANT`` Quan) in the same transaction.
 
-    Usernames are unique case-insensitively (``Demo1`` and ``demo1`` are one name).
+    Usernames are unique case-insensitively (``Demo1`` and ``demo1`` are one name). A sign-up
+    from a client ``address`` (the API's) keeps it hashed on the user and is refused with 429
+    ``signup_limit`` beyond ``CHAN_SIGNUPS_PER_ADDRESS_PER_DAY`` sign-ups from that address in
+    24 hours; the count is taken under a lock on the address until the transaction ends.
     """
     username = User.normalize_username(username)
     candidate = User(username=username, display_name=display_name)
@@ -47,6 +65,9 @@ def user_register(*, username: str, password: str, display_name: str = "") -> Us
         raise InvalidInput(errors=errors)
     if User.objects.filter(username__iexact=username).exists():
         raise _username_taken()
+    if address is not None:
+        candidate.signup_address = signup_address_digest(address)
+        _signup_limit_check(candidate.signup_address)
 
     candidate.set_password(password)
     try:
@@ -58,16 +79,83 @@ def user_register(*, username: str, password: str, display_name: str = "") -> Us
     return candidate
 
 
-def user_authenticate(*, username: str, password: str) -> User:
-    """The active user with these credentials, or 401 ``invalid_credentials``."""
-    user = authenticate(username=username, password=password)
+SIGNUP_WINDOW = timedelta(hours=24)
+# pg_advisory_xact_lock(class, key): the first half says which of our locks this is.
+_SIGNUP_LOCK_CLASS = 0x5167  # "sign-up"
+
+
+def signup_address_digest(address: str) -> str:
+    """The stored form of a sign-up's client address: HMAC-SHA256 keyed with ``SECRET_KEY``
+    (hex), so the column alone does not give the address back (IPv4 is small enough to hash
+    through), while staff holding the key can look an address up."""
+    return salted_hmac("chan.signup-address", address, algorithm="sha256").hexdigest()
+
+
+def _signup_limit_check(digest: str) -> None:
+    """429 ``signup_limit`` if the address signed up ``CHAN_SIGNUPS_PER_ADDRESS_PER_DAY`` times
+    in the last 24 hours. Takes a transaction-scoped advisory lock on the address first, so
+    concurrent sign-ups from it (in any process) are counted one after the other."""
+    limit = settings.CHAN_SIGNUPS_PER_ADDRESS_PER_DAY
+    if limit <= 0:
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s, %s)", [_SIGNUP_LOCK_CLASS, int(digest[:7], 16)]
+        )
+    now = timezone.now()
+    recent = list(
+        User.objects.filter(signup_address=digest, created_at__gt=now - SIGNUP_WINDOW)
+        .order_by("created_at")
+        .values_list("created_at", flat=True)
+    )
+    if len(recent) < limit:
+        return
+    # Allowed again once enough of them have left the window to bring the count under it.
+    frees_at = recent[len(recent) - limit] + SIGNUP_WINDOW
+    raise RateLimited(
+        _("At most %(limit)s accounts a day can be made from one address; try again later."),
+        code="signup_limit",
+        retry_after=max(1, math.ceil((frees_at - now).total_seconds())),
+        limit=limit,
+    )
+
+
+def login_lockout_seconds() -> int:
+    """How long a login lockout lasts after the last counted attempt (``Retry-After``): each
+    attempt during a lockout, even with the right password, starts the cool-off again."""
+    cool_off = get_cool_off()
+    return max(1, math.ceil(cool_off.total_seconds())) if cool_off else 3600
+
+
+def _account_locked() -> RateLimited:
+    seconds = login_lockout_seconds()
+    return RateLimited(
+        _(
+            "Too many failed logins for this account or from this address; try again in "
+            "%(minutes)s minutes."
+        ),
+        code="account_locked",
+        retry_after=seconds,
+        minutes=math.ceil(seconds / 60),
+    )
+
+
+def user_authenticate(*, username: str, password: str, request: Any) -> User:
+    """The active user with these credentials, or 401 ``invalid_credentials``. ``request`` (the
+    HTTP request) lets the login lockout count the failure and judge the account and the client
+    address: 429 ``account_locked`` while either is locked out, whatever the password
+    (chan_api/admin_lockout.py). A success is recorded as the admin's logins are (Django's
+    ``user_logged_in``: the last login, the lockout's success)."""
+    user = authenticate(request, username=username, password=password)
     if user is None:
+        if getattr(request, "axes_locked_out", False):
+            raise _account_locked()
         banned = User.objects.filter(username=username, banned_at__isnull=False).first()
         if banned is not None and banned.check_password(password):
             raise _player_banned()
         raise NotAuthenticated()
     user_ban_check(user)
-    update_last_login(None, user)
+    user_logged_in.send(sender=type(user), request=request, user=user, token_login=True)
     return user
 
 
@@ -144,8 +232,13 @@ def _player_locked(user_id: int, reason: str) -> tuple[User, str]:
 @transaction.atomic
 def user_ban(*, user_id: int, staff: User, reason: str) -> User:
     """Ban a player: it can no longer sign in (admin or ``/auth/token``), use its tokens, or
-    sit down; its hands, ledger and tables stay as they are. ``is_active`` goes off too, so
-    Django logs its sessions out. Banning a banned player keeps the first ban."""
+    sit down; its hands and ledger stay as they are. ``is_active`` goes off too, so
+    Django logs its sessions out. Banning a banned player keeps the first ban.
+
+    Once the ban commits, ``player_banned`` stands the player up at every table it sits at, as
+    leaving does (its gà góp share refunded; mid-hand the server plays its seat to the end of
+    the hand). After the commit, not inside it: unseating locks hands and tables, which the
+    settlement locks before players' rows, so doing it under this row's lock could deadlock."""
     user, reason = _player_locked(user_id, reason)
     if user.pk == staff.pk:
         raise Conflict(_("Staff cannot ban themselves."), code="ban_self")
@@ -154,6 +247,10 @@ def user_ban(*, user_id: int, staff: User, reason: str) -> User:
         user.ban_reason = f"{reason} (by {staff.username})"[:200]
         user.is_active = False
         user.save(update_fields=["banned_at", "ban_reason", "is_active", "updated_at"])
+        banned_id = user.pk
+        transaction.on_commit(
+            lambda: player_banned.send(sender=User, user_id=banned_id), robust=True
+        )
     return user
 
 

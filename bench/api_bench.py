@@ -93,6 +93,7 @@ def server_env(database_url: str, cache_url: str | None, port: int, workers: int
         "THROTTLE_USER": "100000000/min",
         "THROTTLE_ANON": "100000000/min",
         "THROTTLE_AUTH": "100000000/min",
+        "CHAN_SIGNUPS_PER_ADDRESS_PER_DAY": "0",
         "LOG_LEVEL": "WARNING",
         "BIND": f"127.0.0.1:{port}",
         "WEB_WORKERS": str(workers),

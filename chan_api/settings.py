@@ -10,6 +10,7 @@ production does, with a test-only key and fixed decks allowed. Production sets `
 
 import ipaddress
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -101,19 +102,21 @@ MIDDLEWARE = [
     "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
-# The admin login locks out a username + address after 10 wrong passwords in 15 minutes (429;
-# chan_api/admin_lockout.py, docs/decisions.md). The API's /auth/token has its own throttle.
+# One lockout for the admin login and the API's /auth/token (django-axes; chan_api/admin_lockout.py,
+# docs/decisions.md): 10 failed logins in 15 minutes for one username (from any address), or from
+# one address (for any usernames), and both doors answer 429 until the cool-off ends.
 AUTHENTICATION_BACKENDS = [
-    "chan_api.admin_lockout.AdminLoginLockoutBackend",
+    "chan_api.admin_lockout.LoginLockoutBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-AXES_HANDLER = "chan_api.admin_lockout.AdminLoginHandler"
-AXES_ONLY_ADMIN_SITE = True
-AXES_FAILURE_LIMIT = int(os.environ.get("ADMIN_LOGIN_FAILURE_LIMIT", "10"))
-AXES_COOLOFF_TIME = float(os.environ.get("ADMIN_LOGIN_COOLOFF_HOURS", "0.25"))
-AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "chan_api.admin_lockout.LoginLockoutHandler"
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "10"))
+AXES_COOLOFF_TIME = timedelta(minutes=float(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
+AXES_CLIENT_IP_CALLABLE = "chan_api.throttles.client_address"
+AXES_LOCKOUT_CALLABLE = "chan_api.admin_lockout.lockout_response"
 
 ROOT_URLCONF = "chan_api.urls"
 WSGI_APPLICATION = "chan_api.wsgi.application"
@@ -355,6 +358,9 @@ CHAN_DAILY_BONUS = (10_000, 15_000, 20_000, 30_000, 50_000)
 
 # Bearer tokens expire this many days after they are issued (0: never).
 CHAN_TOKEN_TTL_DAYS = int(os.environ.get("CHAN_TOKEN_TTL_DAYS", "30"))
+# At most this many sign-ups from one client address (as NUM_PROXIES reads it) in any 24 hours,
+# counted in PostgreSQL (accounts.services.user_register); 0: no limit.
+CHAN_SIGNUPS_PER_ADDRESS_PER_DAY = int(os.environ.get("CHAN_SIGNUPS_PER_ADDRESS_PER_DAY", "5"))
 
 # CORS (django-cors-headers) for browser clients on other origins: none unless listed
 # (``https://app.example,https://admin.example``). Only the API answers them.

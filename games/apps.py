@@ -12,3 +12,12 @@ class GamesConfig(AppConfig):
         from games.audit import GAMES_LEDGER_CHECKS
 
         LEDGER_CHECKS.extend(c for c in GAMES_LEDGER_CHECKS if c not in LEDGER_CHECKS)
+        # A banned player stands up at its tables (accounts does not import games).
+        from accounts.signals import player_banned
+        from games.services.tables import seats_vacate
+
+        player_banned.connect(
+            lambda sender, user_id, **kw: seats_vacate(user_id=user_id),
+            weak=False,
+            dispatch_uid="games.seats_vacate",
+        )

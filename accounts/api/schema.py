@@ -17,6 +17,15 @@ _DESCRIPTIONS = {
     409: "`username_taken`.",
 }
 BAD_CREDENTIALS = {401: "`invalid_credentials`: the username or password is wrong."}
+ACCOUNT_LOCKED = (
+    COMMON_DESCRIPTIONS[429] + " `account_locked`: too many failed logins (here and at the "
+    "admin, together) for this username or from this address; no token until `Retry-After` "
+    "seconds have passed without another attempt."
+)
+SIGNUP_LIMIT = (
+    COMMON_DESCRIPTIONS[429] + " `signup_limit`: this address made "
+    "`CHAN_SIGNUPS_PER_ADDRESS_PER_DAY` accounts in the last 24 hours."
+)
 
 
 class BonusAlreadyClaimedSerializer(ProblemSerializer):

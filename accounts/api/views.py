@@ -14,7 +14,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts.api.schema import BAD_CREDENTIALS, BonusAlreadyClaimedSerializer, problem_responses
+from accounts.api.schema import (
+    ACCOUNT_LOCKED,
+    BAD_CREDENTIALS,
+    SIGNUP_LIMIT,
+    BonusAlreadyClaimedSerializer,
+    problem_responses,
+)
 from accounts.api.serializers import (
     BonusOutputSerializer,
     LedgerPageOutputSerializer,
@@ -33,6 +39,7 @@ from accounts.models import ApiToken, User
 from accounts.selectors import token_list, user_profile
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
 from chan_api.schema import COMMON_HEADERS
+from chan_api.throttles import client_address
 
 
 def _issued(user: User, token: ApiToken, raw: str) -> Response:
@@ -55,14 +62,19 @@ class UserRegisterApi(APIView):
         request=RegisterInputSerializer,
         responses={
             201: TokenIssuedOutputSerializer,
-            **problem_responses(409, authenticated=False, request_body=True),
+            **problem_responses(
+                409,
+                authenticated=False,
+                request_body=True,
+                descriptions={429: SIGNUP_LIMIT},
+            ),
         },
     )
     def post(self, request: Request) -> Response:
         serializer = RegisterInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         with transaction.atomic():
-            user = user_register(**serializer.validated_data)
+            user = user_register(**serializer.validated_data, address=client_address(request))
             token, raw = token_create(user=user, name="registration")
         return _issued(user, token, raw)
 
@@ -83,7 +95,10 @@ class TokenCreateApi(APIView):
         responses={
             201: TokenIssuedOutputSerializer,
             **problem_responses(
-                401, authenticated=False, request_body=True, descriptions=BAD_CREDENTIALS
+                401,
+                authenticated=False,
+                request_body=True,
+                descriptions={**BAD_CREDENTIALS, 429: ACCOUNT_LOCKED},
             ),
         },
     )
@@ -91,9 +106,11 @@ class TokenCreateApi(APIView):
         serializer = TokenCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
-        with transaction.atomic():
-            user = user_authenticate(username=data["username"], password=data["password"])
-            token, raw = token_create(user=user, name=data.get("name", ""))
+        # Outside a transaction: a refused login's count in the lockout must stay.
+        user = user_authenticate(
+            username=data["username"], password=data["password"], request=request._request
+        )
+        token, raw = token_create(user=user, name=data.get("name", ""))
         return _issued(user, token, raw)
 
 

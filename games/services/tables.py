@@ -15,6 +15,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger_selectors import wallet_balance
+from accounts.models import User
 from accounts.services import user_ban_check
 from chan_api.errors import Conflict, InvalidInput, NotFound
 from games.clock import (
@@ -292,6 +293,9 @@ def seat_join(
         _check_seat_number(table, seat)
         if seat in taken:
             raise _seat_taken()
+    # The ban read under a lock on the player's row: a ban committing meanwhile either refuses
+    # this join or waits for it, and then finds its seat to free (seats_vacate).
+    user_ban_check(User.objects.select_for_update(no_key=True).get(pk=user.pk))
     if not table.practice:
         _check_balance(user, stake=table.stake, stakes=SIT_STAKES, room=table.room)
     prefs = {k: v for k, v in (("auto_u", auto_u), ("auto_chiu", auto_chiu)) if v is not None}
@@ -344,6 +348,24 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
         except _DealtMeanwhile:
             continue
     raise Conflict(_("The table is busy; try again."), code="table_busy")
+
+
+def seats_vacate(*, user_id: int) -> list[int]:
+    """Stand a banned player up at every table it sits at, as :func:`seat_leave` does (its gà
+    góp share refunded; mid-hand it is marked as gone, played by the server to the end of the
+    hand, then unseated). Sent ``accounts.signals.player_banned`` after the ban commits; safe
+    to run twice. Returns the ids of the tables it stood up from."""
+    user = User.objects.get(pk=user_id)
+    left = []
+    for table_id in list(Seat.objects.filter(player=user).values_list("table_id", flat=True)):
+        try:
+            seat_leave(table_id=table_id, user=user)
+        except Conflict as exc:  # it stood up meanwhile
+            if exc.code != "not_seated":
+                raise
+            continue
+        left.append(table_id)
+    return left
 
 
 def _seat_leave_once(table_id: int, user: Any) -> Table:

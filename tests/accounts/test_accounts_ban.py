@@ -88,3 +88,67 @@ def test_the_admin_bans_with_a_reason_and_the_history_keeps_old_and_new(make_use
     assert client.get("/admin/pghistory/events/").status_code == 200
     r = client.get("/admin/admin/logentry/")
     assert r.status_code == 200 and b"multi-account" in r.content
+
+
+def test_a_ban_unseats_the_player_and_refunds_its_pot_share(
+    make_user, staff, django_capture_on_commit_callbacks
+) -> None:
+    from django.core.management import call_command
+
+    from accounts.ledger_selectors import wallet_balance
+    from accounts.models import LedgerAccount
+    from chan_api.errors import PermissionDenied
+    from games.models import PotShare, Seat
+    from games.services.settlement import hand_settle
+    from games.services.tables import seat_join
+    from tests.games.decks import HOA_DECK
+    from tests.games.test_games_hands_api import play_to_end
+
+    # Given a gà góp table between hands whose first hand (a hòa) put a share of each seat in
+    # the pot,
+    players = [Player(user, token, client_with(token)) for user, token in map(make_user, "abcd")]
+    ids = start_table(
+        players, HOA_DECK, ruleset={"preset": "chan_van_van", "overrides": {"ga_gop": True}}
+    )
+    play_to_end(players, ids)
+    hand_settle(hand_id=ids["hand"])
+    cheat = players[2].user
+    share = PotShare.objects.get(table_id=ids["table"], user=cheat).amount
+    pot = LedgerAccount.objects.get(kind="pot", table_id=ids["table"])
+    before, pot_before = wallet_balance(cheat), pot.balance
+    assert share > 0
+    # when staff ban one of its players,
+    with django_capture_on_commit_callbacks(execute=True):
+        user_ban(user_id=cheat.pk, staff=staff, reason="collusion")
+    # its seat is free, its share back in its wallet and out of the pot (the ledger balances),
+    assert not Seat.objects.filter(table_id=ids["table"], player=cheat).exists()
+    assert Seat.objects.filter(table_id=ids["table"]).count() == 3
+    assert not PotShare.objects.filter(table_id=ids["table"], user=cheat).exists()
+    assert wallet_balance(cheat) == before + share
+    pot.refresh_from_db()
+    assert pot.balance == pot_before - share
+    call_command("ledger_check")
+    # and it cannot sit again (its token is refused; the service refuses it too).
+    r = players[2].client.post(f"/api/v1/tables/{ids['table']}/join", {}, format="json")
+    assert r.status_code == 401
+    with pytest.raises(PermissionDenied) as refused:
+        seat_join(table_id=ids["table"], user=cheat)
+    assert refused.value.code == "player_banned"
+
+
+def test_a_ban_mid_hand_marks_the_player_as_leaving(
+    make_user, staff, django_capture_on_commit_callbacks
+) -> None:
+    from games.models import Seat
+
+    players = [Player(user, token, client_with(token)) for user, token in map(make_user, "abcd")]
+    ids = start_table(players)
+    cheat = players[1].user
+    with django_capture_on_commit_callbacks(execute=True):
+        user_ban(user_id=cheat.pk, staff=staff, reason="abuse")
+    # As a player leaving mid-hand: gone from the hand (the server plays its seat to the end),
+    # its table seat freed when the hand ends.
+    gone = HandSeat.objects.get(hand_id=ids["hand"], user=cheat)
+    assert gone.left_at is not None
+    assert Seat.objects.filter(table_id=ids["table"], player=cheat).exists()
+    assert Hand.objects.get(pk=ids["hand"]).status == Hand.Status.PLAYING

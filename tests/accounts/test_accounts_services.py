@@ -51,12 +51,13 @@ def test_the_database_refuses_usernames_differing_only_in_case():
         User.objects.create_user(username="LAN")
 
 
-def test_user_authenticate():
+def test_user_authenticate(rf):
     user = user_register(username="lan", password=STRONG)
-    assert user_authenticate(username="lan", password=STRONG) == user
+    request = rf.post("/api/v1/auth/token")
+    assert user_authenticate(username="lan", password=STRONG, request=request) == user
     assert User.objects.get(pk=user.pk).last_login is not None
     with pytest.raises(DomainError) as caught:
-        user_authenticate(username="lan", password="nope")
+        user_authenticate(username="lan", password="nope", request=rf.post("/api/v1/auth/token"))
     assert (type(caught.value), caught.value.code) == (NotAuthenticated, "invalid_credentials")
 
 

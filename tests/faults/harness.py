@@ -44,6 +44,7 @@ def stack_env(var_dir: Path, **extra: str) -> dict[str, str]:
             "THROTTLE_ANON": "100000/min",
             "THROTTLE_AUTH": "100000/min",
             "THROTTLE_USER": "100000/min",
+            "CHAN_SIGNUPS_PER_ADDRESS_PER_DAY": "0",
             "DJANGO_SETTINGS_MODULE": "chan_api.settings",
             **extra,
         }
