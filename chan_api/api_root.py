@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -62,3 +64,11 @@ class ApiRootApi(APIView):
             **{key: url(name) for key, name in DOCS.items()},
         }
         return Response(ApiRootOutputSerializer(body).data)
+
+
+def site_root(request: HttpRequest) -> HttpResponseRedirect:
+    """``GET /``: a browser lands on Swagger UI when the docs are public (``DEBUG``,
+    ``CHAN_PUBLIC_API_DOCS``), else on the API root, which is always public and links the
+    docs (they then want a signed-in user)."""
+    name = "swagger-ui" if settings.CHAN_PUBLIC_API_DOCS else "api-root"
+    return HttpResponseRedirect(reverse(name))

@@ -231,11 +231,7 @@ REST_FRAMEWORK = {
 # schema as clients do), else only for a signed-in user (an API token or an admin session).
 CHAN_PUBLIC_API_DOCS = env_bool("CHAN_PUBLIC_API_DOCS", DEBUG or TESTING)
 SPECTACULAR_SETTINGS = {
-    "SERVE_PERMISSIONS": [
-        "rest_framework.permissions.AllowAny"
-        if CHAN_PUBLIC_API_DOCS
-        else "rest_framework.permissions.IsAuthenticated"
-    ],
+    "SERVE_PERMISSIONS": ["chan_api.schema.DocsPermission"],  # reads CHAN_PUBLIC_API_DOCS
     "SERVE_AUTHENTICATION": [
         "accounts.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",

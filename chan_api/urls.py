@@ -2,15 +2,14 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from chan_api.api_root import ApiRootApi
+from chan_api.api_root import ApiRootApi, site_root
 from chan_api.health import healthz, readyz
 from chan_api.metrics import metrics_view
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="swagger-ui", permanent=False), name="root"),
+    path("", site_root, name="root"),
     path("admin/", admin.site.urls),
     path("api/v1/", ApiRootApi.as_view(), name="api-root"),
     path("api/v1/", include("accounts.api.urls")),

@@ -3,6 +3,7 @@ from the web process with DEBUG off (whitenoise), request ids, 404s as problems 
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -89,3 +90,51 @@ def test_a_url_outside_every_route_is_a_problem_even_under_debug(client, debug) 
     assert response["Content-Type"] == PROBLEM
     assert response.json()["code"] == "not_found"
     assert response.json()["request_id"] == response["X-Request-ID"]
+
+
+# ------------------------------------------------------------- every 4xx is a problem document
+
+PRIVATE_DOCS = {"DEBUG": False, "CHAN_PUBLIC_API_DOCS": False}
+
+
+def assert_problem_document(response, status: int) -> dict:
+    assert response.status_code == status
+    assert response["Content-Type"] == PROBLEM
+    body = json.loads(body_of(response))
+    assert {"type", "title", "status", "code"} <= set(body), body
+    assert body["status"] == status and body["type"].endswith("/" + body["code"])
+    return body
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/docs/", "/api/redoc/", "/api/schema/", "/api/schema/?format=json"]
+)
+def test_private_docs_answer_a_stranger_with_a_problem_document(client, path) -> None:
+    # Given the production defaults (DEBUG off, docs private), when a stranger opens the docs
+    with override_settings(**PRIVATE_DOCS):
+        response = client.get(path, HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
+    # then the 401 is a problem+json document, not the HTML renderer's "401 Unauthorized" text
+    assert assert_problem_document(response, 401)["code"] == "not_authenticated"
+
+
+def test_private_docs_open_for_a_signed_in_user(client, make_user) -> None:
+    _, token = make_user()
+    with override_settings(**PRIVATE_DOCS):
+        for path in ("/api/docs/", "/api/redoc/", "/api/schema/"):
+            assert client.get(path, HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 200
+
+
+def test_other_4xx_of_non_json_views_are_problem_documents(client) -> None:
+    with override_settings(DEBUG=False):
+        assert_problem_document(client.post("/api/docs/"), 405)
+        assert_problem_document(client.delete("/api/schema/"), 405)
+        assert_problem_document(client.get("/api/v1/tables", HTTP_ACCEPT="text/csv"), 406)
+        assert_problem_document(client.get("/no/such/page"), 404)
+
+
+def test_the_site_root_sends_a_browser_to_the_api_root_when_the_docs_are_private(client) -> None:
+    with override_settings(**PRIVATE_DOCS):
+        response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"] == "/api/v1/"
+    assert client.get("/api/v1/").status_code == 200  # public: it links the docs and the rest
