@@ -88,6 +88,7 @@ from games.selectors import (
 )
 from games.services.hands import move_submit
 from games.services.tables import (
+    fixed_deck_check,
     room_quick_join,
     seat_join,
     seat_leave,
@@ -163,6 +164,11 @@ class TableListCreateApi(APIView):
         },
     )
     def post(self, request: Request) -> Response:
+        # Before the body's own validation: a production server refuses any deck, even a bad one.
+        given = isinstance(request.data, dict) and (
+            "deck" in request.data or "dealer" in request.data
+        )
+        fixed_deck_check(deck_given=given)
         data = _body(TableCreateInputSerializer, request)
         table = table_create(owner=request.user, **data)
         response = _table_response(table.pk, status.HTTP_201_CREATED)

@@ -142,6 +142,20 @@ def test_bad_table_options_are_400(players, body) -> None:
     assert not Table.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "deck",
+    [WIN_DECK, WIN_DECK[:99], ["XX"] * 100, [], None, "2V" * 50, [7] * 100, {"a": 1}],
+    ids=["valid", "short", "unknown-cards", "empty", "null", "string", "numbers", "object"],
+)
+def test_a_production_table_refuses_any_deck_as_not_allowed(players, settings, deck) -> None:
+    # Given a production server (no fixed decks), whatever deck a client sends, with or
+    # without a dealer, is fixed_deck_not_allowed, not a validation error of the deck itself
+    settings.CHAN_ALLOW_FIXED_DECK = False
+    for extra in ({}, {"dealer": 0}, {"dealer": 9}):
+        assert_problem(create(players[0], deck=deck, **extra), 400, "fixed_deck_not_allowed")
+    assert not Table.objects.exists()
+
+
 def test_a_fixed_deck_is_refused_unless_the_setting_allows_it(players, settings) -> None:
     settings.CHAN_ALLOW_FIXED_DECK = False
     assert_problem(create(players[0], deck=WIN_DECK, dealer=0), 400, "fixed_deck_not_allowed")
