@@ -15,11 +15,27 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
 from chan_api import metrics
 
 logger = logging.getLogger(__name__)
+
+
+def client_address(request: Any) -> str:
+    """The client's address, the one rule for the throttles, ``/metrics`` and per-address
+    limits: the socket's peer (``REMOTE_ADDR``) with ``NUM_PROXIES`` = 0, whatever
+    ``X-Forwarded-For`` the client sends; behind ``NUM_PROXIES`` proxies the address the
+    nearest of them saw (the ``NUM_PROXIES``-th entry from the right of ``X-Forwarded-For``)."""
+    meta = getattr(request, "META", None) or getattr(request, "_request", request).META
+    remote = meta.get("REMOTE_ADDR", "") or ""
+    num_proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
+    forwarded = meta.get("HTTP_X_FORWARDED_FOR")
+    if not num_proxies or not forwarded:
+        return remote
+    hops = [hop.strip() for hop in forwarded.split(",")]
+    return hops[-min(num_proxies, len(hops))]
 
 
 class _FailureCount:
@@ -53,6 +69,9 @@ class Quota:
 
 
 class _WaitMixin(SimpleRateThrottle):
+    def get_ident(self, request: Any) -> str:
+        return client_address(request)
+
     def allow_request(self, request: Any, view: Any) -> bool:
         try:
             allowed = super().allow_request(request, view)
