@@ -8,6 +8,7 @@ import re
 
 import pytest
 from django.test import override_settings
+from django.urls import resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -28,8 +29,55 @@ def test_the_api_root_links_the_resources_the_schema_and_the_docs(client) -> Non
     resources = body["resources"]
     assert resources["tables"] == "http://testserver/api/v1/tables"
     assert resources["token"] == "http://testserver/api/v1/auth/token"
-    for url in resources.values():  # every link leads somewhere (401 or 405 is somewhere)
-        assert client.get(url.removeprefix("http://testserver")).status_code != 404, url
+    assert resources["rooms"] == "http://testserver/api/v1/rooms"
+    assert resources["my_hands"] == "http://testserver/api/v1/me/hands"
+    assert body["templates"]["hand"] == "http://testserver/api/v1/hands/{hand_id}"
+    assert body["templates"]["player"] == "http://testserver/api/v1/players/{username}"
+
+
+def _api_routes() -> list[tuple[str, object]]:
+    """Every route under /api/v1/ as (its path pattern, its view class)."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    found = []
+
+    def walk(patterns, prefix: str) -> None:
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, prefix + str(p.pattern))
+            elif isinstance(p, URLPattern):
+                found.append((prefix + str(p.pattern), getattr(p.callback, "view_class", None)))
+
+    walk(get_resolver().url_patterns, "/")
+    return [(path, view) for path, view in found if path.startswith("/api/v1/")]
+
+
+def test_the_api_root_links_every_route_and_every_link_resolves(client, make_user) -> None:
+    user, token = make_user()
+    body = client.get("/api/v1/").json()
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+    samples = {"{hand_id}": "1", "{table_id}": "1", "{token_id}": "1", "{slug}": "nen-dat"}
+    samples["{username}"] = user.username
+    linked = {}
+    resources = set(body["resources"].values())
+    for url in [*resources, *body["templates"].values()]:
+        path = url.removeprefix("http://testserver")
+        for placeholder, value in samples.items():
+            path = path.replace(placeholder, value)
+        assert "{" not in path, url
+        linked[path] = url
+        # every link exists: OPTIONS answers it, and a resource's GET where the route reads
+        # (a template's object, id 1, may not exist: its route still answers OPTIONS)
+        assert client.options(path, **auth).status_code == 200, path
+        if url in resources and hasattr(resolve(path).func.view_class, "get"):
+            assert client.get(path, **auth).status_code not in (404, 405), path
+    # and every route of the URLconf under /api/v1/ is linked, with or without parameters
+    pattern_of = re.compile(r"<(?:\w+:)?(\w+)>")
+    for route, _view in _api_routes():
+        if route == "/api/v1/":
+            continue
+        path = pattern_of.sub(lambda m: samples["{" + m.group(1) + "}"], route)
+        assert path in linked, f"{route} is not linked from the API root"
 
 
 def test_the_site_root_redirects_to_the_docs(client) -> None:
