@@ -495,3 +495,18 @@ def test_a_view_shows_a_player_who_left_after_its_seats_were_remembered(players,
     players[2].client.post(f"/api/v1/tables/{ids['table']}/leave", {}, format="json")
     left = [p["user_id"] for p in players[0].client.get(url).json()["players"] if p["left"]]
     assert left == [players[2].id]
+
+
+def test_an_empty_ready_body_says_ready_and_open_seats_counts_the_free_seats(players) -> None:
+    # docs/api.md: `{}` is `{"ready": true}`; open_seats = max_seats − the players seated
+    table = create(players[0], max_seats=4).json()
+    assert table["open_seats"] == 3
+    join(players[1], table["id"])
+    r = ready(players[0], table["id"])  # the body is {}
+    assert r.status_code == 200
+    seats = {s["user_id"]: s["ready"] for s in r.json()["table"]["seats"]}
+    assert seats == {players[0].id: True, players[1].id: False}
+    assert r.json()["table"]["open_seats"] == 2
+    listed = players[2].client.get("/api/v1/tables", {"open_seats": 2}).json()
+    assert [t["id"] for t in listed] == [table["id"]]
+    assert players[2].client.get("/api/v1/tables", {"open_seats": 3}).json() == []
