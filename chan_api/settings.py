@@ -121,7 +121,7 @@ WSGI_APPLICATION = "chan_api.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [BASE_DIR / "chan_api" / "templates"],  # chan_api/docs_pages.py's ReDoc page
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

@@ -94,12 +94,16 @@ def test_the_docs_load_pinned_assets_from_our_static_files(client, path, asset) 
     assert page.status_code == 200
     html = page.content.decode()
     assert "cdn.jsdelivr.net" not in html and "@latest" not in html
-    scripts = re.findall(r'src="(/static/drf_spectacular_sidecar/[^"]+\.js)"', html)
+    assert "fonts.googleapis.com" not in html and "https://" not in html
+    scripts = re.findall(
+        r'src="(/static/drf_spectacular_sidecar/[^"]+\.js|/api/redoc/redoc\.standalone\.js)"', html
+    )
     assert scripts and any(asset in s for s in scripts), html
     for src in scripts:
         served = client.get(src)
         assert served.status_code == 200, src
         assert len(body_of(served)) > 1000
+        assert b"cdn.redoc.ly" not in body_of(served)  # ReDoc's logo is inlined
 
 
 def test_static_files_are_served_with_debug_off(client, settings) -> None:
