@@ -11,6 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
 from chan_api.errors import InvalidInput
+from chan_api.strict_input import ascii_int
 
 LEDGER_PAGE_DEFAULT = 50
 LEDGER_PAGE_MAX = 200
@@ -37,9 +38,10 @@ class LedgerPage:
 def _cursor_value(cursor: str | None) -> int | None:
     if cursor is None or cursor == "":
         return None
-    if not cursor.isdigit() or len(cursor) > 18:
+    value = ascii_int(cursor)
+    if value is None:
         raise InvalidInput(errors={"cursor": [_("Not a cursor this endpoint returned.")]})
-    return int(cursor)
+    return value
 
 
 def ledger_page(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.conf import settings
+from django.http import HttpRequest, HttpResponseRedirect
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
@@ -12,18 +14,40 @@ from rest_framework.views import APIView
 
 from chan_api.schema import COMMON_HEADERS, problem_responses_for
 
-# The entry points of the API by name (the other URLs are reached from their answers).
+# The entry points of the API by name: every route of /api/v1/ without a path parameter …
 RESOURCES = {
     "register": "auth-register",
     "token": "auth-token",
+    "check": "auth-check",
+    "logout": "auth-logout",
     "tokens": "auth-tokens",
     "me": "me",
     "ledger": "me-ledger",
     "bonus": "me-bonus",
+    "my_hands": "games:me-hands",
+    "rooms": "games:room-list",
     "tables": "games:table-list",
     "rules_presets": "games:rules-presets",
     "rules_score": "games:rules-score",
     "rules_evaluate": "games:rules-evaluate",
+}
+# … and every one with parameters, as an RFC 6570 URI template (``{hand_id}`` …).
+TEMPLATES = {
+    "token_revoke": ("auth-token-revoke", {"token_id": 0}),
+    "player": ("games:player-detail", {"username": "_"}),
+    "player_hands": ("games:player-hands", {"username": "_"}),
+    "room_quick_join": ("games:room-quick-join", {"slug": "_"}),
+    "table": ("games:table-detail", {"table_id": 0}),
+    "table_join": ("games:table-join", {"table_id": 0}),
+    "table_leave": ("games:table-leave", {"table_id": 0}),
+    "table_ready": ("games:table-ready", {"table_id": 0}),
+    "table_hand": ("games:table-hand", {"table_id": 0}),
+    "table_hands": ("games:table-hands", {"table_id": 0}),
+    "hand": ("games:hand-detail", {"hand_id": 0}),
+    "hand_events": ("games:hand-events", {"hand_id": 0}),
+    "hand_moves": ("games:hand-moves", {"hand_id": 0}),
+    "hand_replay": ("games:hand-replay", {"hand_id": 0}),
+    "hand_export": ("games:hand-export", {"hand_id": 0}),
 }
 DOCS = {"schema": "schema", "docs": "swagger-ui", "redoc": "redoc"}
 
@@ -31,6 +55,11 @@ DOCS = {"schema": "schema", "docs": "swagger-ui", "redoc": "redoc"}
 class ApiRootOutputSerializer(serializers.Serializer):
     resources = serializers.DictField(
         child=serializers.URLField(), help_text="Absolute URLs of the API's entry points."
+    )
+    templates = serializers.DictField(
+        child=serializers.CharField(),
+        help_text="The URLs that take an id or a name, as RFC 6570 templates "
+        "(`…/hands/{hand_id}`): fill in the braces.",
     )
     schema = serializers.URLField(help_text="The OpenAPI 3 schema.")
     docs = serializers.URLField(help_text="Swagger UI.")
@@ -57,8 +86,24 @@ class ApiRootApi(APIView):
         def url(name: str) -> str:
             return request.build_absolute_uri(reverse(name))
 
+        def template(name: str, sample: dict[str, object]) -> str:
+            # Reverse with placeholder values, then put the {names} back in their place.
+            path = reverse(name, kwargs=sample)
+            for param, value in sample.items():
+                path = path.replace(f"/{value}", f"/{{{param}}}", 1)
+            return request.build_absolute_uri("/").removesuffix("/") + path  # braces unquoted
+
         body = {
             "resources": {key: url(name) for key, name in RESOURCES.items()},
+            "templates": {key: template(*spec) for key, spec in TEMPLATES.items()},
             **{key: url(name) for key, name in DOCS.items()},
         }
         return Response(ApiRootOutputSerializer(body).data)
+
+
+def site_root(request: HttpRequest) -> HttpResponseRedirect:
+    """``GET /``: a browser lands on Swagger UI when the docs are public (``DEBUG``,
+    ``CHAN_PUBLIC_API_DOCS``), else on the API root, which is always public and links the
+    docs (they then want a signed-in user)."""
+    name = "swagger-ui" if settings.CHAN_PUBLIC_API_DOCS else "api-root"
+    return HttpResponseRedirect(reverse(name))

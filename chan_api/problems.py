@@ -24,6 +24,7 @@ from django.http import Http404, HttpRequest, JsonResponse
 from django.utils.functional import Promise
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions as drf_exceptions
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
 from chan_api import errors
@@ -124,8 +125,20 @@ def problem_body(error: errors.DomainError) -> dict[str, Any]:
     return body
 
 
+class ProblemResponse(Response):
+    """A problem is JSON whatever renderer the view negotiated: the HTML pages (Swagger UI,
+    ReDoc) and the YAML schema would otherwise render the problem body as ``401 Unauthorized``
+    text or YAML under a problem+json header."""
+
+    @property
+    def rendered_content(self) -> bytes:
+        self.accepted_renderer = JSONRenderer()
+        self.accepted_media_type = "application/json"
+        return super().rendered_content
+
+
 def problem_response(error: errors.DomainError) -> Response:
-    response = Response(
+    response = ProblemResponse(
         problem_body(error), status=problem_status(error), content_type=PROBLEM_CONTENT_TYPE
     )
     if isinstance(error, errors.RateLimited):

@@ -5,11 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from rest_framework import serializers
+from rest_framework.permissions import BasePermission
 
 from chan_api.problems import PROBLEM_CONTENT_TYPE
+
+
+class DocsPermission(BasePermission):
+    """The schema, Swagger UI and ReDoc: anyone when ``CHAN_PUBLIC_API_DOCS`` is on, else a
+    signed-in user (a token or an admin session). Read at each request, not at import."""
+
+    def has_permission(self, request: object, view: object) -> bool:
+        if settings.CHAN_PUBLIC_API_DOCS:
+            return True
+        user = getattr(request, "user", None)
+        return bool(user is not None and user.is_authenticated)
 
 
 class ProblemSerializer(serializers.Serializer):

@@ -124,7 +124,7 @@ WSGI_APPLICATION = "chan_api.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [BASE_DIR / "chan_api" / "templates"],  # chan_api/docs_pages.py's ReDoc page
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -209,6 +209,12 @@ STORAGES = {
 # Requests larger than this are refused before they reach a view (bad input is never a 500).
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_BODY_BYTES", str(64 * 1024)))
 
+# How many proxies stand in front of the web server: the client's address is the socket's peer
+# with 0, else the address the nearest proxy saw (chan_api.throttles.client_address); behind
+# them X-Forwarded-Proto says whether the request came over HTTPS.
+NUM_PROXIES = int(os.environ.get("NUM_PROXIES", "0"))
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if NUM_PROXIES else None
+
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -222,7 +228,7 @@ REST_FRAMEWORK = {
     ],
     # Clients are told apart by REMOTE_ADDR unless the server sits behind that many proxies
     # (set NUM_PROXIES=1 behind one nginx): a client-sent X-Forwarded-For is never trusted.
-    "NUM_PROXIES": int(os.environ.get("NUM_PROXIES", "0")),
+    "NUM_PROXIES": NUM_PROXIES,
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "60/min"),
         "user": os.environ.get("THROTTLE_USER", "6000/min"),
@@ -234,11 +240,7 @@ REST_FRAMEWORK = {
 # schema as clients do), else only for a signed-in user (an API token or an admin session).
 CHAN_PUBLIC_API_DOCS = env_bool("CHAN_PUBLIC_API_DOCS", DEBUG or TESTING)
 SPECTACULAR_SETTINGS = {
-    "SERVE_PERMISSIONS": [
-        "rest_framework.permissions.AllowAny"
-        if CHAN_PUBLIC_API_DOCS
-        else "rest_framework.permissions.IsAuthenticated"
-    ],
+    "SERVE_PERMISSIONS": ["chan_api.schema.DocsPermission"],  # reads CHAN_PUBLIC_API_DOCS
     "SERVE_AUTHENTICATION": [
         "accounts.authentication.BearerTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,6 +26,26 @@ class StrictIntegerField(serializers.IntegerField):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+_ASCII_INT_RE = re.compile(r"[0-9]{1,18}")
+
+
+def ascii_int(text: str) -> int | None:
+    """A non-negative integer written in 1 to 18 ASCII digits, else None. ``int()`` alone takes
+    any Unicode digit (``"١"`` is 1), signs, spaces and underscores: every integer the URL
+    carries (query parameters, cursor parts) is read by this one function."""
+    return int(text) if _ASCII_INT_RE.fullmatch(text) else None
+
+
+class QueryIntegerField(serializers.IntegerField):
+    """An integer query parameter: ASCII digits only (``after_seq=١`` is a 400 naming it)."""
+
+    def to_internal_value(self, data: Any) -> int:
+        value = ascii_int(data) if isinstance(data, str) else None
+        if value is None:
+            self.fail("invalid")
+        return value
 
 
 class StrictBooleanField(serializers.BooleanField):

@@ -15,16 +15,27 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from rest_framework.throttling import (
-    AnonRateThrottle,
-    BaseThrottle,
-    SimpleRateThrottle,
-    UserRateThrottle,
-)
+from django.conf import settings
+from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
 from chan_api import metrics
 
 logger = logging.getLogger(__name__)
+
+
+def client_address(request: Any) -> str:
+    """The client's address, the one rule for the throttles, ``/metrics`` and per-address
+    limits (the login lockout, the sign-up limit): the socket's peer (``REMOTE_ADDR``) with ``NUM_PROXIES`` = 0, whatever
+    ``X-Forwarded-For`` the client sends; behind ``NUM_PROXIES`` proxies the address the
+    nearest of them saw (the ``NUM_PROXIES``-th entry from the right of ``X-Forwarded-For``)."""
+    meta = getattr(request, "META", None) or getattr(request, "_request", request).META
+    remote = meta.get("REMOTE_ADDR", "") or ""
+    num_proxies = settings.REST_FRAMEWORK.get("NUM_PROXIES") or 0
+    forwarded = meta.get("HTTP_X_FORWARDED_FOR")
+    if not num_proxies or not forwarded:
+        return remote
+    hops = [hop.strip() for hop in forwarded.split(",")]
+    return hops[-min(num_proxies, len(hops))]
 
 
 class _FailureCount:
@@ -58,6 +69,9 @@ class Quota:
 
 
 class _WaitMixin(SimpleRateThrottle):
+    def get_ident(self, request: Any) -> str:
+        return client_address(request)
+
     def allow_request(self, request: Any, view: Any) -> bool:
         try:
             allowed = super().allow_request(request, view)
@@ -108,10 +122,3 @@ def _record_quota(request: Any, throttle: SimpleRateThrottle) -> None:
     kept = getattr(django_request, RATE_LIMIT_ATTR, None)
     if kept is None or quota.remaining < kept.remaining:
         setattr(django_request, RATE_LIMIT_ATTR, quota)
-
-
-def client_address(request: Any) -> str:
-    """The client's address as every throttle reads it (DRF's ``get_ident``): ``REMOTE_ADDR``,
-    or behind ``NUM_PROXIES`` proxies the address the nearest of them saw; a client's own
-    ``X-Forwarded-For`` is never trusted. The login lockout and the sign-up limit use it too."""
-    return BaseThrottle().get_ident(request)

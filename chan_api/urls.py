@@ -2,22 +2,23 @@
 
 from django.contrib import admin
 from django.urls import include, path
-from django.views.generic import RedirectView
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from chan_api.api_root import ApiRootApi
+from chan_api.api_root import ApiRootApi, site_root
+from chan_api.docs_pages import OfflineRedocView, redoc_bundle
 from chan_api.health import healthz, readyz
 from chan_api.metrics import metrics_view
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="swagger-ui", permanent=False), name="root"),
+    path("", site_root, name="root"),
     path("admin/", admin.site.urls),
     path("api/v1/", ApiRootApi.as_view(), name="api-root"),
     path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("games.api.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
-    path("api/redoc/", SpectacularRedocView.as_view(url_name="schema"), name="redoc"),
+    path("api/redoc/", OfflineRedocView.as_view(url_name="schema"), name="redoc"),
+    path("api/redoc/redoc.standalone.js", redoc_bundle, name="redoc-bundle"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),

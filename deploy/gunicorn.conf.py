@@ -19,7 +19,7 @@ from chan_api.logs import logging_config
 
 bind = os.environ.get("BIND", "0.0.0.0:8000")
 workers = int(os.environ.get("WEB_WORKERS", multiprocessing.cpu_count() * 2 + 1))
-worker_class = os.environ.get("WEB_WORKER_CLASS", "uvicorn_worker.UvicornWorker")
+worker_class = os.environ.get("WEB_WORKER_CLASS", "chan_api.uvicorn_worker.UvicornWorker")
 timeout = 60
 graceful_timeout = 30
 keepalive = 5
@@ -71,7 +71,6 @@ def child_exit(server, worker):
 # 400 ("Invalid HTTP request received.") before the application sees it, and bounds neither the
 # number nor the size of headers: whatever faces the internet in front of it (a proxy, a load
 # balancer) should bound those (tests/chan_api/test_deploy.py checks the request line).
-# uvicorn applies X-Forwarded-For and X-Forwarded-Proto from the peers gunicorn's
-# forwarded_allow_ips trusts (FORWARDED_ALLOW_IPS, by default 127.0.0.1 and ::1): from a proxy on
-# the same machine REMOTE_ADDR is then the client's address, not the proxy's (gunicorn's gthread
-# worker took only the scheme from them). Behind such a proxy NUM_PROXIES still names it.
+# The worker (chan_api/uvicorn_worker.py) leaves X-Forwarded-For and X-Forwarded-Proto alone:
+# REMOTE_ADDR is the socket's peer, and Django judges the headers by NUM_PROXIES alone (the
+# throttles, /metrics, the sign-up limit), so a client's own X-Forwarded-For is never taken.

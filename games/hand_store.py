@@ -9,8 +9,10 @@ immutable, so sharing them between threads is safe.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import logging
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -267,30 +269,65 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
 
 LONG_POLLS_PER_TOKEN = 10
 _SLOT_TTL_SECONDS = 120  # above the longest wait: a process killed mid-wait frees its slot
+# Without Redis the count is read and written under a lock: this process's threads take the
+# threading lock, other processes sharing a file cache (make run: the web server and the
+# worker) the flock of a file beside it. Django's file cache incr() is a read and a write
+# (11 polls at once were all admitted), and add/incr/touch are three steps on any backend.
+_SLOT_LOCK = threading.Lock()
+_SLOT_LOCK_FILE = "long-poll-slots.lock"
+
+
+@contextmanager
+def _slots_locked() -> Iterator[None]:
+    with _SLOT_LOCK:
+        directory = getattr(cache, "_dir", None)  # django's FileBasedCache
+        if directory is None:  # a memory cache: this process is the only one that sees it
+            yield
+            return
+        os.makedirs(directory, exist_ok=True)
+        with open(os.path.join(directory, _SLOT_LOCK_FILE), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _slot_count_add(key: str, step: int, limit: int | None = None) -> int:
+    """Add ``step`` to a slot counter under :func:`_slots_locked`, never below 0 nor (with
+    ``limit``) above it; return the count it would reach (above ``limit``: not stored)."""
+    with _slots_locked():
+        current = cache.get(key, 0)
+        current = current if isinstance(current, int) else 0
+        wanted = max(0, current + step)
+        if limit is None or wanted <= limit:
+            cache.set(key, wanted, timeout=_SLOT_TTL_SECONDS)
+        return wanted
 
 
 def long_poll_slot_take(*, token_id: int | None) -> str | None:
     """Take one of the token's ``LONG_POLLS_PER_TOKEN`` waiting slots, so one client cannot
     take every waiter; beyond them ``RateLimited`` (429, retry in a second). Counted in the
-    cache, shared by every web process; when the cache does not answer the poll waits
+    cache, shared by every web process, atomically on every backend (Redis: one INCR; else
+    under a lock, see :func:`_slots_locked`); when the cache does not answer the poll waits
     uncounted (as the throttles fail open). Returns the key to give to
     :func:`long_poll_slots_free` when the poll ends (None: nothing was counted)."""
     if token_id is None:
         return None
     key = f"games:long-polls:{token_id}"
+    redis = hasattr(cache, "incr_expiring")  # chan_api/redis_cache.py: one round trip
     try:
-        if hasattr(cache, "incr_expiring"):  # Redis (chan_api/redis_cache.py): one round trip
+        if redis:
             waiting = cache.incr_expiring(key, _SLOT_TTL_SECONDS)
         else:
-            cache.add(key, 0, timeout=_SLOT_TTL_SECONDS)
-            waiting = cache.incr(key)
-            cache.touch(key, _SLOT_TTL_SECONDS)
+            waiting = _slot_count_add(key, 1, limit=LONG_POLLS_PER_TOKEN)
     except Exception:
         logger.warning("long polls of token %s: the cache did not answer", token_id)
         metrics.cache_failed(use="long_poll_slots")
         return None
     if waiting > LONG_POLLS_PER_TOKEN:
-        long_poll_slots_free([key])
+        if redis:  # counted anyway: give it back (the locked count never stored it)
+            long_poll_slots_free([key])
         raise RateLimited(
             _("At most %(limit)s long polls may wait at once for one token."),
             retry_after=1,
@@ -307,7 +344,7 @@ def long_poll_slots_free(keys: list[str]) -> None:
         return
     for key in keys:
         with suppress(Exception):
-            cache.decr(key)
+            _slot_count_add(key, -1)
 
 
 @contextmanager

@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from accounts.ledger_selectors import LEDGER_PAGE_DEFAULT, LEDGER_PAGE_MAX
 from accounts.models import ApiToken, LedgerTransaction, User
-from chan_api.strict_input import StrictCharField, StrictInputSerializer
+from chan_api.strict_input import QueryIntegerField, StrictCharField, StrictInputSerializer
 
 _USERNAME_MAX = User._meta.get_field("username").max_length
 _DISPLAY_NAME_MAX = User._meta.get_field("display_name").max_length
@@ -100,13 +100,12 @@ class BonusOutputSerializer(serializers.Serializer):
 
 class LedgerQuerySerializer(serializers.Serializer):
     cursor = serializers.RegexField(
-        r"^[0-9]{1,18}$",
+        r"^[0-9]{1,18}\Z",
+        trim_whitespace=False,
         required=False,
         help_text="The `next` cursor of the previous page (opaque); the newest entries without.",
     )
-    limit = serializers.IntegerField(
-        min_value=1, max_value=LEDGER_PAGE_MAX, default=LEDGER_PAGE_DEFAULT
-    )
+    limit = QueryIntegerField(min_value=1, max_value=LEDGER_PAGE_MAX, default=LEDGER_PAGE_DEFAULT)
 
 
 class LedgerEntryOutputSerializer(serializers.Serializer):

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from chan_api.strict_input import (
+    QueryIntegerField,
     StrictBooleanField,
     StrictCharField,
     StrictInputSerializer,
@@ -38,8 +39,8 @@ MAX_STAKE = 1_000_000_000
 MAX_SEQ = 2**31 - 1
 CARD_HELP = "A kind code: 2V…9V, 2N…9N, 2S…9S or CC."
 ROOM_RE = r"^[a-z0-9-]{1,32}$"
-TABLE_CURSOR_RE = r"^[0-9]{1,17}\.[0-9]{1,18}$"
-HAND_CURSOR_RE = r"^[0-9]{1,18}$"
+TABLE_CURSOR_RE = r"^[0-9]{1,17}\.[0-9]{1,18}\Z"
+HAND_CURSOR_RE = r"^[0-9]{1,18}\Z"
 
 # --------------------------------------------------------------------------- shared
 
@@ -157,8 +158,8 @@ class TableCreateInputSerializer(StrictInputSerializer):
 
 class TableListQuerySerializer(serializers.Serializer):
     room = serializers.CharField(max_length=32, required=False)
-    stake = serializers.IntegerField(min_value=1, max_value=MAX_STAKE, required=False)
-    open_seats = serializers.IntegerField(
+    stake = QueryIntegerField(min_value=1, max_value=MAX_STAKE, required=False)
+    open_seats = QueryIntegerField(
         min_value=0, max_value=MAX_SEATS, required=False, help_text="At least this many free seats."
     )
     status = serializers.ChoiceField(
@@ -168,13 +169,12 @@ class TableListQuerySerializer(serializers.Serializer):
     )
     cursor = serializers.RegexField(
         TABLE_CURSOR_RE,
+        trim_whitespace=False,
         required=False,
         help_text='The cursor of the `Link: <…>; rel="next"` header of the previous page '
         "(opaque); the newest tables without.",
     )
-    limit = serializers.IntegerField(
-        min_value=1, max_value=TABLE_LIST_MAX, default=TABLE_PAGE_DEFAULT
-    )
+    limit = QueryIntegerField(min_value=1, max_value=TABLE_LIST_MAX, default=TABLE_PAGE_DEFAULT)
 
 
 class SeatJoinInputSerializer(StrictInputSerializer):
@@ -461,10 +461,10 @@ class HandViewSerializer(serializers.Serializer):
 
 
 class HandQuerySerializer(serializers.Serializer):
-    wait = serializers.IntegerField(
+    wait = QueryIntegerField(
         min_value=0, max_value=30, default=0, help_text="Long-poll for up to this many seconds."
     )
-    after_seq = serializers.IntegerField(
+    after_seq = QueryIntegerField(
         min_value=0,
         max_value=MAX_SEQ,
         required=False,
@@ -478,11 +478,11 @@ class MoveCreatedSerializer(serializers.Serializer):
 
 
 class EventsQuerySerializer(serializers.Serializer):
-    after_seq = serializers.IntegerField(
+    after_seq = QueryIntegerField(
         min_value=0, max_value=MAX_SEQ, required=False, help_text="Cursor: events after this seq."
     )
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=100)
-    wait = serializers.IntegerField(
+    limit = QueryIntegerField(min_value=1, max_value=100, default=100)
+    wait = QueryIntegerField(
         min_value=0,
         max_value=30,
         default=0,
@@ -515,7 +515,7 @@ class HandEventPageSerializer(serializers.Serializer):
 
 
 class ReplayQuerySerializer(serializers.Serializer):
-    seq = serializers.IntegerField(min_value=0, max_value=MAX_SEQ, required=False)
+    seq = QueryIntegerField(min_value=0, max_value=MAX_SEQ, required=False)
 
 
 class HandReplaySerializer(serializers.Serializer):
@@ -733,12 +733,11 @@ class QuickJoinInputSerializer(StrictInputSerializer):
 class HistoryQuerySerializer(serializers.Serializer):
     cursor = serializers.RegexField(
         HAND_CURSOR_RE,
+        trim_whitespace=False,
         required=False,
         help_text="The `next` cursor of the previous page (opaque); the newest hands without.",
     )
-    limit = serializers.IntegerField(
-        min_value=1, max_value=HISTORY_PAGE_MAX, default=HISTORY_PAGE_DEFAULT
-    )
+    limit = QueryIntegerField(min_value=1, max_value=HISTORY_PAGE_MAX, default=HISTORY_PAGE_DEFAULT)
 
 
 class OutcomeSerializer(serializers.Serializer):

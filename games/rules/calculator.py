@@ -22,7 +22,7 @@ from games.rules.cards import (
     parse_kinds,
 )
 from games.rules.cuoc import WIN_SOURCES, WinFacts, detect_cuoc
-from games.rules.errors import InvalidInput, gettext_noop
+from games.rules.errors import InvalidInput, gettext_noop, shown
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset
 from games.rules.scoring import normalize_cuoc, score
 from games.rules.shape import best_chan, is_bach_thu, waiting_set, wins_with
@@ -240,7 +240,7 @@ def evaluate(
             "source",
             "unknown_source",
             gettext_noop("Unknown source %(source)s; use one of %(sources)s."),
-            source=repr(str(source)[:20]),
+            source=shown(source),
             sources=", ".join(WIN_SOURCES),
         )
     groups = _parse_mat(mat)

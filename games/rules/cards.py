@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from games.rules.errors import InvalidInput, gettext_noop
+from games.rules.errors import InvalidInput, gettext_noop, shown
 
 SUITS = ("V", "N", "S")
 SUIT_NAMES = {"V": "Vạn", "N": "Văn", "S": "Sách"}
@@ -56,11 +56,10 @@ def display_name(kind: int) -> str:
 def parse_kind(value: object) -> int:
     """Parse one kind code such as ``"7N"`` or ``"CC"``; anything else is an InvalidInput."""
     if not isinstance(value, str) or value not in KIND_OF:
-        shown = repr(value)[:20]
         raise InvalidInput(
             "unknown_card",
             gettext_noop("Unknown card code %(card)s: use 2V…9V, 2N…9N, 2S…9S or CC."),
-            card=shown,
+            card=shown(value),
         )
     return KIND_OF[value]
 

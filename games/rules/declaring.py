@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from games.rules.cuoc import BACH_THU_CUOC, detect_cuoc, facts_from_state, ruleset_of
-from games.rules.errors import IllegalMove, InvalidInput, gettext_noop
+from games.rules.errors import IllegalMove, InvalidInput, gettext_noop, shown
 from games.rules.moves import Declare
 from games.rules.results import Declaration, Outcome, Result, Verdict
 from games.rules.ruleset import CUOC_MAX_COUNT, CUOC_SLUGS, Ruleset
@@ -33,7 +33,7 @@ def check_declaration(declared: Mapping[str, int]) -> dict[str, int]:
     for slug, n in declared.items():
         if slug not in CUOC_MAX_COUNT:
             raise InvalidInput(
-                "unknown_cuoc", gettext_noop("Unknown cước %(slug)s."), slug=repr(str(slug)[:40])
+                "unknown_cuoc", gettext_noop("Unknown cước %(slug)s."), slug=shown(slug, 40)
             )
         if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= CUOC_MAX_COUNT[slug]:
             raise InvalidInput(
@@ -41,7 +41,7 @@ def check_declaration(declared: Mapping[str, int]) -> dict[str, int]:
                 gettext_noop("Cước '%(slug)s' can be declared 1 to %(most)s times, not %(count)s."),
                 slug=slug,
                 most=CUOC_MAX_COUNT[slug],
-                count=repr(n),
+                count=shown(n),
             )
     cleaned = {slug: declared[slug] for slug in CUOC_SLUGS if declared.get(slug)}
     if not cleaned:

@@ -9,6 +9,7 @@ without the rules core importing anything from Django.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 
@@ -22,8 +23,22 @@ def fill(template: str, params: Mapping[str, object]) -> str:
     return template % params if params else template
 
 
+def shown(value: object, limit: int = 20) -> str:
+    """A value a client sent, for a message: in JSON's spelling (``null``, ``true``, ``"7X"``),
+    never Python's (``None``, ``True``, ``'7X'``); strings cut at ``limit`` characters."""
+    if isinstance(value, str):
+        return json.dumps(value[:limit], ensure_ascii=False)
+    try:
+        return json.dumps(value, ensure_ascii=False)[:limit]
+    except (TypeError, ValueError):  # not JSON at all (a direct caller's object): its type
+        return type(value).__name__
+
+
 class RuleError(ValueError):
-    """A move or input the rules refuse. ``code`` is stable and used as the API error code."""
+    """A move or input the rules refuse. ``code`` is stable and used as the API error code;
+    ``fields`` are the input fields at fault (dotted), empty when the refusal names none."""
+
+    fields: tuple[str, ...] = ()
 
     def __init__(self, code: str, template: str, /, **params: object) -> None:
         message = fill(template, params)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from games.rules.cards import CODES, parse_kind
-from games.rules.errors import InvalidInput, gettext_noop
+from games.rules.errors import InvalidInput, gettext_noop, shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,26 +130,38 @@ _FIELDS: dict[str, frozenset[str]] = {
 MAX_SEATS = 4
 
 
-def _bad(template: str, **params: object) -> InvalidInput:
-    return InvalidInput("invalid_move", template, **params)
+def _bad(template: str, *, at: str | None = None, **params: object) -> InvalidInput:
+    """``invalid_move``; ``at``: the field at fault."""
+    error = InvalidInput("invalid_move", template, **params)
+    if at is not None:
+        error.fields = (at,)
+    return error
+
+
+def _missing(key: str) -> InvalidInput:
+    return _bad(gettext_noop("Field '%(field)s' is required."), at=key, field=key)
 
 
 def _card(d: Mapping[str, Any], key: str) -> int:
     if key not in d:
-        raise _bad(gettext_noop("Field '%(field)s' is required."), field=key)
-    return parse_kind(d[key])
+        raise _missing(key)
+    try:
+        return parse_kind(d[key])
+    except InvalidInput as exc:
+        exc.fields = (key,)
+        raise
 
 
 def _opt_bool(d: Mapping[str, Any], key: str) -> bool | None:
     v = d.get(key)
     if v is not None and not isinstance(v, bool):
-        raise _bad(gettext_noop("Field '%(field)s' must be true or false."), field=key)
+        raise _bad(gettext_noop("Field '%(field)s' must be true or false."), at=key, field=key)
     return v
 
 
 def _cuoc(value: Any) -> tuple[tuple[str, int], ...]:
     if not isinstance(value, Mapping):
-        raise _bad(gettext_noop("Field 'cuoc' must be an object of slug → count."))
+        raise _bad(gettext_noop("Field 'cuoc' must be an object of slug → count."), at="cuoc")
     out = []
     for slug, n in value.items():
         if not isinstance(slug, str) or len(slug) > 40:
@@ -165,14 +177,22 @@ def move_from_dict(data: object, *, seat: int | None = None) -> Move:
     """Parse a move from its JSON form. ``seat`` (from the caller's identity) overrides the body."""
     if not isinstance(data, Mapping):
         raise _bad(gettext_noop("A move must be a JSON object."))
-    mtype = data.get("type")
+    if "type" not in data:  # named as missing, under the code of a bad type (stable)
+        error = InvalidInput(
+            "unknown_move_type", gettext_noop("Field '%(field)s' is required."), field="type"
+        )
+        error.fields = ("type",)
+        raise error
+    mtype = data["type"]
     if not isinstance(mtype, str) or mtype not in MOVE_TYPES:
-        raise InvalidInput(
+        error = InvalidInput(
             "unknown_move_type",
             gettext_noop("Unknown move type %(type)s; expected one of %(types)s."),
-            type=repr(str(mtype)[:20]),
+            type=shown(mtype),
             types=", ".join(MOVE_TYPES),
         )
+        error.fields = ("type",)
+        raise error
     extra = set(data) - _FIELDS[mtype] - {"type", "seat", "system"}
     if extra:
         raise _bad(
@@ -183,7 +203,7 @@ def move_from_dict(data: object, *, seat: int | None = None) -> Move:
     if seat is None:
         seat = data.get("seat")
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < MAX_SEATS:
-        raise _bad(gettext_noop("Field 'seat' must be a seat number 0…3."))
+        raise _bad(gettext_noop("Field 'seat' must be a seat number 0…3."), at="seat")
     system = data.get("system", False) is True
     if mtype == "discard":
         return Discard(seat, _card(data, "card"), system=system)
@@ -202,7 +222,7 @@ def move_from_dict(data: object, *, seat: int | None = None) -> Move:
     if mtype == "declare":
         auto = data.get("auto", False)
         if auto is not False and auto is not True:
-            raise _bad(gettext_noop("Field 'auto' must be true or false."))
+            raise _bad(gettext_noop("Field 'auto' must be true or false."), at="auto")
         if auto:
             if "cuoc" in data:
                 raise _bad(gettext_noop("Give either 'cuoc' or 'auto', not both."))

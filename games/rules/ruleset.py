@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
+from games.rules.errors import shown
+
 __all__ = [
     "BAO_PAYERS",
     "CUOC_MAX_COUNT",
@@ -450,7 +452,7 @@ def _check_mapping(key: str, value: Any) -> Mapping[Any, Any]:
         raise RulesetError(key, "must be an object")
     for name in value:
         if not isinstance(name, str):
-            raise RulesetError(key, f"keys must be strings, got {name!r}")
+            raise RulesetError(key, f"keys must be strings, got {shown(name)}")
     return value
 
 

@@ -24,7 +24,7 @@ from typing import Any
 from games.rules.cards import parse_kinds
 from games.rules.deck import check_deck, first_dealer, shuffle
 from games.rules.engine import apply, new_hand
-from games.rules.errors import RuleError
+from games.rules.errors import RuleError, shown
 from games.rules.moves import move_from_dict
 from games.rules.quan import result_quan
 from games.rules.ruleset import RulesetError, build_ruleset
@@ -118,7 +118,9 @@ def _deck(doc: Mapping[str, Any]) -> list[int]:
             raise _Found(0, f"the fixed deck is not the 100 cards: {exc.message}") from None
         return deck
     if algorithm != SHUFFLE_ALGORITHM:
-        raise _Found(0, f"unknown shuffle {algorithm!r} (expected {SHUFFLE_ALGORITHM!r})")
+        raise _Found(
+            0, f"unknown shuffle {shown(algorithm, 40)} (expected {shown(SHUFFLE_ALGORITHM, 40)})"
+        )
     n_seats = doc["config"]["seats"]
     if doc["number"] == 1 and doc["dealer"] != first_dealer(seed_bytes, n_seats):
         raise _Found(0, "the first hand's dealer is not the one the seed draws")
@@ -165,11 +167,14 @@ def _check_result(seq: int, replayed: Mapping[str, Any], stated: Mapping[str, An
         mine, theirs = declaration["verdict"], stated_declaration.get("verdict")
         if mine != theirs:
             raise _Found(
-                seq, f"the declaration's verdict is {mine!r}, the document says {theirs!r}"
+                seq,
+                f"the declaration's verdict is {shown(mine)}, the document says {shown(theirs)}",
             )
     for part in RESULT_PARTS:
         if replayed[part] != stated.get(part):
-            raise _Found(seq, f"the result's {part} is not the replay's: {replayed[part]}")
+            raise _Found(
+                seq, f"the result's {part} is not the replay's: {shown(replayed[part], 400)}"
+            )
 
 
 def _check_bo_u(last: int, replayed: list[dict[str, Any]], doc: Mapping[str, Any]) -> None:

@@ -39,7 +39,12 @@ from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
 from games.rules.views import result_of
 from games.selectors import not_a_participant, rule_message
-from games.services.idempotency import StoredResponse, idempotency_record, idempotency_replay
+from games.services.idempotency import (
+    StoredResponse,
+    idempotency_key_check,
+    idempotency_record,
+    idempotency_replay,
+)
 from games.services.practice import bot_choose, bot_rng
 
 logger = logging.getLogger(__name__)
@@ -98,7 +103,10 @@ def _rule_refusal(exc: RuleError, seq: int) -> DomainError:
         family = Conflict
     else:
         family = RuleRefused
-    return family(rule_message(exc), code=exc.code, extra={"seq": seq}, **exc.params)
+    error = family(rule_message(exc), code=exc.code, extra={"seq": seq}, **exc.params)
+    if exc.fields:  # a malformed field of the move is named, as serializers name theirs
+        error.errors = {field: [error.detail()] for field in exc.fields}
+    return error
 
 
 def _check_prefs(hand: Hand, state: HandState, new_state: HandState, seat: int) -> None:
@@ -224,6 +232,19 @@ def hand_move_apply(
     return new_state
 
 
+MAX_SEQ = 2**31 - 1  # the seq column's range
+
+
+def _check_expected_seq(value: Any) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEQ:
+        raise InvalidInput(
+            _("expected_seq must be a non-negative integer."),
+            errors={"expected_seq": [_("must be a non-negative integer")]},
+        )
+
+
 def move_submit(
     *,
     hand_id: int,
@@ -231,11 +252,12 @@ def move_submit(
     move_json: Any,
     request_hash: str,
     render: MoveRenderer,
-    expected_seq: int | None = None,
+    expected_seq: Any = None,
     idempotency_key: str | None = None,
 ) -> StoredResponse:
     """A player's move request: lock the hand, answer a repeated ``Idempotency-Key`` from its
-    record, else apply the move and keep the response (``render``'s view) under the key.
+    record, else apply the move and keep the response (``render``'s view) under the key. Every
+    refusal after the participant check carries the hand's ``seq`` (a malformed key included).
 
     Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
     new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
@@ -247,16 +269,27 @@ def move_submit(
         seat = hand.seat_of(user.pk)
         if seat is None:
             raise not_a_participant()
-        replayed = idempotency_replay(user=user, key=idempotency_key, request_hash=request_hash)
-        if replayed is not None:
-            return replayed
-        new_state = hand_move_apply(
-            hand=hand, seat=seat, move_json=move_json, expected_seq=expected_seq
-        )
-        response = StoredResponse(201, {"seq": hand.seq, "state": render(hand, new_state)})
-        idempotency_record(
-            user=user, key=idempotency_key, hand=hand, request_hash=request_hash, response=response
-        )
+        seq = hand.seq  # what every refusal carries (a refused move appends nothing)
+        try:
+            _check_expected_seq(expected_seq)
+            idempotency_key_check(idempotency_key)
+            replayed = idempotency_replay(user=user, key=idempotency_key, request_hash=request_hash)
+            if replayed is not None:
+                return replayed
+            new_state = hand_move_apply(
+                hand=hand, seat=seat, move_json=move_json, expected_seq=expected_seq
+            )
+            response = StoredResponse(201, {"seq": hand.seq, "state": render(hand, new_state)})
+            idempotency_record(
+                user=user,
+                key=idempotency_key,
+                hand=hand,
+                request_hash=request_hash,
+                response=response,
+            )
+        except DomainError as exc:
+            exc.extra.setdefault("seq", seq)
+            raise
         return response
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 
-from chan_api.errors import Conflict
+from chan_api.errors import Conflict, InvalidInput
 from games.models import Hand, IdempotencyRecord
 
 
@@ -19,6 +20,18 @@ class StoredResponse:
     status: int
     body: dict[str, Any]
     replayed: bool = False
+
+
+_KEY_RE = re.compile(r"[\x21-\x7e]{1,128}")
+
+
+def idempotency_key_check(key: str | None) -> None:
+    """A key is 1 to 128 visible ASCII characters (``invalid_idempotency_key`` otherwise)."""
+    if key is not None and not _KEY_RE.fullmatch(key):
+        raise InvalidInput(
+            _("Idempotency-Key must be 1 to 128 visible ASCII characters."),
+            code="invalid_idempotency_key",
+        )
 
 
 def _key_reused() -> Conflict:

@@ -47,16 +47,22 @@ from games.services.practice import practice_seat_bots
 from games.services.settlement import hand_settle
 
 
+def fixed_deck_check(*, deck_given: bool) -> None:
+    """A fixed deck (or dealer) is refused with ``fixed_deck_not_allowed`` unless
+    ``CHAN_ALLOW_FIXED_DECK``, whatever the deck: checked before the deck itself."""
+    if deck_given and not settings.CHAN_ALLOW_FIXED_DECK:
+        raise InvalidInput(
+            _("Fixed decks are for tests and development only; this server refuses them."),
+            code="fixed_deck_not_allowed",
+        )
+
+
 def _fixed_deck(
     deck: Any, dealer: int | None, max_seats: int
 ) -> tuple[list[str] | None, int | None]:
     if deck is None and dealer is None:
         return None, None
-    if not settings.CHAN_ALLOW_FIXED_DECK:
-        raise InvalidInput(
-            _("Fixed decks are for tests and development only; this server refuses them."),
-            code="fixed_deck_not_allowed",
-        )
+    fixed_deck_check(deck_given=True)
     if deck is None:
         raise InvalidInput(
             _("A fixed dealer needs a fixed deck."), errors={"deck": [_("required with dealer")]}

@@ -213,7 +213,7 @@ def test_the_schema_is_private_in_production_unless_made_public(tmp_path) -> Non
     debug = loaded(tmp_path, DEBUG="1")
     assert private["CHAN_PUBLIC_API_DOCS"] is False
     assert private["SPECTACULAR_SETTINGS"]["SERVE_PERMISSIONS"] == [
-        "rest_framework.permissions.IsAuthenticated"
+        "chan_api.schema.DocsPermission"
     ]
     assert public["CHAN_PUBLIC_API_DOCS"] is True and debug["CHAN_PUBLIC_API_DOCS"] is True
 

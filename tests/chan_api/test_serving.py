@@ -3,10 +3,12 @@ from the web process with DEBUG off (whitenoise), request ids, 404s as problems 
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from django.test import override_settings
+from django.urls import resolve
 
 pytestmark = pytest.mark.django_db
 
@@ -27,8 +29,55 @@ def test_the_api_root_links_the_resources_the_schema_and_the_docs(client) -> Non
     resources = body["resources"]
     assert resources["tables"] == "http://testserver/api/v1/tables"
     assert resources["token"] == "http://testserver/api/v1/auth/token"
-    for url in resources.values():  # every link leads somewhere (401 or 405 is somewhere)
-        assert client.get(url.removeprefix("http://testserver")).status_code != 404, url
+    assert resources["rooms"] == "http://testserver/api/v1/rooms"
+    assert resources["my_hands"] == "http://testserver/api/v1/me/hands"
+    assert body["templates"]["hand"] == "http://testserver/api/v1/hands/{hand_id}"
+    assert body["templates"]["player"] == "http://testserver/api/v1/players/{username}"
+
+
+def _api_routes() -> list[tuple[str, object]]:
+    """Every route under /api/v1/ as (its path pattern, its view class)."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+
+    found = []
+
+    def walk(patterns, prefix: str) -> None:
+        for p in patterns:
+            if isinstance(p, URLResolver):
+                walk(p.url_patterns, prefix + str(p.pattern))
+            elif isinstance(p, URLPattern):
+                found.append((prefix + str(p.pattern), getattr(p.callback, "view_class", None)))
+
+    walk(get_resolver().url_patterns, "/")
+    return [(path, view) for path, view in found if path.startswith("/api/v1/")]
+
+
+def test_the_api_root_links_every_route_and_every_link_resolves(client, make_user) -> None:
+    user, token = make_user()
+    body = client.get("/api/v1/").json()
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
+    samples = {"{hand_id}": "1", "{table_id}": "1", "{token_id}": "1", "{slug}": "nen-dat"}
+    samples["{username}"] = user.username
+    linked = {}
+    resources = set(body["resources"].values())
+    for url in [*resources, *body["templates"].values()]:
+        path = url.removeprefix("http://testserver")
+        for placeholder, value in samples.items():
+            path = path.replace(placeholder, value)
+        assert "{" not in path, url
+        linked[path] = url
+        # every link exists: OPTIONS answers it, and a resource's GET where the route reads
+        # (a template's object, id 1, may not exist: its route still answers OPTIONS)
+        assert client.options(path, **auth).status_code == 200, path
+        if url in resources and hasattr(resolve(path).func.view_class, "get"):
+            assert client.get(path, **auth).status_code not in (404, 405), path
+    # and every route of the URLconf under /api/v1/ is linked, with or without parameters
+    pattern_of = re.compile(r"<(?:\w+:)?(\w+)>")
+    for route, _view in _api_routes():
+        if route == "/api/v1/":
+            continue
+        path = pattern_of.sub(lambda m: samples["{" + m.group(1) + "}"], route)
+        assert path in linked, f"{route} is not linked from the API root"
 
 
 def test_the_site_root_redirects_to_the_docs(client) -> None:
@@ -45,12 +94,16 @@ def test_the_docs_load_pinned_assets_from_our_static_files(client, path, asset) 
     assert page.status_code == 200
     html = page.content.decode()
     assert "cdn.jsdelivr.net" not in html and "@latest" not in html
-    scripts = re.findall(r'src="(/static/drf_spectacular_sidecar/[^"]+\.js)"', html)
+    assert "fonts.googleapis.com" not in html and "https://" not in html
+    scripts = re.findall(
+        r'src="(/static/drf_spectacular_sidecar/[^"]+\.js|/api/redoc/redoc\.standalone\.js)"', html
+    )
     assert scripts and any(asset in s for s in scripts), html
     for src in scripts:
         served = client.get(src)
         assert served.status_code == 200, src
         assert len(body_of(served)) > 1000
+        assert b"cdn.redoc.ly" not in body_of(served)  # ReDoc's logo is inlined
 
 
 def test_static_files_are_served_with_debug_off(client, settings) -> None:
@@ -89,3 +142,51 @@ def test_a_url_outside_every_route_is_a_problem_even_under_debug(client, debug) 
     assert response["Content-Type"] == PROBLEM
     assert response.json()["code"] == "not_found"
     assert response.json()["request_id"] == response["X-Request-ID"]
+
+
+# ------------------------------------------------------------- every 4xx is a problem document
+
+PRIVATE_DOCS = {"DEBUG": False, "CHAN_PUBLIC_API_DOCS": False}
+
+
+def assert_problem_document(response, status: int) -> dict:
+    assert response.status_code == status
+    assert response["Content-Type"] == PROBLEM
+    body = json.loads(body_of(response))
+    assert {"type", "title", "status", "code"} <= set(body), body
+    assert body["status"] == status and body["type"].endswith("/" + body["code"])
+    return body
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/docs/", "/api/redoc/", "/api/schema/", "/api/schema/?format=json"]
+)
+def test_private_docs_answer_a_stranger_with_a_problem_document(client, path) -> None:
+    # Given the production defaults (DEBUG off, docs private), when a stranger opens the docs
+    with override_settings(**PRIVATE_DOCS):
+        response = client.get(path, HTTP_ACCEPT="text/html,application/xhtml+xml,*/*;q=0.8")
+    # then the 401 is a problem+json document, not the HTML renderer's "401 Unauthorized" text
+    assert assert_problem_document(response, 401)["code"] == "not_authenticated"
+
+
+def test_private_docs_open_for_a_signed_in_user(client, make_user) -> None:
+    _, token = make_user()
+    with override_settings(**PRIVATE_DOCS):
+        for path in ("/api/docs/", "/api/redoc/", "/api/schema/"):
+            assert client.get(path, HTTP_AUTHORIZATION=f"Bearer {token}").status_code == 200
+
+
+def test_other_4xx_of_non_json_views_are_problem_documents(client) -> None:
+    with override_settings(DEBUG=False):
+        assert_problem_document(client.post("/api/docs/"), 405)
+        assert_problem_document(client.delete("/api/schema/"), 405)
+        assert_problem_document(client.get("/api/v1/tables", HTTP_ACCEPT="text/csv"), 406)
+        assert_problem_document(client.get("/no/such/page"), 404)
+
+
+def test_the_site_root_sends_a_browser_to_the_api_root_when_the_docs_are_private(client) -> None:
+    with override_settings(**PRIVATE_DOCS):
+        response = client.get("/")
+    assert response.status_code == 302
+    assert response["Location"] == "/api/v1/"
+    assert client.get("/api/v1/").status_code == 200  # public: it links the docs and the rest

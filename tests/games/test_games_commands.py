@@ -86,8 +86,8 @@ def test_audit_hands_fails_on_a_log_tampered_behind_the_triggers(
     with pytest.raises(CommandError, match="mismatch"):
         call_command("audit_hands", hand=[hand.pk], stderr=err)
     assert (
-        f"hand {hand.pk}: discrepancy at seq {hand.seq}: the declaration's verdict is 'sai', "
-        "the document says 'dung'"
+        f"hand {hand.pk}: discrepancy at seq {hand.seq}: the declaration's verdict is "
+        '"sai", the document says "dung"'
     ) in err.getvalue()
 
 

@@ -103,9 +103,10 @@ def test_a_non_participant_gets_403_everywhere_without_spectators(
 
 def test_moving_for_another_seat_is_403_not_your_seat(players, win_hand) -> None:
     body = {"type": "draw", "seat": 0}
-    assert_problem(post_move(players[1], win_hand, body), 403, "not_your_seat")
+    assert assert_problem(post_move(players[1], win_hand, body), 403, "not_your_seat")["seq"] == 0
     body = {"type": "discard", "card": DEALER_CARD, "seat": 1}
-    assert_problem(post_move(players[0], win_hand, body), 403, "not_your_seat")
+    refused = assert_problem(post_move(players[0], win_hand, body), 403, "not_your_seat")
+    assert refused["seq"] == 0  # every refused move carries the hand's seq
     # naming one's own seat is fine
     body = {"type": "discard", "card": DEALER_CARD, "seat": 0}
     assert post_move(players[0], win_hand, body).status_code == 201
@@ -337,7 +338,7 @@ def test_the_same_key_with_another_body_is_422(players, win_hand) -> None:
         players[0], win_hand, {"type": "discard", "card": DEALER_CARD}, HTTP_IDEMPOTENCY_KEY="k"
     )
     r = post_move(players[0], win_hand, {"type": "discard", "card": "2S"}, HTTP_IDEMPOTENCY_KEY="k")
-    assert_problem(r, 422, "idempotency_key_reused")
+    assert assert_problem(r, 422, "idempotency_key_reused")["seq"] == 1
     assert event_count(win_hand) == 2
 
 
@@ -391,7 +392,16 @@ def test_a_committed_move_answers_201_when_the_cache_fails_after_commit(
 def test_a_malformed_idempotency_key_is_400(players, win_hand) -> None:
     body = {"type": "discard", "card": DEALER_CARD}
     r = post_move(players[0], win_hand, body, HTTP_IDEMPOTENCY_KEY="x" * 200)
-    assert_problem(r, 400, "invalid_idempotency_key")
+    assert assert_problem(r, 400, "invalid_idempotency_key")["seq"] == 0
+    assert event_count(win_hand) == 1
+
+
+@pytest.mark.parametrize(
+    ("body", "code"),
+    [([1, 2], "invalid_move"), ({"type": "draw", "expected_seq": "0"}, "invalid")],
+)
+def test_a_malformed_move_body_carries_the_seq(players, win_hand, body, code) -> None:
+    assert assert_problem(post_move(players[0], win_hand, body), 400, code)["seq"] == 0
 
 
 # --------------------------------------------------------------------------- polling

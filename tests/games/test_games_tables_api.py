@@ -142,6 +142,20 @@ def test_bad_table_options_are_400(players, body) -> None:
     assert not Table.objects.exists()
 
 
+@pytest.mark.parametrize(
+    "deck",
+    [WIN_DECK, WIN_DECK[:99], ["XX"] * 100, [], None, "2V" * 50, [7] * 100, {"a": 1}],
+    ids=["valid", "short", "unknown-cards", "empty", "null", "string", "numbers", "object"],
+)
+def test_a_production_table_refuses_any_deck_as_not_allowed(players, settings, deck) -> None:
+    # Given a production server (no fixed decks), whatever deck a client sends, with or
+    # without a dealer, is fixed_deck_not_allowed, not a validation error of the deck itself
+    settings.CHAN_ALLOW_FIXED_DECK = False
+    for extra in ({}, {"dealer": 0}, {"dealer": 9}):
+        assert_problem(create(players[0], deck=deck, **extra), 400, "fixed_deck_not_allowed")
+    assert not Table.objects.exists()
+
+
 def test_a_fixed_deck_is_refused_unless_the_setting_allows_it(players, settings) -> None:
     settings.CHAN_ALLOW_FIXED_DECK = False
     assert_problem(create(players[0], deck=WIN_DECK, dealer=0), 400, "fixed_deck_not_allowed")
@@ -481,3 +495,18 @@ def test_a_view_shows_a_player_who_left_after_its_seats_were_remembered(players,
     players[2].client.post(f"/api/v1/tables/{ids['table']}/leave", {}, format="json")
     left = [p["user_id"] for p in players[0].client.get(url).json()["players"] if p["left"]]
     assert left == [players[2].id]
+
+
+def test_an_empty_ready_body_says_ready_and_open_seats_counts_the_free_seats(players) -> None:
+    # docs/api.md: `{}` is `{"ready": true}`; open_seats = max_seats − the players seated
+    table = create(players[0], max_seats=4).json()
+    assert table["open_seats"] == 3
+    join(players[1], table["id"])
+    r = ready(players[0], table["id"])  # the body is {}
+    assert r.status_code == 200
+    seats = {s["user_id"]: s["ready"] for s in r.json()["table"]["seats"]}
+    assert seats == {players[0].id: True, players[1].id: False}
+    assert r.json()["table"]["open_seats"] == 2
+    listed = players[2].client.get("/api/v1/tables", {"open_seats": 2}).json()
+    assert [t["id"] for t in listed] == [table["id"]]
+    assert players[2].client.get("/api/v1/tables", {"open_seats": 3}).json() == []

@@ -210,14 +210,14 @@ def test_a_tampered_declaration_is_judged_again(doc: dict[str, Any]) -> None:
     assert declare["type"] == "declare"
     declare["payload"] = {"type": "declare", "seat": declare["seat"], "cuoc": {"tom": 1}}
     assert verify_export(doc) == Discrepancy(
-        last_seq(doc), "the declaration's verdict is 'sai', the document says 'dung'"
+        last_seq(doc), 'the declaration\'s verdict is "sai", the document says "dung"'
     )
 
 
 def test_a_tampered_verdict_in_the_result_is_found(doc: dict[str, Any]) -> None:
     doc["result"]["declaration"]["verdict"] = "sai"
     assert verify_export(doc) == Discrepancy(
-        last_seq(doc), "the declaration's verdict is 'dung', the document says 'sai'"
+        last_seq(doc), 'the declaration\'s verdict is "dung", the document says "sai"'
     )
 
 
@@ -279,8 +279,8 @@ def test_the_command_prints_verified_or_the_first_discrepancy(
     assert main([str(path)]) == 1
     out = capsys.readouterr().out
     assert (
-        out
-        == f"discrepancy at seq {last_seq(doc)}: the declaration's verdict is 'dung', the document says 'sai'\n"
+        out == f"discrepancy at seq {last_seq(doc)}: the declaration's verdict is "
+        '"dung", the document says "sai"\n'
     )
 
 

@@ -29,7 +29,7 @@ def moment(text: str) -> dt.datetime:
     if when is None:
         day = parse_date(text)
         if day is None:
-            raise ValueError(f"not a date: {text!r}")
+            raise ValueError(f'not a date: "{text}"')
         when = dt.datetime.combine(day, dt.time())
     return when if timezone.is_aware(when) else timezone.make_aware(when)
 
