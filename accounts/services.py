@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
-from chan_api.errors import Conflict, InvalidInput, NotAuthenticated, NotFound, PermissionDenied
+from core.errors import Conflict, InvalidInput, NotAuthenticated, NotFound, PermissionDenied
 
 # A token's last_used_at is refreshed at most this often, so reads do not each cost a write.
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)

@@ -17,7 +17,7 @@ from typing import Any
 
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
-from chan_api import metrics
+from core import metrics
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, Spec
 
 from chan_api.api_root import ApiRootApi
 from chan_api.health import healthz, readyz
-from chan_api.metrics import metrics_view
+from chan_api.metrics_view import metrics_view
 
 urlpatterns = [
     path("", RedirectView.as_view(pattern_name="swagger-ui", permanent=False), name="root"),

@@ -18,7 +18,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount
 from accounts.selectors import user_is_auditor
-from chan_api.errors import InvalidInput, Message, NotFound, PermissionDenied
+from core.errors import InvalidInput, Message, NotFound, PermissionDenied
 from games.clock import table_ready_deadline
 from games.hand_store import hand_deck, hand_replay, hand_seats_load, hand_state
 from games.models import Hand, HandEvent, HandSeat, Seat, Table

@@ -18,8 +18,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from chan_api.errors import InvalidInput
 from chan_api.schema import COMMON_HEADERS
+from core.errors import InvalidInput
 from games.api.long_poll import Pending, long_poll_deferrable, long_poll_pending
 from games.api.schema import (
     BAD_EVALUATE,

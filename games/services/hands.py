@@ -13,8 +13,8 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from chan_api import metrics
-from chan_api.errors import (
+from core import metrics
+from core.errors import (
     Conflict,
     DomainError,
     InvalidInput,

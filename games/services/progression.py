@@ -22,7 +22,7 @@ from accounts.selectors import level_for_xp
 from games.models import Hand
 
 XP_U_WITH_GA, XP_U, XP_PLAYED, XP_FINED = 10, 3, 1, -1
-# Transfer reasons (games.rules.settlement) by which a seat pays for its own fault.
+# Transfer reasons (games.rules.payments) by which a seat pays for its own fault.
 FINE_REASONS = frozenset(
     {"den_lang", "xuong_sai", "bao_xuong_sai", "bao_den_lang", "u_lao", "four_eleven"}
 )

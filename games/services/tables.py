@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger_selectors import wallet_balance
 from accounts.services import user_ban_check
-from chan_api.errors import Conflict, InvalidInput, NotFound
+from core.errors import Conflict, InvalidInput, NotFound
 from games.clock import (
     hand_clock_on_commit,
     hand_deadline,
@@ -43,7 +43,7 @@ from games.selectors import rule_message, ruleset_from_spec
 from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
 from games.services.practice import practice_seat_bots
-from games.services.settlement import hand_settle
+from games.services.quan_booking import hand_settle
 
 
 def _fixed_deck(

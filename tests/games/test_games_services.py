@@ -14,8 +14,8 @@ from django.core.cache import cache
 from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
-from chan_api import errors as domain
-from chan_api.errors import DomainError
+from core import errors as domain
+from core.errors import DomainError
 from games.hand_store import (
     hand_published_seq,
     hand_replay,
