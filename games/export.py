@@ -17,7 +17,7 @@ from games.hand_store import hand_seats_load
 from games.models import Hand, HandEvent
 from games.rules.quan import HOUSE, POT
 from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
-from games.selectors import hand_check_full_read, utc_iso
+from games.selectors.hands import hand_check_full_read, utc_iso
 from games.services.quan_booking import settlement_key
 
 

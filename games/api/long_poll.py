@@ -46,7 +46,7 @@ from core import metrics
 from games.api.serializers import HandEventPageSerializer
 from games.hand_feed import HandFeed, hand_feed
 from games.hand_store import long_poll_slot_take, long_poll_slots_free
-from games.selectors import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
+from games.selectors.hands import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
 
 logger = logging.getLogger(__name__)
 

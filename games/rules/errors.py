@@ -23,7 +23,15 @@ def fill(template: str, params: Mapping[str, object]) -> str:
 
 
 class RuleError(ValueError):
-    """A move or input the rules refuse. ``code`` is stable and used as the API error code."""
+    """A move or input the rules refuse. ``code`` is stable and used as the API error code;
+    ``fields`` are the dotted paths of the input at fault (``cuoc.tom``, ``context.nhai`` …),
+    none for a refused move; ``field`` is the first of them."""
+
+    fields: tuple[str, ...] = ()
+
+    @property
+    def field(self) -> str | None:
+        return self.fields[0] if self.fields else None
 
     def __init__(self, code: str, template: str, /, **params: object) -> None:
         message = fill(template, params)

@@ -30,7 +30,7 @@ from games.rules import shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput, RuleError
 from games.rules.moves import MOVE_TYPES
-from games.selectors import hand_events_for_user, hand_view_for_user
+from games.selectors.hands import hand_events_for_user, hand_view_for_user
 from games.services.hands import move_submit
 from games.services.tables import seat_join, seat_ready, table_create
 
