@@ -9,7 +9,7 @@ without the rules core importing anything from Django.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 
 def gettext_noop(s: str) -> str:
@@ -52,3 +52,19 @@ class FaultRefused(IllegalMove):
 
 class InvalidInput(RuleError):
     """Malformed input: unknown card codes, impossible hands, bad move JSON, no such seat."""
+
+
+class InvalidField(InvalidInput):
+    """Malformed input at known paths: ``fields`` are the dotted paths of the input at fault
+    (``cuoc.tom``, ``hand``, ``context.nhai``, ``ruleset.preset`` …); ``str()`` names them before
+    the message (``cuoc.tom: unknown cước slug``). Callers read ``field``/``fields``, never
+    ``str()``."""
+
+    def __init__(
+        self, fields: str | Sequence[str], code: str, template: str, /, **params: object
+    ) -> None:
+        super().__init__(code, template, **params)
+        self.fields = (fields,) if isinstance(fields, str) else tuple(fields)
+
+    def __str__(self) -> str:
+        return f"{', '.join(self.fields)}: {self.message}" if self.fields else self.message

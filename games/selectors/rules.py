@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core.errors import InvalidInput
 from games.rule_errors import rule_error
+from games.rules.errors import InvalidField
 from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset, list_presets
 from games.rules.scoring import score
@@ -37,13 +38,12 @@ def rules_score(*, ruleset_spec: Any, cuoc: Any) -> dict[str, int]:
     ruleset = ruleset_from_spec(ruleset_spec)
     try:
         return score(ruleset, cuoc).to_dict()
-    except ValueError as exc:
-        key, _sep, message = str(exc).partition(": ")
+    except InvalidField as exc:
         raise InvalidInput(
             _("The cước are invalid: %(reason)s."),
             code="invalid_cuoc",
-            errors={key: [message or str(exc)]},
-            reason=str(exc),
+            errors={field: [exc.message] for field in exc.fields},
+            reason=f"{exc.field}: {exc.message}",
         ) from exc
 
 
