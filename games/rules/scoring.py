@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from games.rules.errors import InvalidField
+from games.rules.errors import InvalidField, gettext_noop
 from games.rules.ruleset import (
     CUOC_MAX_COUNT,
     CUOC_SLUGS,
@@ -48,16 +48,21 @@ def normalize_cuoc(cuoc: Mapping[str, int]) -> dict[str, int]:
     non-negative integer, or a count above what one win can hold (``CUOC_MAX_COUNT``).
     """
     if not isinstance(cuoc, Mapping):
-        raise InvalidField("cuoc", "invalid_cuoc", "must be an object {slug: count}")
+        raise InvalidField("cuoc", "invalid_cuoc", gettext_noop("must be an object {slug: count}"))
     for slug, count in cuoc.items():
         at = f"cuoc.{slug}"
         if slug not in CUOC_MAX_COUNT:
-            raise InvalidField(at, "invalid_cuoc", "unknown cước slug")
+            raise InvalidField(at, "invalid_cuoc", gettext_noop("unknown cước slug"))
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise InvalidField(at, "invalid_cuoc", "count must be a non-negative integer")
+            raise InvalidField(
+                at, "invalid_cuoc", gettext_noop("count must be a non-negative integer")
+            )
         if count > CUOC_MAX_COUNT[slug]:
             raise InvalidField(
-                at, "invalid_cuoc", "count must be at most %(most)s", most=CUOC_MAX_COUNT[slug]
+                at,
+                "invalid_cuoc",
+                gettext_noop("count must be at most %(most)s"),
+                most=CUOC_MAX_COUNT[slug],
             )
     return {slug: cuoc[slug] for slug in CUOC_SLUGS if cuoc.get(slug, 0) > 0}
 
