@@ -28,7 +28,7 @@ from accounts.ledger import MAX_ADJUSTMENT, balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import ApiToken, LedgerAccount, LedgerEntry, LedgerTransaction, User
 from accounts.services import signup_address_digest, token_revoke, user_ban, user_unban
-from chan_api.errors import DomainError
+from core.errors import DomainError
 
 # --------------------------------------------------------------------------- history
 

@@ -23,8 +23,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
-from chan_api import metrics
-from chan_api.errors import Conflict, InvalidInput
+from core import metrics
+from core.errors import Conflict, InvalidInput
 
 Kind = LedgerTransaction.Kind
 # An adjustment larger than this is refused (a typo, not a decision).

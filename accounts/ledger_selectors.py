@@ -10,8 +10,8 @@ from django.db.models import Count, F, Q, Sum
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
-from chan_api.errors import InvalidInput
-from chan_api.strict_input import ascii_int
+from core.ascii_digits import ascii_int
+from core.errors import InvalidInput
 
 LEDGER_PAGE_DEFAULT = 50
 LEDGER_PAGE_MAX = 200

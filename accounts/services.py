@@ -21,7 +21,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
 from accounts.signals import player_banned
-from chan_api.errors import (
+from core.errors import (
     Conflict,
     InvalidInput,
     NotAuthenticated,

@@ -37,7 +37,7 @@ class BoundedDeliveryTask(Task):
                 _max_deliveries(),
             )
             _forget(task_id, dropped=True)
-            from chan_api import metrics
+            from core import metrics
 
             metrics.task_dropped(task=self.name)
             return None

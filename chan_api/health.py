@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.cache import never_cache
 from kombu import Connection
 
-from chan_api import errors
+from core import errors
 
 
 def database_check() -> None:

@@ -1,6 +1,6 @@
 """Errors as ``application/problem+json`` (RFC 9457): the one place that speaks HTTP for them.
 
-Services, selectors and views raise :class:`chan_api.errors.DomainError` subclasses (or DRF and
+Services, selectors and views raise :class:`core.errors.DomainError` subclasses (or DRF and
 Django exceptions, which are turned into domain errors here). :data:`STATUS_BY_FAMILY` maps each
 family to its HTTP status, :data:`STATUS_BY_CODE` the few codes that differ from their family;
 :func:`problem_exception_handler` renders ``{"type", "title", "status", "code", "detail",
@@ -27,8 +27,8 @@ from rest_framework import exceptions as drf_exceptions
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 
-from chan_api import errors
 from chan_api.logs import current_request_id
+from core import errors
 
 logger = logging.getLogger(__name__)
 PROBLEM_CONTENT_TYPE = "application/problem+json"

@@ -383,7 +383,7 @@ CORS_EXPOSE_HEADERS = [
 # Operations: /healthz, /readyz (each dependency's check times out after READYZ_TIMEOUT s) and
 # /metrics, which answers only callers in METRICS_ALLOWED_IPS (addresses or networks) or sending
 # ``Authorization: Bearer $METRICS_TOKEN``. PROMETHEUS_MULTIPROC_DIR (environment only) sums
-# the metrics of every process; see chan_api/metrics.py.
+# the metrics of every process; see chan_api/metrics_view.py.
 READYZ_TIMEOUT = float(os.environ.get("READYZ_TIMEOUT", "2"))
 METRICS_TOKEN = os.environ.get("METRICS_TOKEN", "")
 METRICS_ALLOWED_IPS = env_list("METRICS_ALLOWED_IPS", "127.0.0.1,::1")

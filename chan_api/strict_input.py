@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
+
+from core.ascii_digits import ascii_int
 
 
 class StrictCharField(serializers.CharField):
@@ -26,16 +27,6 @@ class StrictIntegerField(serializers.IntegerField):
         if isinstance(data, bool) or not isinstance(data, int):
             self.fail("invalid")
         return super().to_internal_value(data)
-
-
-_ASCII_INT_RE = re.compile(r"[0-9]{1,18}")
-
-
-def ascii_int(text: str) -> int | None:
-    """A non-negative integer written in 1 to 18 ASCII digits, else None. ``int()`` alone takes
-    any Unicode digit (``"١"`` is 1), signs, spaces and underscores: every integer the URL
-    carries (query parameters, cursor parts) is read by this one function."""
-    return int(text) if _ASCII_INT_RE.fullmatch(text) else None
 
 
 class QueryIntegerField(serializers.IntegerField):

@@ -18,7 +18,7 @@ from typing import Any
 from django.conf import settings
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
 
-from chan_api import metrics
+from core import metrics
 
 logger = logging.getLogger(__name__)
 

@@ -7,7 +7,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 from chan_api.api_root import ApiRootApi, site_root
 from chan_api.docs_pages import OfflineRedocView, redoc_bundle
 from chan_api.health import healthz, readyz
-from chan_api.metrics import metrics_view
+from chan_api.metrics_view import metrics_view
 
 urlpatterns = [
     path("", site_root, name="root"),

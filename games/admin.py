@@ -40,7 +40,7 @@ from games.hand_store import hand_initial_state, hand_seats_load
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
 from games.rules import apply, move_from_dict
 from games.rules.views import full_view
-from games.services.settlement import settlement_key
+from games.services.quan_booking import settlement_key
 from games.services.void import hand_void, void_key
 
 HIDDEN_TO_AUDITORS_ONLY = "(hidden: shown to auditors only)"

@@ -9,10 +9,10 @@ from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerAccount, LedgerTransaction
 from games.hand_store import hand_replay, hand_seats_load
 from games.models import Hand
-from games.quan import HOUSE, POT
+from games.rules.quan import HOUSE, POT
 from games.rules.views import result_of
 from games.services.pot import pot_problems
-from games.services.settlement import hand_quan, practice_quan, settlement_key
+from games.services.quan_booking import hand_quan, practice_quan, settlement_key
 from games.services.void import void_key
 
 

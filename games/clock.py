@@ -1,5 +1,6 @@
-"""The clock's arithmetic and wake-ups (RULES.md §12): when a seat's decision is due, when a
-table's ready wait ends, what the clock is late for, and waking the Celery tasks at those times.
+"""The clock's arithmetic and wake-ups (RULES.md §12): when a seat's decision is due, what the
+clock is late for, and waking the Celery tasks at those times (when a table's ready wait ends is
+read by ``games.selectors.tables.table_ready_deadline``).
 
 Services and tasks both use this module; it names the tasks instead of importing them
 (``send_task``), so ``games.tasks → services → clock`` has no cycle back.
@@ -8,7 +9,6 @@ Services and tasks both use this module; it names the tasks instead of importing
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from celery import current_app
@@ -17,9 +17,10 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from accounts.models import User
-from games.models import Hand, Seat, Table
+from games.models import Hand, Table
 from games.rules import HandState
 from games.rules.state import Phase
+from games.selectors.tables import table_ready_deadline
 
 logger = logging.getLogger(__name__)
 
@@ -68,19 +69,6 @@ def hand_seat_is_bot(hand: Hand, position: int) -> bool:
         return False
     user_id = hand.seat_list()[position].user_id
     return User.objects.filter(pk=user_id, is_bot=True).exists()
-
-
-def table_ready_deadline(table: Table, seats: Sequence[Seat]) -> datetime | None:
-    """When the players who are not ready are unseated and the ready ones, if two or more, are
-    dealt: ``ready_timeout`` seconds after the first player said ready. None while nobody is
-    ready, or when everybody is (the hand is dealt at once). A bot's seat (always ready) does
-    not count: at a practice table the wait is the human players'."""
-    if table.practice:
-        seats = [s for s in seats if not s.player.is_bot]
-    ready_at = sorted(s.ready_at for s in seats if s.ready and s.ready_at is not None)
-    if not ready_at or len(ready_at) == len(seats):
-        return None
-    return ready_at[0] + timedelta(seconds=table.ready_timeout)
 
 
 SWEEP_GRACE = timedelta(seconds=2)  # a wake-up that is merely due is not re-armed

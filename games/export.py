@@ -15,11 +15,11 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import LedgerAccount, LedgerEntry
 from games.hand_store import hand_seats_load, hand_state
 from games.models import Hand, HandEvent
-from games.quan import HOUSE, POT
+from games.rules.quan import HOUSE, POT
 from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
 from games.rules.views import missed_wins_of
-from games.selectors import hand_check_full_read, utc_iso
-from games.services.settlement import settlement_key
+from games.selectors.hands import hand_check_full_read, utc_iso
+from games.services.quan_booking import settlement_key
 
 
 def hand_export_for_user(*, hand: Hand, user: Any) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, connection
 
-from chan_api import metrics
+from core import metrics
 from games.models import Hand
 
 logger = logging.getLogger(__name__)

@@ -26,8 +26,8 @@ from django.db import connection, transaction
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
-from chan_api import metrics
-from chan_api.errors import RateLimited
+from core import metrics
+from core.errors import RateLimited
 from games.hand_feed import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle

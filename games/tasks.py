@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from games.clock import clock_overdue
 from games.services.hands import hand_clock_tick
-from games.services.settlement import hand_settle, hands_unsettled
+from games.services.quan_booking import hand_settle, hands_unsettled
 from games.services.tables import table_deal_if_due
 
 logger = logging.getLogger(__name__)

@@ -42,11 +42,11 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from chan_api import metrics
+from core import metrics
 from games.api.serializers import HandEventPageSerializer
 from games.hand_feed import HandFeed, hand_feed
 from games.hand_store import long_poll_slot_take, long_poll_slots_free
-from games.selectors import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
+from games.selectors.hands import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
 
 logger = logging.getLogger(__name__)
 

@@ -28,12 +28,8 @@ from games.rules.calculator import MAX_NHAI, NO_WIN_REASONS
 from games.rules.cuoc import WIN_SOURCES
 from games.rules.moves import MOVE_TYPES
 from games.rules.ruleset import PRESETS
-from games.selectors import (
-    HISTORY_PAGE_DEFAULT,
-    HISTORY_PAGE_MAX,
-    TABLE_LIST_MAX,
-    TABLE_PAGE_DEFAULT,
-)
+from games.selectors.history import HISTORY_PAGE_DEFAULT, HISTORY_PAGE_MAX
+from games.selectors.tables import TABLE_LIST_MAX, TABLE_PAGE_DEFAULT
 
 MAX_STAKE = 1_000_000_000
 MAX_SEQ = 2**31 - 1

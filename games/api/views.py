@@ -66,20 +66,19 @@ from games.api.serializers import (
 )
 from games.export import hand_export_for_user
 from games.hand_store import hand_wait_for_seq, long_poll_slot
-from games.selectors import (
+from games.selectors.hands import (
     hand_etag,
     hand_etag_for_user,
     hand_events_for_user,
     hand_get,
-    hand_history,
     hand_replay_for_user,
     hand_view_for_user,
-    player_by_username,
-    player_profile,
-    room_catalogue,
-    rules_evaluate,
-    rules_presets,
-    rules_score,
+)
+from games.selectors.history import hand_history
+from games.selectors.players import player_by_username, player_profile
+from games.selectors.rooms import room_catalogue
+from games.selectors.rules import rules_evaluate, rules_presets, rules_score
+from games.selectors.tables import (
     table_hand_for_redirect,
     table_hands,
     table_page,

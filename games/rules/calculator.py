@@ -22,7 +22,7 @@ from games.rules.cards import (
     parse_kinds,
 )
 from games.rules.cuoc import WIN_SOURCES, WinFacts, detect_cuoc
-from games.rules.errors import InvalidInput, gettext_noop, shown
+from games.rules.errors import InvalidField, InvalidInput, gettext_noop, shown
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset
 from games.rules.scoring import normalize_cuoc, score
 from games.rules.shape import best_chan, is_bach_thu, waiting_set, wins_with
@@ -74,17 +74,8 @@ def _reason(code: str) -> dict[str, str]:
     return {"code": code, "message": message, "message_vi": message_vi}
 
 
-class InvalidField(InvalidInput):
-    """Malformed calculator input; ``fields`` are the request fields at fault, dotted for nested
-    keys (``hand``, ``mat``, ``card``, ``source``, ``context.nhai``, ``ruleset.preset`` …)."""
-
-    def __init__(self, fields: Sequence[str], code: str, template: str, /, **params: object):
-        super().__init__(code, template, **params)
-        self.fields = tuple(fields)
-
-
 def _bad(field: str | Sequence[str], code: str, template: str, /, **params: object) -> InvalidField:
-    return InvalidField((field,) if isinstance(field, str) else field, code, template, **params)
+    return InvalidField(field, code, template, **params)
 
 
 def _kinds(values: object, field: str) -> list[int]:
@@ -373,7 +364,8 @@ def score_dict(ruleset: Ruleset | Mapping[str, Any] | None, cuoc: object) -> dic
         )
     try:
         normalize_cuoc(cuoc)
-    except ValueError as exc:
-        key, _, _ = str(exc).partition(": ")
-        raise _bad(key, "invalid_cuoc", gettext_noop("%(problem)s"), problem=str(exc)) from exc
+    except InvalidField as exc:
+        raise _bad(
+            exc.fields, "invalid_cuoc", gettext_noop("%(problem)s"), problem=str(exc)
+        ) from exc
     return score(rs, cuoc).to_dict()

@@ -20,9 +20,9 @@ from games.rules.deck import deal
 from games.rules.declaring import declare
 from games.rules.errors import FaultRefused, IllegalMove, InvalidInput, gettext_noop
 from games.rules.moves import Chiu, Declare, Discard, Draw, Eat, Move, Pass, SetPrefs, TraCua, U
+from games.rules.payments import settle
 from games.rules.results import Declaration, Outcome, Result
 from games.rules.ruleset import FOUR_ELEVEN_MIN, Ruleset
-from games.rules.settlement import settle
 from games.rules.shape import is_bach_thu, wins_with
 from games.rules.state import (
     SRC_DISCARD,

@@ -10,7 +10,7 @@ without the rules core importing anything from Django.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 
 def gettext_noop(s: str) -> str:
@@ -36,9 +36,14 @@ def shown(value: object, limit: int = 20) -> str:
 
 class RuleError(ValueError):
     """A move or input the rules refuse. ``code`` is stable and used as the API error code;
-    ``fields`` are the input fields at fault (dotted), empty when the refusal names none."""
+    ``fields`` are the dotted paths of the input at fault (``cuoc.tom``, ``context.nhai`` …),
+    none for a refused move; ``field`` is the first of them."""
 
     fields: tuple[str, ...] = ()
+
+    @property
+    def field(self) -> str | None:
+        return self.fields[0] if self.fields else None
 
     def __init__(self, code: str, template: str, /, **params: object) -> None:
         message = fill(template, params)
@@ -59,3 +64,19 @@ class FaultRefused(IllegalMove):
 
 class InvalidInput(RuleError):
     """Malformed input: unknown card codes, impossible hands, bad move JSON, no such seat."""
+
+
+class InvalidField(InvalidInput):
+    """Malformed input at known paths: ``fields`` are the dotted paths of the input at fault
+    (``cuoc.tom``, ``hand``, ``context.nhai``, ``ruleset.preset`` …); ``str()`` names them before
+    the message (``cuoc.tom: unknown cước slug``). Callers read ``field``/``fields``, never
+    ``str()``."""
+
+    def __init__(
+        self, fields: str | Sequence[str], code: str, template: str, /, **params: object
+    ) -> None:
+        super().__init__(code, template, **params)
+        self.fields = (fields,) if isinstance(fields, str) else tuple(fields)
+
+    def __str__(self) -> str:
+        return f"{', '.join(self.fields)}: {self.message}" if self.fields else self.message

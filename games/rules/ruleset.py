@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Final, Literal
 
-from games.rules.errors import shown
+from games.rules.errors import InvalidField, shown
 
 __all__ = [
     "BAO_PAYERS",
@@ -142,13 +142,13 @@ _BOOL_OPTIONS: Final = (
 DenLang = Literal["declared"] | int
 
 
-class RulesetError(ValueError):
-    """A ruleset spec was refused; ``key`` is the dotted path of the offending entry."""
+class RulesetError(InvalidField):
+    """A ruleset spec was refused (code ``invalid_ruleset``); ``key`` (its ``field``) is the
+    dotted path of the offending entry, ``message`` what is wrong with it."""
 
     def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"{key}: {message}")
+        super().__init__(key, "invalid_ruleset", message)
         self.key = key
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)

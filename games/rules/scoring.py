@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from games.rules.errors import InvalidField, gettext_noop
 from games.rules.ruleset import (
     CUOC_MAX_COUNT,
     CUOC_SLUGS,
@@ -42,18 +43,27 @@ class Score:
 def normalize_cuoc(cuoc: Mapping[str, int]) -> dict[str, int]:
     """Validate a slug → count map and return it in declaration order without zero counts.
 
-    Raises ``ValueError`` naming the slug for an unknown slug, a count that is not a
+    Raises :class:`~games.rules.errors.InvalidField` (code ``invalid_cuoc``, field
+    ``cuoc.<slug>``) for an unknown slug, a count that is not a
     non-negative integer, or a count above what one win can hold (``CUOC_MAX_COUNT``).
     """
     if not isinstance(cuoc, Mapping):
-        raise ValueError("cuoc: must be an object {slug: count}")
+        raise InvalidField("cuoc", "invalid_cuoc", gettext_noop("must be an object {slug: count}"))
     for slug, count in cuoc.items():
+        at = f"cuoc.{slug}"
         if slug not in CUOC_MAX_COUNT:
-            raise ValueError(f"cuoc.{slug}: unknown cước slug")
+            raise InvalidField(at, "invalid_cuoc", gettext_noop("unknown cước slug"))
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:
-            raise ValueError(f"cuoc.{slug}: count must be a non-negative integer")
+            raise InvalidField(
+                at, "invalid_cuoc", gettext_noop("count must be a non-negative integer")
+            )
         if count > CUOC_MAX_COUNT[slug]:
-            raise ValueError(f"cuoc.{slug}: count must be at most {CUOC_MAX_COUNT[slug]}")
+            raise InvalidField(
+                at,
+                "invalid_cuoc",
+                gettext_noop("count must be at most %(most)s"),
+                most=CUOC_MAX_COUNT[slug],
+            )
     return {slug: cuoc[slug] for slug in CUOC_SLUGS if cuoc.get(slug, 0) > 0}
 
 

@@ -13,15 +13,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from chan_api import metrics
-from chan_api.errors import (
+from core import metrics
+from core.errors import (
     Conflict,
     DomainError,
     InvalidInput,
     NotFound,
     PermissionDenied,
     RateLimited,
-    RuleRefused,
 )
 from games.clock import (
     hand_clock_on_commit,
@@ -31,14 +30,14 @@ from games.clock import (
 )
 from games.hand_store import hand_publish_on_commit, hand_seats_load, hand_state
 from games.models import Hand, HandEvent, Seat, Table
+from games.rule_errors import rule_error
 from games.rules import HandState, apply, move_from_dict
 from games.rules.autoplay import auto_move
-from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.rules.errors import RuleError
 from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
 from games.rules.views import result_of
-from games.selectors import not_a_participant, rule_message
+from games.selectors.hands import not_a_participant
 from games.services.idempotency import (
     StoredResponse,
     idempotency_key_check,
@@ -50,8 +49,6 @@ from games.services.practice import bot_choose, bot_rng
 logger = logging.getLogger(__name__)
 
 PREFS_PER_MINUTE = 6
-# Rule refusals that mean "not now" rather than "never": the client's picture is stale.
-CONFLICT_CODES = frozenset({"not_your_turn", "wrong_phase", "hand_over"})
 
 # What a move request answers, rendered by the API layer from the hand and its new state.
 MoveRenderer = Callable[[Hand, HandState], dict[str, Any]]
@@ -90,23 +87,6 @@ def _check_body_seat(move_json: Any, seat: int) -> None:
                 seat=seat,
                 claimed=claimed,
             )
-
-
-def _rule_refusal(exc: RuleError, seq: int) -> DomainError:
-    """A refusal of the rules core as a domain error carrying the hand's seq: bad input (an
-    unknown cước, an impossible count) is invalid input, "not now" a conflict, any other
-    refusal a rule refusal. The message is the rules core's template, translated by gettext."""
-    family: type[DomainError]
-    if isinstance(exc, RulesInvalidInput):
-        family = InvalidInput
-    elif exc.code in CONFLICT_CODES:
-        family = Conflict
-    else:
-        family = RuleRefused
-    error = family(rule_message(exc), code=exc.code, extra={"seq": seq}, **exc.params)
-    if exc.fields:  # a malformed field of the move is named, as serializers name theirs
-        error.errors = {field: [error.detail()] for field in exc.fields}
-    return error
 
 
 def _check_prefs(hand: Hand, state: HandState, new_state: HandState, seat: int) -> None:
@@ -217,7 +197,7 @@ def hand_move_apply(
         state = hand_state(hand)
         new_state = apply(state, move)
     except RuleError as exc:
-        raise _rule_refusal(exc, hand.seq) from exc
+        raise rule_error(exc, extra={"seq": hand.seq}) from exc
     if isinstance(move, SetPrefs):
         _check_prefs(hand, state, new_state, seat)
     _append(hand, move, new_state, bot=bot)

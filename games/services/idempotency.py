@@ -9,7 +9,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext_lazy as _
 
-from chan_api.errors import Conflict, InvalidInput
+from core.errors import Conflict, InvalidInput
 from games.models import Hand, IdempotencyRecord
 
 

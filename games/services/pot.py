@@ -15,7 +15,7 @@ from accounts.ledger import ledger_post, pot_account, wallet_for
 from accounts.models import LedgerAccount, LedgerTransaction
 from games.hand_store import hand_ruleset
 from games.models import Hand, PotShare, Seat, Table
-from games.quan import QuanSettlement
+from games.rules.quan import QuanSettlement
 
 
 def pot_shares_record(*, table: Table, hand: Hand, quan: QuanSettlement) -> None:

@@ -20,9 +20,10 @@ from django.utils import timezone
 from accounts.models import User
 from accounts.selectors import level_for_xp
 from games.models import Hand
+from games.selectors.history import hand_winner
 
 XP_U_WITH_GA, XP_U, XP_PLAYED, XP_FINED = 10, 3, 1, -1
-# Transfer reasons (games.rules.settlement) by which a seat pays for its own fault.
+# Transfer reasons (games.rules.payments) by which a seat pays for its own fault.
 FINE_REASONS = frozenset(
     {"den_lang", "xuong_sai", "bao_xuong_sai", "bao_den_lang", "u_lao", "four_eleven"}
 )
@@ -32,12 +33,6 @@ def hand_fined_seats(result: dict[str, Any]) -> set[int]:
     """The seats that paid a penalty of their own in this hand's points settlement."""
     transfers = (result.get("settlement") or {}).get("transfers") or []
     return {t["from"] for t in transfers if t.get("reason") in FINE_REASONS}
-
-
-def hand_winner(result: dict[str, Any]) -> int | None:
-    """The winning seat of a hand that ended in ù (not ù láo), else None."""
-    outcome = result.get("outcome") or {}
-    return outcome.get("seat") if outcome.get("result") == "u" else None
 
 
 def win_scored_ga(result: dict[str, Any]) -> bool:

@@ -17,12 +17,11 @@ from django.utils.translation import gettext_lazy as _
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import User
 from accounts.services import user_ban_check
-from chan_api.errors import Conflict, InvalidInput, NotFound
+from core.errors import Conflict, InvalidInput, NotFound
 from games.clock import (
     hand_clock_on_commit,
     hand_deadline,
     table_clock_on_commit,
-    table_ready_deadline,
 )
 from games.hand_store import hand_publish_on_commit, hand_ruleset, hand_state
 from games.models import (
@@ -37,14 +36,16 @@ from games.models import (
     Seat,
     Table,
 )
+from games.rule_errors import rule_error
 from games.rules import HandConfig, Mode, first_dealer, new_hand, parse_deck, shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
-from games.selectors import rule_message, ruleset_from_spec
+from games.selectors.rules import ruleset_from_spec
+from games.selectors.tables import table_ready_deadline
 from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
 from games.services.practice import practice_seat_bots
-from games.services.settlement import hand_settle
+from games.services.quan_booking import hand_settle
 
 
 def fixed_deck_check(*, deck_given: bool) -> None:
@@ -70,9 +71,7 @@ def _fixed_deck(
     try:
         kinds = parse_deck(deck)
     except RulesInvalidInput as exc:
-        raise InvalidInput(
-            rule_message(exc), code=exc.code, errors={"deck": [exc.message]}, **exc.params
-        ) from exc
+        raise rule_error(exc, fields=["deck"]) from exc
     if dealer is not None and not 0 <= dealer < max_seats:
         raise InvalidInput(
             _("The dealer must be a seat from 0 to %(last)s."),

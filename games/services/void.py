@@ -26,9 +26,9 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import ledger_post
 from accounts.models import LedgerAccount, LedgerTransaction
-from chan_api.errors import Conflict, InvalidInput, NotFound
+from core.errors import Conflict, InvalidInput, NotFound
 from games.models import Hand
-from games.services.settlement import settlement_key
+from games.services.quan_booking import settlement_key
 
 
 def void_key(hand_id: int) -> str:

@@ -41,7 +41,7 @@ def test_a_banned_player_cannot_use_its_token_log_in_or_sit(make_user, staff, ap
     # nor sign in to the admin,
     assert not Client().login(username="cheat", password="a-Long-pass-42")
     # and, were its token still live, sitting down is refused by the service itself.
-    from chan_api.errors import PermissionDenied
+    from core.errors import PermissionDenied
     from games.services.tables import seat_join, table_create
 
     with pytest.raises(PermissionDenied) as refused:
@@ -97,9 +97,9 @@ def test_a_ban_unseats_the_player_and_refunds_its_pot_share(
 
     from accounts.ledger_selectors import wallet_balance
     from accounts.models import LedgerAccount
-    from chan_api.errors import PermissionDenied
+    from core.errors import PermissionDenied
     from games.models import PotShare, Seat
-    from games.services.settlement import hand_settle
+    from games.services.quan_booking import hand_settle
     from games.services.tables import seat_join
     from tests.games.decks import HOA_DECK
     from tests.games.test_games_hands_api import play_to_end

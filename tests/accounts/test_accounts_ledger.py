@@ -24,7 +24,7 @@ from accounts.ledger import (
 from accounts.ledger_selectors import ledger_problems, wallet_balance
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, LedgerWriteError, User
 from accounts.services import user_register
-from chan_api.errors import Conflict, InvalidInput
+from core.errors import Conflict, InvalidInput
 
 pytestmark = pytest.mark.django_db
 UTC = dt.UTC

@@ -18,7 +18,7 @@ from accounts.ledger import balance_adjust, house_account, ledger_post, wallet_f
 from accounts.ledger_selectors import ledger_problems, wallet_balance
 from accounts.models import LedgerAccount, LedgerTransaction, User
 from accounts.services import token_create
-from chan_api.errors import Conflict
+from core.errors import Conflict
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),

@@ -13,7 +13,7 @@ from accounts.services import (
     user_password_set,
     user_register,
 )
-from chan_api.errors import Conflict, DomainError, InvalidInput, NotAuthenticated, NotFound
+from core.errors import Conflict, DomainError, InvalidInput, NotAuthenticated, NotFound
 
 pytestmark = pytest.mark.django_db
 

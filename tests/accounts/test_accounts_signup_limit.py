@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from accounts.services import signup_address_digest, user_register
-from chan_api.errors import RateLimited
+from core.errors import RateLimited
 
 STRONG = "tam-van-cuu-sach-42"
 

@@ -15,10 +15,10 @@ from django.test import override_settings
 from django.utils import timezone
 from prometheus_client import REGISTRY
 
-from chan_api import metrics
+from core import metrics
 from games.models import Hand
 from games.services.hands import hand_clock_tick
-from games.services.settlement import hand_settle
+from games.services.quan_booking import hand_settle
 from tests.games.conftest import make_player, players, start_hand  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.django_db
@@ -153,7 +153,7 @@ def test_the_long_poll_gauge_counts_the_polls_waiting_now() -> None:
 _COUNT = """
 import django
 django.setup()
-from chan_api import metrics
+from core import metrics
 metrics.clock_moved()
 metrics.move_appended(type="discard", system=False)
 """

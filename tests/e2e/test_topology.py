@@ -91,7 +91,7 @@ def unsettled(env: dict[str, str]) -> int:
         env,
         "shell",
         "-c",
-        "from games.services.settlement import hands_unsettled; print(len(hands_unsettled()))",
+        "from games.services.quan_booking import hands_unsettled; print(len(hands_unsettled()))",
     )
     assert out.returncode == 0, out.stderr
     return int(out.stdout.split()[-1])

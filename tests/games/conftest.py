@@ -43,7 +43,7 @@ def _every_hand_is_the_replay_of_its_log(request: pytest.FixtureRequest) -> Iter
 @pytest.fixture
 def no_spectators(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tables refuse spectators (as if created with the option ``spectators`` off)."""
-    monkeypatch.setattr("games.selectors.hand_spectators_allowed", lambda table: False)
+    monkeypatch.setattr("games.selectors.hands.hand_spectators_allowed", lambda table: False)
 
 
 @pytest.fixture

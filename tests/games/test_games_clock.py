@@ -12,7 +12,7 @@ from test_games_services import deal, submit
 
 from games.clock import clock_overdue
 from games.models import Hand, HandEvent, HandSeat, Seat
-from games.selectors import hand_view_for_user, utc_iso
+from games.selectors.hands import hand_view_for_user, utc_iso
 from games.services.hands import hand_clock_tick
 from games.services.tables import seat_leave, seat_ready
 

@@ -13,7 +13,7 @@ from django.db import connection
 from django.utils import timezone
 
 from games.models import Hand
-from games.services.settlement import hand_settle
+from games.services.quan_booking import hand_settle
 from tests.games.decks import WIN_SEAT
 from tests.games.test_games_hands_api import play_to_end
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 from accounts.models import LedgerTransaction
 from games.models import Hand, Room
 from games.rules.verify import FIXED_SHUFFLE, SHUFFLE_ALGORITHM, verify_export
-from games.services.settlement import hand_settle
+from games.services.quan_booking import hand_settle
 from tests.games.decks import BO_U_DECK, WIN_DECK, WIN_MOVES, WIN_SEAT
 from tests.games.test_games_admin import logged_in
 from tests.games.test_games_commands import ended_and_booked

@@ -264,7 +264,7 @@ def test_two_quick_joins_for_the_last_seat_seat_one_and_open_a_table_for_the_oth
 def test_the_lobby_and_history_responses_match_the_schema(players, win_hand, make_player) -> None:
     from rest_framework.test import APIClient
 
-    from games.services.settlement import hand_settle
+    from games.services.quan_booking import hand_settle
     from tests.games.test_games_hands_api import play_to_end
     from tests.games.test_games_schema import Checker
 

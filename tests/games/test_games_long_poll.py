@@ -24,7 +24,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from chan_api import metrics
+from core import metrics
 from tests.games.conftest import Player, start_table
 
 pytestmark = pytest.mark.django_db(transaction=True)

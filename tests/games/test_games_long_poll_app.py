@@ -7,7 +7,7 @@ import asyncio
 import signal
 from typing import Any
 
-from chan_api import metrics
+from core import metrics
 from games.api import long_poll
 from games.api.long_poll import LongPollApp
 

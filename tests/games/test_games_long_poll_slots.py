@@ -13,7 +13,7 @@ import pytest
 from django.core.cache import cache
 from django.test import override_settings
 
-from chan_api.errors import RateLimited
+from core.errors import RateLimited
 from games.hand_store import LONG_POLLS_PER_TOKEN, long_poll_slot_take, long_poll_slots_free
 
 BACKENDS = {

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import LedgerTransaction, User
-from chan_api.errors import InvalidInput
+from core.errors import InvalidInput
 from games.audit import hand_settlement_problems
 from games.hand_store import hand_state
 from games.models import Hand, HandEvent, Seat, Table
@@ -27,7 +27,7 @@ from games.rules.state import Phase
 from games.rules.views import view_for
 from games.services.hands import hand_clock_tick, hand_lock, hand_move_apply
 from games.services.practice import bot_choose, seat_only_state
-from games.services.settlement import hand_settle, practice_quan
+from games.services.quan_booking import hand_settle, practice_quan
 from games.services.tables import room_quick_join, seat_leave, seat_ready, table_create
 from tests.games.test_games_tasks import broker_env, wait_for, worker, worker_log  # noqa: F401
 

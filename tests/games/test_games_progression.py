@@ -20,7 +20,7 @@ from games.services.progression import (
     hand_award_xp,
     hand_xp,
 )
-from games.services.settlement import hand_settle
+from games.services.quan_booking import hand_settle
 from tests.games.conftest import start_table
 from tests.games.decks import HOA_DECK, WIN_SEAT
 from tests.games.test_games_hands_api import assert_problem, play_to_end

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.quan import POT, fee_percent, settle_quan
+from games.rules.quan import POT, fee_percent, settle_quan
 from games.services.rooms import DEFAULT_ROOMS
 
 FEES = {room["slug"]: room["fees"] for room in DEFAULT_ROOMS}

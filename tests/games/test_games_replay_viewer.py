@@ -21,7 +21,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from games.models import Hand, HandEvent
-from games.services.settlement import hand_settle
+from games.services.quan_booking import hand_settle
 from tests.games.test_games_hands_api import play_to_end
 
 CHROMIUM = "/usr/bin/chromium"

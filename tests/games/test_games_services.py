@@ -14,8 +14,8 @@ from django.core.cache import cache
 from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
-from chan_api import errors as domain
-from chan_api.errors import DomainError
+from core import errors as domain
+from core.errors import DomainError
 from games.hand_store import (
     hand_published_seq,
     hand_replay,
@@ -30,7 +30,7 @@ from games.rules import shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput, RuleError
 from games.rules.moves import MOVE_TYPES
-from games.selectors import hand_events_for_user, hand_view_for_user
+from games.selectors.hands import hand_events_for_user, hand_view_for_user
 from games.services.hands import move_submit
 from games.services.tables import seat_join, seat_ready, table_create
 

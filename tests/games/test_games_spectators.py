@@ -20,7 +20,7 @@ from games.rules.engine import apply, new_hand
 from games.rules.ruleset import build_ruleset
 from games.rules.state import HandConfig, HandState, Mode, Phase
 from games.rules.views import full_view
-from games.selectors import spectator_view
+from games.selectors.hands import spectator_view
 from tests.games.decks import WIN_DECK, scripted_move
 from tests.games.test_games_hands_api import assert_problem, play_to_end, post_move
 

@@ -11,10 +11,10 @@ from django.test import Client
 from accounts.ledger import balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import LedgerTransaction
-from chan_api.errors import Conflict, InvalidInput
+from core.errors import Conflict, InvalidInput
 from games.audit import hand_settlement_problems
 from games.models import Hand, HandEvent
-from games.services.settlement import hand_settle, settlement_key
+from games.services.quan_booking import hand_settle, settlement_key
 from games.services.void import hand_void, void_key
 from tests.games.test_games_hands_api import play_to_end
 

@@ -13,9 +13,9 @@ from games.rules.cards import CODES, KIND_OF, codes_of
 from games.rules.engine import apply, legal_moves, new_hand
 from games.rules.errors import FaultRefused, IllegalMove
 from games.rules.moves import Chiu, Discard, Draw, Eat, Pass, TraCua, U, move_from_dict
+from games.rules.payments import POT, settle
 from games.rules.results import Outcome, Result
 from games.rules.ruleset import build_ruleset
-from games.rules.settlement import POT, settle
 from games.rules.state import HandConfig, MissedWin, Mode, Phase
 from games.rules.views import effects_for, full_view, missed_wins_of, view_for
 

@@ -14,8 +14,8 @@ from games.rules.cuoc import NAMED_HAND_RULES
 from games.rules.engine import apply, legal_moves, new_hand
 from games.rules.errors import IllegalMove
 from games.rules.moves import Chiu, Declare, Eat, U
+from games.rules.payments import settle
 from games.rules.ruleset import NAMED_HANDS, PRESETS, build_ruleset
-from games.rules.settlement import settle
 from games.rules.shape import is_bach_thu
 from games.rules.state import SRC_DISCARD, HandConfig, HandState, MatGroup, Mode, Phase, WinInfo
 

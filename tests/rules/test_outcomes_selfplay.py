@@ -10,8 +10,8 @@ from games.rules.deck import first_dealer, shuffle
 from games.rules.declaring import auto_declaration, judge
 from games.rules.engine import apply, can_win, legal_moves, new_hand
 from games.rules.moves import Declare, Eat, U
+from games.rules.payments import settle
 from games.rules.ruleset import CUOC_SLUGS, build_ruleset
-from games.rules.settlement import settle
 from games.rules.state import HandConfig, Mode, Phase
 
 

@@ -10,9 +10,9 @@ import pytest
 from games.rules.bots import HeuristicBot, RandomBot
 from games.rules.deck import first_dealer, shuffle
 from games.rules.engine import apply, new_hand
+from games.rules.payments import settle
 from games.rules.results import Declaration, Outcome, Settlement
 from games.rules.ruleset import build_ruleset
-from games.rules.settlement import settle
 from games.rules.state import HandConfig, HandState, Mode, Phase
 from games.rules.views import full_view, result_of, view_for
 

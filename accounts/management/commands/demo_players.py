@@ -12,7 +12,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from accounts.ledger import welcome_grant_book
 from accounts.models import User
 from accounts.services import token_create, user_password_set, user_register
-from chan_api.errors import DomainError
+from core.errors import DomainError
 
 DEMO_USERNAMES = ("demo1", "demo2", "demo3", "demo4")
 DEFAULT_DEMO_PASSWORD = "chan-demo-pass"

@@ -26,7 +26,7 @@ from games.hand_store import hand_state
 from games.models import Hand, Table
 from games.rules.bots import make_bot
 from games.services.hands import hand_lock, hand_move_apply
-from games.services.settlement import hand_settle
+from games.services.quan_booking import hand_settle
 from games.services.tables import seat_join, seat_ready, table_create
 
 TABLES = (

@@ -7,7 +7,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from games.services.settlement import hand_settle, hands_unsettled
+from games.services.quan_booking import hand_settle, hands_unsettled
 
 
 class Command(BaseCommand):

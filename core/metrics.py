@@ -1,4 +1,4 @@
-"""Prometheus metrics: the game's own counters, and ``/metrics`` for every process at once.
+"""Prometheus metrics: the game's own counters (``/metrics`` shows them: chan_api/metrics_view.py).
 
 gunicorn runs several web processes and Celery several workers; each keeps its own counters. With
 ``PROMETHEUS_MULTIPROC_DIR`` set (``make serve`` and deploy/ set it), prometheus-client writes
@@ -11,26 +11,12 @@ commits (a move rolled back was never played).
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    REGISTRY,
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    Histogram,
-    generate_latest,
-    multiprocess,
-)
-
-from chan_api import errors, multiproc
+from prometheus_client import Counter, Gauge, Histogram
 
 MOVES = Counter(
     "chan_moves", "Moves appended to hands' logs.", ["type", "system"]
@@ -104,38 +90,3 @@ def task_dropped(*, task: str) -> None:
 
 # The decorator of the long-poll wait: the gauge counts the calls in progress.
 long_poll = LONG_POLLS_WAITING.track_inprogress()
-
-
-# ------------------------------------------------------------------------------------ /metrics
-
-
-def metrics_text() -> bytes:
-    """Every metric in Prometheus' text format: all processes' in multiprocess mode."""
-    if multiproc.enabled():
-        registry = CollectorRegistry()
-        multiprocess.MultiProcessCollector(registry)
-        return generate_latest(registry)
-    return generate_latest(REGISTRY)
-
-
-def metrics_allowed(request: HttpRequest) -> bool:
-    """``METRICS_TOKEN`` as a bearer token, or a caller in ``METRICS_ALLOWED_IPS``."""
-    token = settings.METRICS_TOKEN
-    if token and request.headers.get("Authorization", "") == f"Bearer {token}":
-        return True
-    from chan_api.throttles import client_address  # the throttles' rule (they import us)
-
-    try:
-        address = ipaddress.ip_address(client_address(request))
-    except ValueError:
-        return False
-    return any(address in network for network in settings.METRICS_ALLOWED_NETWORKS)
-
-
-def metrics_view(request: HttpRequest) -> HttpResponse:
-    """``GET /metrics``: Prometheus' text format, for allowed callers only (403 problem+json)."""
-    if not metrics_allowed(request):
-        from chan_api.problems import _plain_problem
-
-        return _plain_problem(errors.PermissionDenied())
-    return HttpResponse(metrics_text(), content_type=CONTENT_TYPE_LATEST)

@@ -8,10 +8,10 @@ import pytest
 from rules_builders import make_deck
 
 from games.rules.engine import new_hand
+from games.rules.payments import POT, settle
 from games.rules.results import Declaration, Outcome, Result, Verdict
 from games.rules.ruleset import build_ruleset
 from games.rules.scoring import Score
-from games.rules.settlement import POT, settle
 from games.rules.state import Fault, HandConfig, MatGroup, Mode, Phase, WinInfo
 
 

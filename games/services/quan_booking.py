@@ -1,5 +1,5 @@
 """Booking an ended hand's settlement in the Quan ledger (RULES.md §10–11): one balanced
-transaction per hand, keyed by the hand, computed by ``games.quan`` from the hand's result, its
+transaction per hand, keyed by the hand, computed by ``games.rules.quan`` from the hand's result, its
 frozen stake and room, and the wallets as they stand.
 
 Lock order: the table row, then the hand row, then the ledger accounts in id order (inside
@@ -17,10 +17,10 @@ from django.utils import timezone
 
 from accounts.ledger import house_account, ledger_post, pot_account, wallet_for
 from accounts.models import LedgerAccount, LedgerTransaction
-from chan_api import metrics
+from core import metrics
 from games.hand_store import hand_ruleset
 from games.models import Hand, Seat, Table
-from games.quan import HOUSE, POT, QuanSettlement, SeatQuan, result_quan
+from games.rules.quan import HOUSE, POT, QuanSettlement, SeatQuan, result_quan
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
 

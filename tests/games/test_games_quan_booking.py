@@ -14,7 +14,7 @@ from accounts.ledger import balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import LedgerAccount, LedgerTransaction
 from games.models import Hand, PotShare, Seat, Table
-from games.services.settlement import hand_settle, hands_unsettled, settlement_key
+from games.services.quan_booking import hand_settle, hands_unsettled, settlement_key
 from games.services.tables import table_deal_if_due
 from tests.games.conftest import start_table
 from tests.games.decks import HOA_DECK, WIN_DECK
@@ -173,7 +173,7 @@ def test_ga_gop_pot_refunds_a_leaver_and_charges_a_newcomer(players, make_player
 
 
 def test_a_hand_that_takes_the_pot_empties_it_and_the_shares() -> None:
-    from games.quan import settle_quan
+    from games.rules.quan import settle_quan
 
     stakes = [{"from": s, "to": "pot", "points": 1, "reason": "ga_gop_stake"} for s in range(2)]
     booked = settle_quan(

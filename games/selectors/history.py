@@ -1,0 +1,90 @@
+"""Reading a player's hand history: its hands, newest first, each with the player's seat,
+result and Quan change."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from games.models import Hand, HandSeat
+
+HISTORY_PAGE_DEFAULT = 20
+HISTORY_PAGE_MAX = 100
+
+
+class HistoryPage(NamedTuple):
+    hands: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+def _seat_result(hand: Hand, position: int) -> str | None:
+    """One seat's result in an ended hand: ``won``, ``lost``, ``hoa`` or ``u_lao`` (it claimed
+    a false ù); None while the hand is played."""
+    if hand.status != Hand.Status.ENDED:
+        return None
+    outcome = (hand.result or {}).get("outcome") or {}
+    kind = outcome.get("result")
+    if kind == "hoa":
+        return "hoa"
+    if outcome.get("seat") == position:
+        return "won" if kind == "u" else "u_lao"
+    return "lost"
+
+
+def _seat_quan(hand: Hand, position: int) -> int | None:
+    """The seat's Quan change booked for the hand (net, after fees); None before it is booked."""
+    if hand.quan is None:
+        return None
+    for seat in hand.quan.get("seats") or []:
+        if seat.get("seat") == position:
+            return seat.get("net")
+    return None
+
+
+def _history_item(hs: HandSeat) -> dict[str, Any]:
+    hand = hs.hand
+    return {
+        "id": hand.pk,
+        "table_id": hand.table_id,
+        "number": hand.number,
+        "room": hand.room_id,
+        "stake": hand.stake,
+        "n_seats": hand.n_seats,
+        "seat": hs.position,
+        "table_seat": hs.table_seat,
+        "status": hand.status,
+        "outcome": (hand.result or {}).get("outcome") if hand.result else None,
+        "result": _seat_result(hand, hs.position),
+        "quan": _seat_quan(hand, hs.position),
+        "practice": hand.table.practice,
+        "created_at": hand.created_at,
+        "ended_at": hand.ended_at,
+    }
+
+
+def hand_history(
+    *,
+    user: Any,
+    ended_only: bool = False,
+    cursor: int | None = None,
+    limit: int = HISTORY_PAGE_DEFAULT,
+) -> HistoryPage:
+    """The user's hands, newest first (by hand id, on the HandSeat (user, -hand) index), one page
+    after ``cursor`` (a hand id): each with its table, room, stake, the user's seat, status,
+    result and Quan change."""
+    limit = max(1, min(limit, HISTORY_PAGE_MAX))
+    qs = HandSeat.objects.filter(user=user).select_related("hand__table")
+    if ended_only:
+        qs = qs.filter(hand__status=Hand.Status.ENDED)
+    if cursor is not None:
+        qs = qs.filter(hand_id__lt=cursor)
+    rows = list(qs.order_by("-hand_id")[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    items = [_history_item(hs) for hs in rows]
+    return HistoryPage(items, str(rows[-1].hand_id) if more else None)
+
+
+def hand_winner(result: dict[str, Any]) -> int | None:
+    """The winning seat of a hand that ended in ù (not ù láo), else None."""
+    outcome = result.get("outcome") or {}
+    return outcome.get("seat") if outcome.get("result") == "u" else None

@@ -1,0 +1,57 @@
+"""Reading players: one by username, and a player's public profile."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import User
+from core.errors import NotFound
+from games.models import Hand, HandSeat
+from games.selectors.history import hand_winner
+
+
+def player_by_username(username: str) -> Any:
+    """The active player with this username (case-insensitive); 404 otherwise."""
+    user = User.objects.filter(username__iexact=username, is_active=True).first()
+    if user is None:
+        raise NotFound(_("No such player."))
+    return user
+
+
+def player_profile(*, user: Any) -> dict[str, Any]:
+    """A player's public profile: level, hands played and won (ended hands; practice tables
+    left out), win rate, the biggest win in points (what the others paid it in one hand), the
+    cước it wins with most often (declared, ties by slug) and when it joined. Two queries."""
+    ended = HandSeat.objects.filter(
+        user=user, hand__status=Hand.Status.ENDED, hand__table__practice=False
+    )
+    played = ended.count()
+    wins = ended.filter(hand__result__outcome__result="u").values_list("position", "hand__result")
+    n_wins = 0
+    biggest = 0
+    cuoc_counts: dict[str, int] = {}
+    for position, result in wins.iterator():
+        if hand_winner(result) != position:
+            continue
+        n_wins += 1
+        transfers = (result.get("settlement") or {}).get("transfers") or []
+        points = sum(t["points"] for t in transfers if t.get("to") == position)
+        biggest = max(biggest, points)
+        for slug, count in ((result.get("declaration") or {}).get("cuoc") or {}).items():
+            cuoc_counts[slug] = cuoc_counts.get(slug, 0) + count
+    favourite = min(cuoc_counts, key=lambda k: (-cuoc_counts[k], k)) if cuoc_counts else None
+    return {
+        "username": user.username,
+        "display_name": user.display_name,
+        "level": user.level,
+        "xp": user.xp,
+        "badge": user.badge,
+        "hands_played": played,
+        "wins": n_wins,
+        "win_rate": round(n_wins / played, 4) if played else None,
+        "biggest_win_points": biggest,
+        "favourite_cuoc": favourite,
+        "member_since": user.date_joined,
+    }

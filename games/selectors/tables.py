@@ -1,0 +1,199 @@
+"""Reading tables: lists and pages for the lobby, one table, its hands, and the table output
+the API shows (seats, pot, ready deadline)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any, NamedTuple
+
+from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.utils.translation import gettext_lazy as _
+
+from accounts.models import LedgerAccount
+from core.errors import NotFound
+from games.models import Hand, HandSeat, Seat, Table
+
+TABLE_LIST_MAX = 100
+TABLE_HANDS_MAX = 100
+
+
+def table_queryset() -> QuerySet[Table]:
+    return Table.objects.select_related("owner").prefetch_related(
+        Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("number"))
+    )
+
+
+def table_list(
+    *, room: str | None = None, stake: int | None = None, open_seats: int | None = None
+) -> list[Table]:
+    """Tables that are not closed, newest first (at most 100); ``open_seats``: at least that many
+    free seats. The first page of :func:`table_page`."""
+    return table_page(room=room, stake=stake, open_seats=open_seats, limit=TABLE_LIST_MAX).tables
+
+
+TABLE_PAGE_DEFAULT = TABLE_LIST_MAX
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def _table_cursor(table: Table) -> str:
+    """An opaque keyset cursor: the table's creation time (µs since the epoch) and id."""
+    return f"{(table.created_at - _EPOCH) // timedelta(microseconds=1)}.{table.pk}"
+
+
+class TablePage(NamedTuple):
+    tables: list[Table]
+    next_cursor: str | None
+
+
+def table_page(
+    *,
+    room: str | None = None,
+    stake: int | None = None,
+    open_seats: int | None = None,
+    status: str | None = None,
+    cursor: str | None = None,
+    limit: int = TABLE_PAGE_DEFAULT,
+) -> TablePage:
+    """Tables that are not closed, newest first, one page after ``cursor`` (the ``next_cursor``
+    of the page before); ``status``: ``open`` or ``playing`` only; ``open_seats``: at least that
+    many free seats."""
+    qs = table_queryset().exclude(status=Table.Status.CLOSED)
+    if room is not None:
+        qs = qs.filter(room_id=room)
+    if stake is not None:
+        qs = qs.filter(stake=stake)
+    if status is not None:
+        qs = qs.filter(status=status)
+    if open_seats is not None:
+        qs = qs.annotate(_seated=Count("seats")).filter(max_seats__gte=F("_seated") + open_seats)
+    if cursor is not None:
+        micros, _sep, pk = cursor.partition(".")
+        created = _EPOCH + timedelta(microseconds=int(micros))
+        qs = qs.filter(Q(created_at__lt=created) | Q(created_at=created, id__lt=int(pk)))
+    limit = max(1, min(limit, TABLE_LIST_MAX))
+    rows = list(qs.order_by("-created_at", "-id")[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return TablePage(rows, _table_cursor(rows[-1]) if more else None)
+
+
+def table_hands(*, table_id: int) -> list[Hand]:
+    """The table's hands, newest first (at most 100), with their frozen terms."""
+    if not Table.objects.filter(pk=table_id).exists():
+        raise NotFound(_("No such table."))
+    return list(Hand.objects.filter(table_id=table_id).order_by("-number")[:TABLE_HANDS_MAX])
+
+
+def table_get(*, table_id: int) -> Table:
+    table = table_queryset().filter(pk=table_id).first()
+    if table is None:
+        raise NotFound(_("No such table."))
+    return table
+
+
+def table_current_hand_ids(table_ids: Iterable[int]) -> dict[int, int]:
+    """table id → id of its playing hand, for tables that have one."""
+    rows = Hand.objects.filter(table_id__in=list(table_ids), status=Hand.Status.PLAYING)
+    return dict(rows.values_list("table_id", "id"))
+
+
+def table_hand_for_redirect(*, table_id: int) -> int:
+    """The table's playing hand, or else its latest hand (404 when it never dealt one)."""
+    if not Table.objects.filter(pk=table_id).exists():
+        raise NotFound(_("No such table."))
+    hand_id = (
+        Hand.objects.filter(table_id=table_id)
+        .order_by("-status", "-number")  # descending, "playing" comes before "ended"
+        .values_list("id", flat=True)
+        .first()
+    )
+    if hand_id is None:
+        raise NotFound(_("This table has not dealt a hand yet."), code="no_hand")
+    return hand_id
+
+
+def table_pots(table_ids: Iterable[int]) -> dict[int, int]:
+    """table id → the Quan in its gà góp pot (tables that never had one are absent)."""
+    rows = LedgerAccount.objects.filter(
+        kind=LedgerAccount.Kind.POT, table_id__in=list(table_ids)
+    ).values_list("table_id", "balance")
+    return dict(rows)
+
+
+def _players_leaving(hand_ids: Iterable[int]) -> set[tuple[int, int]]:
+    """(hand id, user id) of the players who left these hands mid-hand."""
+    rows = HandSeat.objects.filter(hand_id__in=list(hand_ids), left_at__isnull=False)
+    return set(rows.values_list("hand_id", "user_id"))
+
+
+def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
+    """Tables as the API shows them (seats prefetched by :func:`table_queryset`)."""
+    current = table_current_hand_ids(t.pk for t in tables)
+    leaving = _players_leaving(current.values())
+    pots = table_pots(t.pk for t in tables)
+    out = []
+    for t in tables:
+        seats = list(t.seats.all())
+        hand_id = current.get(t.pk)
+        out.append(
+            {
+                "id": t.pk,
+                "name": t.name,
+                "room": t.room_id,
+                "stake": t.stake,
+                "max_seats": t.max_seats,
+                "mode": t.mode,
+                "ruleset": t.ruleset,
+                "timeouts": {
+                    "turn": t.turn_timeout,
+                    "tra_cua": t.tra_cua_timeout,
+                    "declare": t.declare_timeout,
+                    "ready": t.ready_timeout,
+                },
+                "owner": {"id": t.owner_id, "username": t.owner.username},
+                "status": t.status,
+                "seats": [
+                    {
+                        "number": s.number,
+                        "user_id": s.player_id,
+                        "username": s.player.username,
+                        "ready": s.ready,
+                        "leaving": (hand_id, s.player_id) in leaving,
+                        "auto_u": s.auto_u,
+                        "auto_chiu": s.auto_chiu,
+                        "bot": s.player.is_bot,
+                    }
+                    for s in seats
+                ],
+                "open_seats": t.max_seats - len(seats),
+                "current_hand_id": hand_id,
+                "pot": pots.get(t.pk, 0),
+                "ready_deadline": (
+                    table_ready_deadline(t, seats) if t.status == Table.Status.OPEN else None
+                ),
+                "fixed_deck": t.fixed_deck is not None,
+                "spectators": t.spectators,
+                "practice": t.practice,
+                "bot_delay": t.bot_delay,
+                "created_at": t.created_at,
+            }
+        )
+    return out
+
+
+def table_summary(*, table_id: int) -> dict[str, Any]:
+    return table_summaries([table_get(table_id=table_id)])[0]
+
+
+def table_ready_deadline(table: Table, seats: Sequence[Seat]) -> datetime | None:
+    """When the players who are not ready are unseated and the ready ones, if two or more, are
+    dealt: ``ready_timeout`` seconds after the first player said ready. None while nobody is
+    ready, or when everybody is (the hand is dealt at once). A bot's seat (always ready) does
+    not count: at a practice table the wait is the human players'."""
+    if table.practice:
+        seats = [s for s in seats if not s.player.is_bot]
+    ready_at = sorted(s.ready_at for s in seats if s.ready and s.ready_at is not None)
+    if not ready_at or len(ready_at) == len(seats):
+        return None
+    return ready_at[0] + timedelta(seconds=table.ready_timeout)
