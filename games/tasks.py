@@ -46,8 +46,8 @@ def hand_settle_due(hand_id: int) -> int | None:
 
 @shared_task(ignore_result=True)
 def clock_sweep() -> tuple[list[int], list[int], list[int]]:
-    """Every ``CHAN_SWEEP_SECONDS`` (celery beat, 5 s by default): queue the ticks whose wake-up was lost and the settlements
-    still unbooked, one task each."""
+    """Every ``CHAN_SWEEP_SECONDS`` (celery beat, 5 s by default): queue the ticks whose wake-up
+    was lost and the settlements still unbooked, one task each."""
     hands, tables = clock_overdue(now=timezone.now())
     for hand_id in hands:
         hand_turn_due.delay(hand_id)
@@ -57,6 +57,6 @@ def clock_sweep() -> tuple[list[int], list[int], list[int]]:
     for hand_id in unsettled:
         hand_settle_due.delay(hand_id)
     found = {"ticks": len(hands), "deals": len(tables), "settlements": len(unsettled)}
-    # Every 30 s: silent (DEBUG) unless a wake-up or a settlement had been lost.
+    # Every CHAN_SWEEP_SECONDS: silent (DEBUG) unless a wake-up or a settlement had been lost.
     logger.log(logging.INFO if any(found.values()) else logging.DEBUG, "sweep: queued %s", found)
     return hands, tables, unsettled
