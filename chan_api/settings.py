@@ -160,6 +160,10 @@ if os.environ.get("DB_POOL", "0") == "1":
     }
 else:
     _database["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+# A connection kept from an earlier request (or the pool's, with DB_POOL=1) is checked before it is
+# used again: after PostgreSQL restarts, the first request on each thread reconnects instead of
+# failing with 503 (each thread would otherwise fail once, for seconds under light traffic).
+_database["CONN_HEALTH_CHECKS"] = True
 _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_chan")
 DATABASES = {"default": _database}
 
