@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from chan_api.celery import app
+from games.clock import SWEEP_GRACE
 from games.management.commands.play_bots import hand_play_out
 from games.models import Hand, HandEvent
 from games.rules.bots import make_bot
@@ -149,3 +151,118 @@ def test_a_settlement_pending_when_its_worker_is_killed_is_booked_once(
         call_command("ledger_check")
     finally:
         stop(worker)
+
+
+def start_beat(broker_env: dict[str, str], workdir: Path) -> subprocess.Popen[bytes]:  # noqa: F811
+    """The beat of production (the clock sweep every CHAN_SWEEP_SECONDS), its schedule and log
+    in ``workdir``."""
+    env = {
+        **os.environ,
+        **broker_env,
+        "DATABASE_URL": database_url(),
+        "CHAN_SWEEP_SECONDS": str(SWEEP_SECONDS),
+    }
+    with open(workdir / "beat.log", "ab") as log:
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "chan_api",
+                "beat",
+                "-l",
+                "info",
+                "--schedule",
+                str(workdir / "celerybeat-schedule"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
+        )
+
+
+def start_prefork_worker(broker_env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:  # noqa: F811
+    """The worker of production (``celery -A chan_api worker``: prefork, two processes), its
+    log appended to ``log``."""
+    env = {**os.environ, **broker_env, "DATABASE_URL": database_url(), "CHAN_CLOCK": "1"}
+    with open(log, "ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "chan_api", "worker", "-l", "info", "-c", "2"],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            start_new_session=True,
+        )
+
+
+KILLS = 5
+SWEEP_SECONDS = 2.0  # the beat's period here (CHAN_SWEEP_SECONDS), to keep the test short
+
+
+def test_overdue_hands_move_soon_after_each_restart_of_a_killed_worker(
+    broker_env,  # noqa: F811
+    make_user,
+    settings,
+    tmp_path,
+) -> None:
+    settings.CHAN_CLOCK = True
+    if broker_env["CELERY_BROKER_URL"] == "filesystem://":
+        pytest.skip("the production broker (Redis) is what this test is about")
+    # Given hands played by the clock alone (1-second turns), a real beat and a real worker,
+    bound = SWEEP_SECONDS + settings.CHAN_AUTO_PLAY_DELAY + 2
+    hands = []
+    for i in range(3):
+        owner, other = (make_user()[0] for _ in range(2))
+        table = table_create(
+            owner=owner, name=f"restart{i}", stake=1, max_seats=2, timeouts={"turn": 1}
+        )
+        seat_join(table_id=table.pk, user=other)
+        seat_ready(table_id=table.pk, user=owner)
+        hands.append(seat_ready(table_id=table.pk, user=other).pk)
+    log = tmp_path / "worker.log"
+    beat = start_beat(broker_env, tmp_path)
+    worker = start_prefork_worker(broker_env, log)
+    recoveries = []
+
+    def seqs() -> dict[int, int]:  # of the hands still playing (a clock-played hand may end)
+        playing = Hand.objects.filter(pk__in=hands, status=Hand.Status.PLAYING)
+        return dict(playing.values_list("pk", "seq"))
+
+    try:
+        for _ in range(KILLS):
+            # the clock is running (every hand moved since the last restart),
+            before = seqs()
+            assert wait_for(lambda b=before: all(s > b[h] for h, s in seqs().items()), 30), (
+                log.read_text()[-3000:]
+            )
+            # when a hand ends elsewhere (its settlement queued) and the worker is killed a
+            # second later,
+            ended = four_players_hand(make_user)
+            hand_play_out(ended.pk, make_bot("heuristic", random.Random(len(recoveries))))
+            time.sleep(1)
+            kill_9(worker)
+            at_kill = seqs()
+            # stays down until every hand is overdue for the sweep,
+            assert wait_for(
+                lambda: all(
+                    h.deadline_at <= timezone.now() - SWEEP_GRACE
+                    for h in Hand.objects.filter(pk__in=hands, status=Hand.Status.PLAYING)
+                ),
+                10,
+            )
+            # and is started again,
+            worker = start_prefork_worker(broker_env, log)
+            restarted = time.monotonic()
+            moved = wait_for(lambda k=at_kill: all(s > k[h] for h, s in seqs().items()), bound + 20)
+            recoveries.append(round(time.monotonic() - restarted, 1))
+            assert moved, (recoveries, log.read_text()[-3000:])
+        # then every overdue hand moved within sweep + auto-play delay + 2 s of each restart.
+        print("recoveries", recoveries)
+        assert max(recoveries) <= bound, recoveries
+    finally:
+        stop(worker)
+        stop(beat)
