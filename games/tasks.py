@@ -7,7 +7,6 @@ from typing import Any
 
 from celery import shared_task
 from celery.signals import task_revoked
-from django.conf import settings
 from django.utils import timezone
 
 from chan_api import metrics
@@ -78,9 +77,8 @@ def clock_sweep_expired(
     if not expired or getattr(sender, "name", None) != clock_sweep.name:
         return
     logger.warning(
-        "clock sweep dropped: it expired (at %s, %s s after it was sent) before a worker took "
-        "it; no worker ran, or the workers are behind",
+        "clock sweep dropped: it expired at %s before a worker took it (no worker ran, or the "
+        "workers are behind); nothing re-arms lost wake-ups until a sweep runs",
         getattr(request, "expires", None),
-        settings.CHAN_SWEEP_SECONDS,
     )
     metrics.clock_sweep_dropped()

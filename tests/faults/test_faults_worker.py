@@ -237,7 +237,7 @@ def test_overdue_hands_move_soon_after_each_restart_of_a_killed_worker(
         pytest.skip("the production broker (Redis) is what this test is about")
     # Given hands played by the clock alone (1-second decisions), a real beat and a real worker,
     bound = SWEEP_SECONDS + settings.CHAN_AUTO_PLAY_DELAY + 2
-    hands = []
+    tables = []
     one_second = {"turn": 1, "tra_cua": 1, "declare": 1}
     for i in range(3):
         owner, other = (make_user()[0] for _ in range(2))
@@ -245,8 +245,23 @@ def test_overdue_hands_move_soon_after_each_restart_of_a_killed_worker(
             owner=owner, name=f"restart{i}", stake=1, max_seats=2, timeouts=one_second
         )
         seat_join(table_id=table.pk, user=other)
-        seat_ready(table_id=table.pk, user=owner)
-        hands.append(seat_ready(table_id=table.pk, user=other).pk)
+        tables.append((table.pk, owner, other))
+    hands: list[int] = []
+
+    def deal_where_ended() -> None:
+        """A new hand at each table whose hand ended (the clock plays a hand out in minutes)."""
+        playing = set(
+            Hand.objects.filter(pk__in=hands, status=Hand.Status.PLAYING).values_list(
+                "table_id", flat=True
+            )
+        )
+        hands[:] = [h for h in hands if Hand.objects.get(pk=h).table_id in playing]
+        for table_id, owner, other in tables:
+            if table_id not in playing:
+                seat_ready(table_id=table_id, user=owner)
+                hands.append(seat_ready(table_id=table_id, user=other).pk)
+
+    deal_where_ended()
     log = tmp_path / "worker.log"
     broker_purge()
     beat = start_beat(broker_env, tmp_path)
@@ -260,6 +275,7 @@ def test_overdue_hands_move_soon_after_each_restart_of_a_killed_worker(
     try:
         for _ in range(KILLS):
             # the clock is running (every hand moved since the last restart),
+            deal_where_ended()
             before = seqs()
             assert wait_for(lambda b=before: all(s > b[h] for h, s in seqs().items()), 30), (
                 log.read_text()[-3000:]
@@ -271,6 +287,7 @@ def test_overdue_hands_move_soon_after_each_restart_of_a_killed_worker(
             time.sleep(1)
             kill_9(worker)
             at_kill = seqs()
+            assert at_kill  # overdue hands to watch
             # stays down while wake-ups pile up in the queue (bots play on at busy tables)
             # and until every hand is overdue for the sweep,
             backlog_send([ended.pk], BACKLOG)
