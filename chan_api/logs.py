@@ -49,8 +49,9 @@ def formatter(fmt: str) -> dict[str, Any]:
 
 
 class QuietSweepFilter(logging.Filter):
-    """The clock sweep runs every 30 s; Celery's INFO lines about it (beat sending it, the worker
-    receiving it and its success) are noise. They pass only when the logger is at DEBUG."""
+    """The clock sweep runs every ``CHAN_SWEEP_SECONDS`` (5 s); Celery's INFO lines about it (beat
+    sending it, the worker receiving it and its success) are noise. They pass only when the
+    logger is at DEBUG."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.levelno != logging.INFO or "clock_sweep" not in str(record.msg) + str(

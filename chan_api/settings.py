@@ -15,6 +15,7 @@ from pathlib import Path
 
 import dj_database_url
 from corsheaders.defaults import default_headers
+from kombu import Queue
 
 from chan_api import multiproc
 from chan_api.logs import logging_config, structlog_configure
@@ -163,6 +164,10 @@ if os.environ.get("DB_POOL", "0") == "1":
     }
 else:
     _database["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
+# A connection kept from an earlier request (or the pool's, with DB_POOL=1) is checked before it is
+# used again: after PostgreSQL restarts, the first request on each thread reconnects instead of
+# failing with 503 (each thread would otherwise fail once, for seconds under light traffic).
+_database["CONN_HEALTH_CHECKS"] = True
 _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_chan")
 DATABASES = {"default": _database}
 
@@ -333,6 +338,17 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"expires": CHAN_SWEEP_SECONDS},
     },
 }
+# Two queues, and every worker consumes both (``celery worker`` without ``-Q``): "celery" for
+# the wake-ups, deals and settlements of play, "clock" for the sweep and what it re-arms. A
+# worker takes one message from each queue in turn, so a backlog of play (thousands of stale
+# wake-ups after a worker outage) no longer holds the sweep until it expires (issue 19: overdue
+# hands waited 41-70 s after a restart while every sweep expired in the queue).
+CELERY_TASK_DEFAULT_QUEUE = "celery"
+CELERY_TASK_QUEUES = (
+    Queue("celery", routing_key="celery"),
+    Queue("clock", routing_key="clock"),  # games.clock.CLOCK_QUEUE
+)
+CELERY_TASK_ROUTES = {"games.tasks.clock_sweep": {"queue": "clock"}}
 # A wake-up is sent after the move's commit, in the request: when the broker is down, give up
 # fast (the sweep re-arms it) instead of holding the player's answer for seconds.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {

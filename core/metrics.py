@@ -23,6 +23,9 @@ MOVES = Counter(
 )  # exposed as chan_moves_total
 HANDS_ENDED = Counter("chan_hands_ended", "Hands ended, by outcome.", ["outcome"])
 CLOCK_MOVES = Counter("chan_clock_moves", "Moves the clock played for an idle seat.")
+SWEEPS_DROPPED = Counter(
+    "chan_clock_sweeps_dropped", "Clock sweeps that expired before a worker took them."
+)
 LONG_POLLS_WAITING = Gauge(
     "chan_long_polls_waiting",
     "Long polls (GET /hands/{id}?wait=N) waiting now.",
@@ -64,6 +67,11 @@ def hand_ended(*, result: Mapping[str, Any] | None) -> None:
 def clock_moved() -> None:
     """The clock played a move for an idle seat."""
     _on_commit(CLOCK_MOVES.inc)
+
+
+def clock_sweep_dropped() -> None:
+    """A clock sweep expired in the queue (no worker, or the workers behind)."""
+    SWEEPS_DROPPED.inc()
 
 
 def settlement_booked(*, ended_at: datetime | None, settled_at: datetime) -> None:

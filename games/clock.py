@@ -27,6 +27,9 @@ logger = logging.getLogger(__name__)
 HAND_TURN_TASK = "games.tasks.hand_turn_due"
 TABLE_DEAL_TASK = "games.tasks.table_deal_due"
 HAND_SETTLE_TASK = "games.tasks.hand_settle_due"
+# The queue of the sweep and of what it re-arms (settings.CELERY_TASK_QUEUES), apart from the
+# wake-ups of play, so that no backlog of those delays the clock's recovery.
+CLOCK_QUEUE = "clock"
 
 
 def hand_deadline(

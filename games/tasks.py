@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from celery import shared_task
+from celery.signals import task_revoked
 from django.utils import timezone
 
-from games.clock import clock_overdue
+from chan_api import metrics
+from games.clock import CLOCK_QUEUE, clock_overdue
 from games.services.hands import hand_clock_tick
 from games.services.quan_booking import hand_settle, hands_unsettled
 from games.services.tables import table_deal_if_due
@@ -46,17 +49,36 @@ def hand_settle_due(hand_id: int) -> int | None:
 
 @shared_task(ignore_result=True)
 def clock_sweep() -> tuple[list[int], list[int], list[int]]:
-    """Every ``CHAN_SWEEP_SECONDS`` (celery beat, 5 s by default): queue the ticks whose wake-up was lost and the settlements
-    still unbooked, one task each."""
+    """Every ``CHAN_SWEEP_SECONDS`` (celery beat, 5 s by default; it expires after as long):
+    queue the ticks whose wake-up was lost and the settlements still unbooked, one task each.
+    The sweep and what it queues go through the "clock" queue (``CLOCK_QUEUE``), which no
+    backlog of play's wake-ups holds up."""
     hands, tables = clock_overdue(now=timezone.now())
     for hand_id in hands:
-        hand_turn_due.delay(hand_id)
+        hand_turn_due.apply_async((hand_id,), queue=CLOCK_QUEUE)
     for table_id in tables:
-        table_deal_due.delay(table_id)
+        table_deal_due.apply_async((table_id,), queue=CLOCK_QUEUE)
     unsettled = hands_unsettled()
     for hand_id in unsettled:
-        hand_settle_due.delay(hand_id)
+        hand_settle_due.apply_async((hand_id,), queue=CLOCK_QUEUE)
     found = {"ticks": len(hands), "deals": len(tables), "settlements": len(unsettled)}
-    # Every 30 s: silent (DEBUG) unless a wake-up or a settlement had been lost.
+    # Every CHAN_SWEEP_SECONDS: silent (DEBUG) unless a wake-up or a settlement had been lost.
     logger.log(logging.INFO if any(found.values()) else logging.DEBUG, "sweep: queued %s", found)
     return hands, tables, unsettled
+
+
+@task_revoked.connect
+def clock_sweep_expired(
+    sender: Any = None, request: Any = None, expired: bool = False, **kwargs: Any
+) -> None:
+    """A sweep that waited past its expiry is dropped by the worker: say so at WARNING (Celery's
+    own line is INFO, which chan_api.logs.QuietSweepFilter hides) and count it, since while
+    sweeps are dropped nothing re-arms a lost wake-up."""
+    if not expired or getattr(sender, "name", None) != clock_sweep.name:
+        return
+    logger.warning(
+        "clock sweep dropped: it expired at %s before a worker took it (no worker ran, or the "
+        "workers are behind); nothing re-arms lost wake-ups until a sweep runs",
+        getattr(request, "expires", None),
+    )
+    metrics.clock_sweep_dropped()

@@ -171,3 +171,59 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
         time.sleep(0.2)
     assert processes_marked(marker) == [], output[-3000:]
     assert "web.1 stopped" in output and "worker.1 stopped" in output and "beat.1 stopped" in output
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+@pytest.mark.parametrize("target", ["stack", "make"])
+def test_make_serve_stopped_by_sigterm_is_a_clean_stop(tmp_path, target) -> None:
+    # Given `make serve` up (on its own database and directory),
+    port = free_port()
+    marker = f"CHAN_STACK_TEST={uuid.uuid4().hex}"
+    env = {k: v for k, v in os.environ.items() if k not in {"PYTEST_VERSION", "DEBUG"}}
+    env.update(
+        dict([marker.split("=")]),
+        SECRET_KEY="stack-test-key",
+        DATABASE_URL=database_url(),
+        CHAN_VAR_DIR=str(tmp_path / "var"),
+        HOST="127.0.0.1",
+        PORT=str(port),
+        WEB_WORKERS="1",
+        CHAN_CLOCK="0",
+    )
+    log = tmp_path / "serve.log"
+    with open(log, "wb") as out:
+        make = subprocess.Popen(
+            ["make", "serve"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if get(f"http://127.0.0.1:{port}/healthz")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline and make.poll() is None, log.read_text()[-3000:]
+            time.sleep(0.3)
+        # when SIGTERM stops it (sent to the stack, make's recipe, or to make itself),
+        if target == "stack":
+            (child,) = (Path(f"/proc/{make.pid}/task/{make.pid}/children").read_text()).split()
+            os.kill(int(child), signal.SIGTERM)
+        else:
+            make.send_signal(signal.SIGTERM)
+        make.wait(timeout=60)
+    finally:
+        if make.poll() is None:
+            make.kill()
+            make.wait()
+    output = log.read_text(errors="replace")
+    # then every process stops, make reports no error, and a stop of the stack exits 0 (make
+    # itself, signalled, ends by that signal once the stack stopped: GNU make re-raises it).
+    assert "Error" not in "".join(line for line in output.splitlines() if "make:" in line)
+    assert "web.1 stopped" in output and "worker.1 stopped" in output and "beat.1 stopped" in output
+    assert make.returncode == (0 if target == "stack" else -signal.SIGTERM), output[-3000:]
+    deadline = time.monotonic() + 15
+    while processes_marked(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert processes_marked(marker) == []

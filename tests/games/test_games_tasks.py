@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import quote
 
@@ -19,6 +20,7 @@ import pytest
 from django.conf import settings
 from django.core.management import call_command
 from django.db import connection
+from django.utils import timezone
 
 from accounts.models import LedgerTransaction
 from chan_api.celery import app
@@ -207,3 +209,16 @@ def test_a_lost_settlement_is_booked_by_the_sweep(
     # the hand is booked, exactly once.
     assert_booked_once(hand)
     call_command("ledger_check")
+
+
+def test_a_sweep_that_expired_in_the_queue_is_logged_at_warning(worker) -> None:
+    # Given a sweep that waited in the queue past its expiry (no worker, or workers behind),
+    app.send_task("games.tasks.clock_sweep", expires=timezone.now() - timedelta(seconds=1))
+
+    # the worker drops it and says so at WARNING: the quiet filter hides Celery's INFO line.
+    def dropped() -> list[str]:
+        lines = worker.log.read_text(errors="replace").splitlines()
+        return [line for line in lines if "clock sweep dropped" in line]
+
+    assert wait_for(dropped, 30), worker_log(worker)
+    assert "warning" in dropped()[0].lower(), dropped()

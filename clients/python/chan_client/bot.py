@@ -182,6 +182,9 @@ class Bot:
         return view.get("outcome")
 
 
+DEFAULT_URL = "http://127.0.0.1:8000"  # `make run` on its default PORT
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="chan-bot",
@@ -189,7 +192,11 @@ def build_parser() -> argparse.ArgumentParser:
         "rules core's heuristic, through the Chắn API. Prints `table <id>` once seated and a JSON "
         "summary at the end.",
     )
-    p.add_argument("--url", default=os.environ.get("CHAN_URL", "http://127.0.0.1:8000"))
+    p.add_argument(
+        "--url",
+        default=os.environ.get("CHAN_URL") or DEFAULT_URL,
+        help=f"the server's base URL (default: $CHAN_URL, else {DEFAULT_URL}; now %(default)s)",
+    )
     p.add_argument("--username", required=True)
     p.add_argument(
         "--password",
