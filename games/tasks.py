@@ -9,7 +9,7 @@ from celery import shared_task
 from celery.signals import task_revoked
 from django.utils import timezone
 
-from chan_api import metrics
+from core import metrics
 from games.clock import CLOCK_QUEUE, clock_overdue
 from games.services.hands import hand_clock_tick
 from games.services.quan_booking import hand_settle, hands_unsettled
