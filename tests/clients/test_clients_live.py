@@ -49,6 +49,27 @@ def test_login_or_register_registers_once_then_logs_in(live_server) -> None:
     assert (refused.value.status, refused.value.code) == (401, "invalid_credentials")
 
 
+def test_a_crowd_of_new_players_behind_one_address_is_not_locked_out(live_server, settings) -> None:
+    # Given the per-address lockout (10 failed logins) and no sign-up limit,
+    settings.CHAN_SIGNUPS_PER_ADDRESS_PER_DAY = 0
+    # when 12 new players from this one address log in or register (as 12 bots would),
+    names = [f"crowd{i}" for i in range(12)]
+    for name in names:
+        player(live_server.url, name)
+    # then none was locked out, and each logs in again afterwards.
+    for name in names:
+        assert player(live_server.url, name).check()["username"] == name
+
+
+def test_login_or_register_past_the_sign_up_limit(live_server, settings) -> None:
+    settings.CHAN_SIGNUPS_PER_ADDRESS_PER_DAY = 1
+    known = player(live_server.url, "limit_known")  # the address's one sign-up
+    assert player(live_server.url, "limit_known").me()["username"] == known.me()["username"]
+    with pytest.raises(ApiError) as refused:
+        player(live_server.url, "limit_unknown")
+    assert (refused.value.status, refused.value.code) == (429, "signup_limit")
+
+
 def test_a_retried_join_is_no_error(live_server) -> None:
     a, b, table_id, _ = seated_pair(live_server.url)
     assert [s["username"] for s in b.join(table_id)["seats"]] == ["client_a", "client_b"]

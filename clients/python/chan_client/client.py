@@ -189,18 +189,23 @@ class ChanClient:
         return self.token
 
     def login_or_register(self, username: str, password: str) -> str:
-        """Log in; an unknown player registers (and one registered meanwhile logs in)."""
-        try:
-            return self.login(username, password)
-        except ApiError as e:
-            if e.code != "invalid_credentials":
-                raise
+        """Register; a player already registered logs in. Registering first means a new
+        player's first contact is no failed login: the server locks an address out after a
+        few failed logins (10 by default), which a crowd of new bots behind one address would
+        reach. When the address may sign up no more accounts today (429 ``signup_limit``) an
+        existing player still logs in, and an unknown one gets the ``signup_limit`` error."""
         try:
             return self.register(username, password)
         except ApiError as e:
-            if e.code != "username_taken":
+            if e.code not in ("username_taken", "signup_limit"):
                 raise
-        return self.login(username, password)
+            refused = e
+        try:
+            return self.login(username, password)
+        except ApiError as e:
+            if refused.code == "signup_limit" and e.code == "invalid_credentials":
+                raise refused from None
+            raise
 
     def check(self) -> dict[str, Any]:
         return self.request("GET", "/api/v1/auth/check").json()
