@@ -12,6 +12,10 @@ STAMP := $(VENV)/.install-stamp
 HOST ?= 127.0.0.1
 PORT ?= 8000
 VAR := $(or $(CHAN_VAR_DIR),var)
+# `make test` runs the suite in this many pytest-xdist workers, each on a test database of its own
+# (test_chan_gw0, ...); many tests wait on servers and subprocesses, so more workers than CPUs
+# pay. TEST_WORKERS=0 runs it in one process. Tests are dealt two at a time as workers free up.
+TEST_WORKERS ?= 4
 
 .PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages
 
@@ -71,7 +75,7 @@ typecheck: install
 
 test: lint typecheck
 	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); print('make test: database =', 'PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg (set DATABASE_URL for another server)')"
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 2 $(PYTEST_ARGS)
 
 db-stop:   # stop the embedded PostgreSQL (the next command that needs it starts it again)
 	@if [ -x $(BIN)/python ]; then $(BIN)/python -m chan_api.embedded_db stop; fi

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -31,6 +33,7 @@ def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int 
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None:
     result = run_bench("api_bench.py", "--hands", "1", "--rounds", "10", timeout=300)
 
@@ -39,6 +42,7 @@ def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None
     assert {"floor", "state read", "304 poll", "move"} <= lines, result.stdout
 
 
+@pytest.mark.slow
 def test_load_bench_drives_bots_at_tables_then_the_floor_and_prints_the_ratio() -> None:
     result = run_bench("load_bench.py", "--tables", "2", "--seconds", "2", scratch="load_bench")
 
@@ -51,6 +55,7 @@ def test_load_bench_drives_bots_at_tables_then_the_floor_and_prints_the_ratio() 
     assert "ratio game/floor req/s:" in out, out
 
 
+@pytest.mark.slow(seconds=30)
 def test_growth_bench_fills_measures_both_sizes_and_prints_the_ratios() -> None:
     result = run_bench(
         "growth_bench.py",
@@ -75,6 +80,7 @@ def test_growth_bench_fills_measures_both_sizes_and_prints_the_ratios() -> None:
     assert out.count(">=0.9") == 2, out
 
 
+@pytest.mark.slow
 def test_longpoll_bench_wakes_every_waiting_poll_and_prints_its_line() -> None:
     result = run_bench(
         "longpoll_bench.py",
