@@ -8,7 +8,11 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# Two installs: the server's dependencies (make run, serve, worker), then the tools and the
+# client (pytest, ruff, mypy, …: make test, lint); `make install` does both.
 STAMP := $(VENV)/.install-stamp
+DEV_STAMP := $(VENV)/.install-dev-stamp
+PIP := $(BIN)/python -m pip --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
 VAR := $(or $(CHAN_VAR_DIR),var)
@@ -24,35 +28,42 @@ TEST_WORKERS ?= 4
 # fixed decks allowed, Django's debug pages. `make test` leaves DEBUG alone (pytest runs with it off).
 run migrate worker: export DEBUG ?= 1
 
+# pip is upgraded only if it is older than 21.3, which cannot install this project editable.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -c "import pip, sys; sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < (21, 3))" \
+		|| $(PIP) install -q --upgrade pip
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]' -e clients/python
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e .
 	touch $(STAMP)
 
-install: $(STAMP)
+$(DEV_STAMP): $(STAMP) clients/python/pyproject.toml
+	$(PIP) install -q -e '.[dev]' -e clients/python
+	touch $(DEV_STAMP)
 
-migrate: install
+install: $(DEV_STAMP)
+
+migrate: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 
-run: migrate
-	$(BIN)/python manage.py demo_players
-	$(BIN)/python manage.py run_dev --host $(HOST) --port $(PORT)
+# One Django process migrates, starts the web server and the worker, then makes the demo players
+# while they start (manage.py run_dev --migrate --demo-players).
+run: $(STAMP)
+	$(BIN)/python manage.py run_dev --migrate --demo-players --host $(HOST) --port $(PORT)
 
 # The production stack on the current environment, in the foreground: gunicorn on HOST:PORT,
 # a Celery worker and exactly one beat (Procfile, run by honcho; Ctrl-C or SIGTERM stops all
 # three). DEBUG stays off unless the environment says otherwise, so SECRET_KEY is needed.
 # Metrics of every process are summed through PROMETHEUS_MULTIPROC_DIR, emptied at each start.
 serve: export PROMETHEUS_MULTIPROC_DIR ?= $(abspath $(VAR))/prometheus
-serve: install
+serve: $(STAMP)
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py migrate --noinput
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py collectstatic --noinput -v 0
 	rm -rf "$$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$$PROMETHEUS_MULTIPROC_DIR"
 	BIND=$(HOST):$(PORT) PATH="$(abspath $(BIN)):$$PATH" exec $(BIN)/honcho start -f Procfile
 
-worker: install
+worker: $(STAMP)
 	$(BIN)/celery -A chan_api worker -l info
 
 lint: install
@@ -86,7 +97,7 @@ bench: install
 bench-api: install   # needs PostgreSQL (BENCH_DATABASE_URL) and, if present, Redis
 	$(BIN)/python bench/api_bench.py
 
-simulate: install
+simulate: $(STAMP)
 	$(BIN)/python -m games.rules.simulate --hands 1000 --seats 4 --seed 1 --bot heuristic
 
 clean: db-stop

@@ -26,11 +26,15 @@ def _username_taken() -> Conflict:
 
 
 @transaction.atomic
-def user_register(*, username: str, password: str, display_name: str = "") -> User:
+def user_register(
+    *, username: str, password: str, display_name: str = "", password_hash: str = ""
+) -> User:
     """Create a player after Django's username and password validators accept them, and book
     its welcome grant (``CHAN_WELCOME_GRANT`` Quan) in the same transaction.
 
     Usernames are unique case-insensitively (``Demo1`` and ``demo1`` are one name).
+    ``password_hash`` is a hash of ``password`` already made (``make_password``), stored as is
+    instead of hashing it again (demo_players: four players, one password).
     """
     username = User.normalize_username(username)
     candidate = User(username=username, display_name=display_name)
@@ -48,7 +52,10 @@ def user_register(*, username: str, password: str, display_name: str = "") -> Us
     if User.objects.filter(username__iexact=username).exists():
         raise _username_taken()
 
-    candidate.set_password(password)
+    if password_hash:
+        candidate.password = password_hash
+    else:
+        candidate.set_password(password)
     try:
         with transaction.atomic():
             candidate.save()
