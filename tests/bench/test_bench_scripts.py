@@ -24,7 +24,7 @@ def server_url() -> str:
     return f"postgres://{connection.settings_dict['USER']}@{host}/postgres"
 
 
-def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int = 120) -> Any:
+def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int = 300) -> Any:
     """Run ``bench/<script>`` on the suite's PostgreSQL server (a scratch database of its own,
     apart from other worktrees' and a bench run by hand, when ``scratch`` is given)."""
     command = [sys.executable, f"bench/{script}", *args, "--db", server_url()]
@@ -91,7 +91,7 @@ def test_longpoll_bench_wakes_every_waiting_poll_and_prints_its_line() -> None:
         "--moves",
         "3",
         scratch="longpoll_bench",
-        timeout=180,
+        timeout=300,
     )
 
     assert result.returncode == 0, result.stderr[-2000:]

@@ -51,7 +51,7 @@ class Command(BaseCommand):
             for key in ("data_folder_in", "processed_folder", "control_folder"):
                 os.makedirs(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key], exist_ok=True)
         if opts["migrate"]:
-            call_command("migrate", interactive=False, stdout=self.stdout)
+            call_command("migrate", interactive=False, stdout=self.stdout._out)  # its own line ends
         env = {**os.environ, "DEBUG": "1"}
         # A SIGTERM (not only Ctrl-C) must stop the children too: exit through atexit.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -83,7 +83,7 @@ class Command(BaseCommand):
         )
         atexit.register(web.terminate)
         if opts["demo_players"]:
-            call_command("demo_players", stdout=self.stdout)
+            call_command("demo_players", stdout=self.stdout._out)
         self.stdout.write(
             f"API on http://{opts['host']}:{opts['port']}/api/v1/ — docs at /api/docs/"
         )
