@@ -8,10 +8,18 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# Two installs: the server's dependencies (make run, serve, worker), then the tools and the
+# client (pytest, ruff, mypy, …: make test, lint); `make install` does both.
 STAMP := $(VENV)/.install-stamp
+DEV_STAMP := $(VENV)/.install-dev-stamp
+PIP := $(BIN)/python -m pip --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
 VAR := $(or $(CHAN_VAR_DIR),var)
+# `make test` runs the suite in this many pytest-xdist workers, each on a test database of its own
+# (test_chan_gw0, ...); many tests wait on servers and subprocesses, so more workers than CPUs
+# pay. TEST_WORKERS=0 runs it in one process. Tests are dealt two at a time as workers free up.
+TEST_WORKERS ?= 4
 
 .PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages
 
@@ -20,22 +28,29 @@ VAR := $(or $(CHAN_VAR_DIR),var)
 # fixed decks allowed, Django's debug pages. `make test` leaves DEBUG alone (pytest runs with it off).
 run migrate worker: export DEBUG ?= 1
 
+# pip is upgraded only if it is older than 21.3, which cannot install this project editable.
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -c "import pip, sys; sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < (21, 3))" \
+		|| $(PIP) install -q --upgrade pip
 
-$(STAMP): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[dev]' -e clients/python
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e .
 	touch $(STAMP)
 
-install: $(STAMP)
+$(DEV_STAMP): $(STAMP) clients/python/pyproject.toml
+	$(PIP) install -q -e '.[dev]' -e clients/python
+	touch $(DEV_STAMP)
 
-migrate: install
+install: $(DEV_STAMP)
+
+migrate: $(STAMP)
 	$(BIN)/python manage.py migrate --noinput
 
-run: migrate
-	$(BIN)/python manage.py demo_players
-	$(BIN)/python manage.py run_dev --host $(HOST) --port $(PORT)
+# One Django process migrates, starts the web server and the worker, then makes the demo players
+# while they start (manage.py run_dev --migrate --demo-players).
+run: $(STAMP)
+	$(BIN)/python manage.py run_dev --migrate --demo-players --host $(HOST) --port $(PORT)
 
 # The production stack on the current environment, in the foreground: gunicorn on HOST:PORT,
 # a Celery worker and exactly one beat (Procfile, run by honcho; Ctrl-C or SIGTERM stops all
@@ -45,14 +60,14 @@ run: migrate
 # by SIGTERM or SIGINT as clean: status 0 once every process has stopped. (SIGTERM sent to make
 # itself: make stops the recipe, then ends by that signal, as GNU make always does.)
 serve: export PROMETHEUS_MULTIPROC_DIR ?= $(abspath $(VAR))/prometheus
-serve: install
+serve: $(STAMP)
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py migrate --noinput
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py collectstatic --noinput -v 0
 	rm -rf "$$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$$PROMETHEUS_MULTIPROC_DIR"
 	BIND=$(HOST):$(PORT) PATH="$(abspath $(BIN)):$$PATH" $(BIN)/honcho start -f Procfile & pid=$$!; \
 	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' TERM INT; wait $$pid
 
-worker: install
+worker: $(STAMP)
 	$(BIN)/celery -A chan_api worker -l info
 
 lint: install
@@ -75,7 +90,7 @@ typecheck: install
 
 test: lint typecheck
 	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); print('make test: database =', 'PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg (set DATABASE_URL for another server)')"
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 2 $(PYTEST_ARGS)
 
 db-stop:   # stop the embedded PostgreSQL (the next command that needs it starts it again)
 	@if [ -x $(BIN)/python ]; then $(BIN)/python -m chan_api.embedded_db stop; fi
@@ -86,7 +101,7 @@ bench: install
 bench-api: install   # needs PostgreSQL (BENCH_DATABASE_URL) and, if present, Redis
 	$(BIN)/python bench/api_bench.py
 
-simulate: install
+simulate: $(STAMP)
 	$(BIN)/python -m games.rules.simulate --hands 1000 --seats 4 --seed 1 --bot heuristic
 
 clean: db-stop

@@ -40,7 +40,12 @@ def _username_taken() -> Conflict:
 
 @transaction.atomic
 def user_register(
-    *, username: str, password: str, display_name: str = "", address: str | None = None
+    *,
+    username: str,
+    password: str,
+    display_name: str = "",
+    address: str | None = None,
+    password_hash: str = "",
 ) -> User:
     """Create a player after Django's username and password validators accept them, and book
     its welcome grant (``CHAN_WELCOME_GRANT`` Quan) in the same transaction.
@@ -49,6 +54,8 @@ def user_register(
     from a client ``address`` (the API's) keeps it hashed on the user and is refused with 429
     ``signup_limit`` beyond ``CHAN_SIGNUPS_PER_ADDRESS_PER_DAY`` sign-ups from that address in
     24 hours; the count is taken under a lock on the address until the transaction ends.
+    ``password_hash`` is a hash of ``password`` already made (``make_password``), stored as is
+    instead of hashing it again (demo_players: four players, one password).
     """
     username = User.normalize_username(username)
     candidate = User(username=username, display_name=display_name)
@@ -69,7 +76,10 @@ def user_register(
         candidate.signup_address = signup_address_digest(address)
         _signup_limit_check(candidate.signup_address)
 
-    candidate.set_password(password)
+    if password_hash:
+        candidate.password = password_hash
+    else:
+        candidate.set_password(password)
     try:
         with transaction.atomic():
             candidate.save()

@@ -5,6 +5,9 @@ client per pool.
   RedisCache opens a connection pool per instance: these instances share the client, and so the
   pool, of their location and options. redis-py's pool is thread-safe and starts afresh in a
   forked child.
+* ``clear()`` with a ``KEY_PREFIX`` deletes the keys of that prefix only, not the whole database
+  (Django's ``FLUSHDB``): processes that share a Redis database under different prefixes (the
+  test suite's xdist workers, ``chan_api/settings.py``) keep each other's keys.
 * ``RedisCacheClient.get_client`` builds a new ``redis.Redis`` for every cache operation; its
   constructor fills a table of some 170 response callbacks each time, which profiled at about a
   millisecond per API request (the throttle's two operations). A client is safe to share between
@@ -13,6 +16,7 @@ client per pool.
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any, ClassVar
 
@@ -68,6 +72,23 @@ class SharedPoolRedisCache(RedisCache):
             for full_key in full_keys:
                 pipe.decr(full_key)
             pipe.execute()
+
+    def clear(self) -> bool:
+        """Delete every key of this cache: ``FLUSHDB`` without a key prefix, else the keys of the
+        prefix (``SCAN`` by pattern, ``UNLINK`` in batches)."""
+        if not self.key_prefix:
+            return super().clear()
+        pattern = re.sub(r"([\\*?\[\]])", r"\\\1", self.key_prefix) + ":*"
+        client = self._cache.get_client(None, write=True)
+        batch: list[bytes] = []
+        for key in client.scan_iter(match=pattern, count=1000):
+            batch.append(key)
+            if len(batch) == 500:
+                client.unlink(*batch)
+                batch.clear()
+        if batch:
+            client.unlink(*batch)
+        return True
 
     @cached_property
     def _cache(self) -> RedisCacheClient:

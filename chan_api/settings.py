@@ -43,6 +43,11 @@ def env_list(name: str, default: str = "") -> list[str]:
 DEBUG = env_bool("DEBUG", False)
 # pytest (8.2 and later) sets PYTEST_VERSION for its whole session, before Django is configured.
 TESTING = "PYTEST_VERSION" in os.environ
+# pytest-xdist runs the suite in several processes (gw0, gw1, …), and pytest-django gives each its
+# own test database (test_chan_gw0, …). Hands in two of them have the same ids, so what they would
+# otherwise share on one Redis is named by the worker: the cache's keys and the broker's queues.
+# The processes a test starts inherit the variable, and so the names.
+TEST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "") if TESTING else ""
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if DEBUG:
@@ -271,6 +276,8 @@ CACHES = {
             # (chan_api/redis_cache.py)
             "BACKEND": "chan_api.redis_cache.SharedPoolRedisCache",
             "LOCATION": os.environ["CACHE_URL"],
+            # clear() then deletes only the keys of this prefix (chan_api/redis_cache.py)
+            "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", TEST_WORKER),
         }
         if os.environ.get("CACHE_URL")
         # Under DEBUG (make run) the web server and the worker are two processes: share a file
@@ -316,6 +323,8 @@ else:
     # their deadline (up to MAX_TIMEOUT_SECONDS = 1 hour) before running, so allow more than
     # that (a redelivered tick is harmless anyway: it does nothing once the hand moved on).
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 3600}
+    if TEST_WORKER:  # each xdist worker's queues, and the Celery workers its tests start
+        CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = f"{TEST_WORKER}:"
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True

@@ -7,11 +7,28 @@ fixed decks; pytest-django keeps ``DEBUG`` off, as in production.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-django's own ordering
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked slow first, the longest first (``slow(seconds=…)``, a rough figure of a
+    serial run; 10 if not given), then the others, each group in its order: the xdist workers of
+    ``make test`` start the long ones at once and end together, where a long test collected
+    last would run alone at the end while the other workers sit idle."""
+
+    def expected_seconds(item: pytest.Item) -> float:
+        slow = item.get_closest_marker("slow")
+        return 0.0 if slow is None else float(slow.kwargs.get("seconds", 10))
+
+    items.sort(key=expected_seconds, reverse=True)  # stable: ties keep their order
 
 
 @pytest.fixture(scope="session")
@@ -40,6 +57,17 @@ def _default_rooms(request: pytest.FixtureRequest) -> None:
     from games.services.rooms import rooms_seed
 
     rooms_seed()
+
+
+@pytest.fixture
+def private_dir() -> Iterator[Path]:
+    """A scratch directory for a private embedded PostgreSQL (run as its own system user, which
+    must reach it). Not pytest's tmp_path: its root is private to root (0700), and each xdist
+    worker puts that mode back when it first makes its own, under a server started meanwhile."""
+    path = Path(tempfile.mkdtemp(prefix="chan-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,7 +24,7 @@ def server_url() -> str:
     return f"postgres://{connection.settings_dict['USER']}@{host}/postgres"
 
 
-def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int = 120) -> Any:
+def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int = 300) -> Any:
     """Run ``bench/<script>`` on the suite's PostgreSQL server (a scratch database of its own,
     apart from other worktrees' and a bench run by hand, when ``scratch`` is given)."""
     command = [sys.executable, f"bench/{script}", *args, "--db", server_url()]
@@ -31,6 +33,7 @@ def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int 
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None:
     result = run_bench("api_bench.py", "--hands", "1", "--rounds", "10", timeout=300)
 
@@ -39,6 +42,7 @@ def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None
     assert {"floor", "state read", "304 poll", "move"} <= lines, result.stdout
 
 
+@pytest.mark.slow
 def test_load_bench_drives_bots_at_tables_then_the_floor_and_prints_the_ratio() -> None:
     result = run_bench("load_bench.py", "--tables", "2", "--seconds", "2", scratch="load_bench")
 
@@ -51,6 +55,7 @@ def test_load_bench_drives_bots_at_tables_then_the_floor_and_prints_the_ratio() 
     assert "ratio game/floor req/s:" in out, out
 
 
+@pytest.mark.slow(seconds=30)
 def test_growth_bench_fills_measures_both_sizes_and_prints_the_ratios() -> None:
     result = run_bench(
         "growth_bench.py",
@@ -75,6 +80,7 @@ def test_growth_bench_fills_measures_both_sizes_and_prints_the_ratios() -> None:
     assert out.count(">=0.9") == 2, out
 
 
+@pytest.mark.slow
 def test_longpoll_bench_wakes_every_waiting_poll_and_prints_its_line() -> None:
     result = run_bench(
         "longpoll_bench.py",
@@ -85,7 +91,7 @@ def test_longpoll_bench_wakes_every_waiting_poll_and_prints_its_line() -> None:
         "--moves",
         "3",
         scratch="longpoll_bench",
-        timeout=180,
+        timeout=300,
     )
 
     assert result.returncode == 0, result.stderr[-2000:]

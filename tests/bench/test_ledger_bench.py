@@ -14,6 +14,7 @@ from tests.bench.test_bench_scripts import server_url
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_ledger_bench_loads_checks_and_prints_every_ratio() -> None:
     result = subprocess.run(

@@ -27,9 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def var_dir(tmp_path) -> Iterator[Path]:
-    yield tmp_path
-    embedded_db.stop(tmp_path)
+def var_dir(private_dir) -> Iterator[Path]:
+    yield private_dir
+    embedded_db.stop(private_dir)
 
 
 def start(var_dir: Path) -> subprocess.Popen[str]:

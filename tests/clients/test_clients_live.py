@@ -143,6 +143,7 @@ def test_a_throttled_login_waits_for_retry_after_then_gives_up(live_server, monk
     assert client.stats.statuses == {401: 2, 429: 3}
 
 
+@pytest.mark.slow
 def test_two_bots_play_two_hands_to_the_end(live_server) -> None:
     # Given two bots, one opening a two-seat table and the other joining it,
     bots = [

@@ -130,6 +130,7 @@ def play_through_the_api(
     return clients, hand_id
 
 
+@pytest.mark.slow
 def test_a_fixed_deck_hand_played_to_a_win_through_the_api(live_server) -> None:
     clients, hand_id = play_through_the_api(live_server.url, WIN_DECK, WIN_MOVES)
     view = clients[0].get(f"/api/v1/hands/{hand_id}").json()
@@ -138,6 +139,7 @@ def test_a_fixed_deck_hand_played_to_a_win_through_the_api(live_server) -> None:
     assert view["result"]["win"]["card"] == "9V"
 
 
+@pytest.mark.slow
 def test_a_fixed_deck_hand_played_to_a_hoa_through_the_api(live_server) -> None:
     clients, hand_id = play_through_the_api(live_server.url, HOA_DECK, HOA_MOVES)
     view = clients[3].get(f"/api/v1/hands/{hand_id}").json()

@@ -97,25 +97,25 @@ def unsettled(env: dict[str, str]) -> int:
     return int(out.stdout.split()[-1])
 
 
-@pytest.mark.slow
-def test_twenty_bots_play_ten_tables_on_the_production_topology(tmp_path) -> None:
+@pytest.mark.slow(seconds=80)
+def test_twenty_bots_play_ten_tables_on_the_production_topology(private_dir) -> None:
     started = time.monotonic()
     port = free_port()
-    redis = redis_server(port, tmp_path)
+    redis = redis_server(port, private_dir)
     web_port = free_port()
     base = f"http://127.0.0.1:{web_port}"
-    (tmp_path / "prometheus").mkdir()
+    (private_dir / "prometheus").mkdir()
     env = stack_env(
-        tmp_path,
+        private_dir,
         CACHE_URL=f"redis://127.0.0.1:{port}/1",
         CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/2",
         CHAN_CLOCK="1",  # the clock, the settlements and the sweep run on the Celery workers
         CHAN_ALLOW_FIXED_DECK="0",  # shuffled decks, as in production
-        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "prometheus"),
+        PROMETHEUS_MULTIPROC_DIR=str(private_dir / "prometheus"),
         LOG_LEVEL="WARNING",
     )
     bot_env = {**env, "CHAN_BOT_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
-    log = (tmp_path / "stack.log").open("ab")
+    log = (private_dir / "stack.log").open("ab")
     stack: list[subprocess.Popen] = []
     bots: list[subprocess.Popen] = []
     try:
@@ -144,7 +144,14 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(tmp_path) -> Non
             )
         stack.append(
             spawn(
-                [*celery, "beat", "-l", "warning", "--schedule", str(tmp_path / "beat-schedule")],
+                [
+                    *celery,
+                    "beat",
+                    "-l",
+                    "warning",
+                    "--schedule",
+                    str(private_dir / "beat-schedule"),
+                ],
                 env,
                 log,
             )
@@ -167,7 +174,10 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(tmp_path) -> Non
         tables = []
         for i, opener in enumerate(openers):
             line = opener.stdout.readline().decode()
-            assert line.startswith("table "), (line, (tmp_path / "stack.log").read_text()[-2000:])
+            assert line.startswith("table "), (
+                line,
+                (private_dir / "stack.log").read_text()[-2000:],
+            )
             tables.append(int(line.split()[1]))
             bots.append(
                 spawn(
@@ -232,4 +242,4 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(tmp_path) -> Non
         log.close()
         redis.kill()
         redis.wait()
-        embedded_db.stop(tmp_path)
+        embedded_db.stop(private_dir)

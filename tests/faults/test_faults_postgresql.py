@@ -22,7 +22,7 @@ from tests.faults.harness import (
 OUTAGE_SECONDS = 10
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=50)
 def test_a_database_outage_is_503_and_play_resumes_with_nothing_lost(private_dir) -> None:
     env = stack_env(private_dir)
     try:

@@ -58,7 +58,7 @@ def long_poll_wake_time(table, rng: random.Random) -> float:
     return woken[0]
 
 
-@pytest.mark.slow
+@pytest.mark.slow(seconds=35)
 def test_a_cache_and_broker_outage_costs_no_request(private_dir) -> None:
     port = free_port()
     redis = redis_server(port, private_dir)

@@ -25,6 +25,7 @@ CHECKS = [
 ]
 
 
+@pytest.mark.slow
 def test_every_operation_answers_within_its_schema(live_server, make_user) -> None:
     _, token = make_user()
     schema = schemathesis.openapi.from_url(f"{live_server.url}/api/schema/?format=json")

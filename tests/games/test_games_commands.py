@@ -36,6 +36,7 @@ def test_check_hands_reports_a_hand_whose_seq_is_not_its_logs(
         call_command("check_hands", hand=[win_hand["hand"]])
 
 
+@pytest.mark.slow
 def test_play_bots_settles_every_hand_and_the_books_reconcile() -> None:
     out = StringIO()
     call_command("play_bots", hands=12, seed=3, stdout=out)

@@ -162,6 +162,7 @@ def _leave_and_ready(a: Any, b: Any, table_id: int) -> Callable[[int], Any]:
     return call
 
 
+@pytest.mark.slow
 def test_a_leave_racing_a_deal_lands_wholly_before_or_after_it(make_player) -> None:
     # Given, 25 times, a two-seat table where A sits and B is about to complete the ready seats,
     anomalies = []
@@ -190,6 +191,7 @@ def test_a_leave_racing_a_deal_lands_wholly_before_or_after_it(make_player) -> N
     assert anomalies == []
 
 
+@pytest.mark.slow
 def test_one_token_holds_at_most_ten_waiting_long_polls(players, win_hand) -> None:
     # Given eleven long polls of one token released together on a hand where nothing moves,
     url = f"/api/v1/hands/{win_hand['hand']}?wait=2&after_seq=0"

@@ -279,6 +279,7 @@ def test_a_token_may_keep_ten_polls_waiting_and_gets_them_back_when_they_end(
     assert client.get(f"/api/v1/hands/{hand_id}?wait=1&after_seq={seq}").status_code == 200
 
 
+@pytest.mark.slow
 def test_a_client_that_goes_away_gives_its_slot_back(
     asgi_live_server: Any, feed: str, players: list[Player]
 ) -> None:
@@ -335,6 +336,7 @@ def test_a_spectator_of_a_table_closed_to_spectators_gets_403_not_a_wait(
     assert r.status_code == 403 and r.json()["code"] == "not_a_participant"
 
 
+@pytest.mark.slow
 def test_a_server_told_to_stop_answers_its_waiting_polls_at_once(
     players: list[Player], tmp_path: Any
 ) -> None:

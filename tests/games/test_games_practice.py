@@ -336,6 +336,7 @@ def human_move(hand_id: int, user: Any) -> bool:
         return True
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_the_worker_plays_the_bots_of_a_practice_hand_to_its_end(worker, make_user) -> None:  # noqa: F811
     # Given a practice table with three bots that move at once, and its player,

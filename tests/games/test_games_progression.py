@@ -254,6 +254,7 @@ def test_a_players_public_profile_and_its_ended_hands(players, win_hand, make_pl
     assert_problem(stranger.client.get("/api/v1/players/nobody-here/hands"), 404, "not_found")
 
 
+@pytest.mark.slow
 def test_a_hoa_gives_everyone_1_xp(players, hoa_hand) -> None:
     play_to_end(players, hoa_hand)
     hand_settle(hand_id=hoa_hand["hand"])

@@ -106,6 +106,7 @@ def pick(rng: random.Random, legal: list[dict[str, Any]], mode: str) -> dict[str
     return rng.choice(others)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("n_seats", "mode", "seed"),
     [(4, "basic", 1), (4, "basic", 2), (3, "basic", 3), (2, "basic", 4), (4, "advanced", 5)],

@@ -142,6 +142,7 @@ def test_the_worker_deals_when_the_ready_deadline_passes(worker, make_user) -> N
     assert [s.user_id for s in hand.seat_list()] == [owner.pk, other.pk]
 
 
+@pytest.mark.slow
 def test_the_worker_plays_for_a_seat_that_lets_its_turn_time_out(worker, make_user) -> None:
     # Given a two-seat hand with a 1-second turn timeout where nobody ever moves,
     owner, other = (make_user()[0] for _ in range(2))
@@ -177,6 +178,7 @@ def four_players_hand(make_user) -> Hand:
     return hand
 
 
+@pytest.mark.slow
 def test_the_worker_books_a_hand_settlement_when_the_hand_ends(worker, make_user) -> None:
     # Given a hand played to its end here (the clock on: the end queues the settlement),
     hand = four_players_hand(make_user)
@@ -188,6 +190,7 @@ def test_the_worker_books_a_hand_settlement_when_the_hand_ends(worker, make_user
     call_command("ledger_check")
 
 
+@pytest.mark.slow
 def test_a_lost_settlement_is_booked_by_the_sweep(
     settings, broker_env, make_user, tmp_path
 ) -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from games.rules.bots import HeuristicBot, RandomBot
 from games.rules.deck import first_dealer, shuffle
 from games.rules.declaring import auto_declaration, judge
@@ -15,6 +17,7 @@ from games.rules.ruleset import CUOC_SLUGS, build_ruleset
 from games.rules.state import HandConfig, Mode, Phase
 
 
+@pytest.mark.slow
 def test_true_cuoc_is_dung_minus_one_is_thieu_plus_one_is_sai() -> None:
     rng = random.Random(11)
     checked = 0
@@ -62,6 +65,7 @@ class RuleBreakingBot:
         return self.good.choose(state, seat)
 
 
+@pytest.mark.slow
 def test_advanced_self_play_with_rule_breakers_balances_and_bao_seats_sit_still() -> None:
     rng = random.Random(5)
     for preset in ("chan_van_van", "thapthanh"):

@@ -7,6 +7,7 @@ import functools
 import os
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rules_builders import accounted
@@ -48,6 +49,7 @@ def check_view_hides(state, seat: int) -> None:
     assert view["hand"] == view_for(state, seat)["hand"]
 
 
+@pytest.mark.slow(seconds=45)
 @settings(suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.binary(min_size=1, max_size=8),
@@ -103,6 +105,7 @@ def test_a_move_not_in_legal_moves_is_refused() -> None:
             state = apply(state, bot.choose(state, seat))
 
 
+@pytest.mark.slow
 def test_thousands_of_heuristic_hands_end_cleanly() -> None:
     rng = random.Random(3)
     endings = {"u": 0, "hoa": 0}

@@ -9,6 +9,10 @@ filesystem broker (no server needed); with ``DATABASE_URL`` or ``CELERY_BROKER_U
 those. It is a development server: it refuses to run with
 ``DEBUG`` off (``make run`` sets ``DEBUG=1``). Production runs gunicorn (uvicorn workers) and
 Celery workers separately (see deploy/).
+
+``make run`` passes ``--migrate --demo-players``: the migrations and the demo players run in this
+process (one Django start instead of three), the migrations before the children start, the demo
+players while they start (their tokens are printed once made).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import sys
 from typing import Any
 
 from django.conf import settings
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 
@@ -31,6 +36,10 @@ class Command(BaseCommand):
         parser.add_argument("--host", default="127.0.0.1")
         parser.add_argument("--port", default="8000")
         parser.add_argument("--no-worker", action="store_true")
+        parser.add_argument("--migrate", action="store_true", help="migrate first")
+        parser.add_argument(
+            "--demo-players", action="store_true", help="make the demo players, print tokens"
+        )
 
     def handle(self, *args: Any, **opts: Any) -> None:
         if not settings.DEBUG:
@@ -41,6 +50,8 @@ class Command(BaseCommand):
         if settings.CELERY_BROKER_URL == "filesystem://":
             for key in ("data_folder_in", "processed_folder", "control_folder"):
                 os.makedirs(settings.CELERY_BROKER_TRANSPORT_OPTIONS[key], exist_ok=True)
+        if opts["migrate"]:
+            call_command("migrate", interactive=False, stdout=self.stdout._out)  # its own line ends
         env = {**os.environ, "DEBUG": "1"}
         # A SIGTERM (not only Ctrl-C) must stop the children too: exit through atexit.
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -71,6 +82,8 @@ class Command(BaseCommand):
             env=env,
         )
         atexit.register(web.terminate)
+        if opts["demo_players"]:
+            call_command("demo_players", stdout=self.stdout._out)
         self.stdout.write(
             f"API on http://{opts['host']}:{opts['port']}/api/v1/ — docs at /api/docs/"
         )

@@ -1,0 +1,113 @@
+"""The suite runs in several pytest-xdist workers (``make test``), each on its own test database;
+on one Redis server they keep their cache keys and their Celery queues apart (chan_api/settings.py:
+``TEST_WORKER``), since hands in two workers' databases have the same ids."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+
+import pytest
+from kombu import Connection
+
+from chan_api.redis_cache import SharedPoolRedisCache
+from tests.chan_api.test_chan_api_settings import loaded
+
+REDIS_SETTINGS = (
+    "import json, chan_api.settings as s; print(json.dumps({'prefix': "
+    "s.CACHES['default'].get('KEY_PREFIX'), 'broker': s.CELERY_BROKER_TRANSPORT_OPTIONS}))"
+)
+
+
+@pytest.fixture
+def redis_url(tmp_path) -> Iterator[str]:
+    """The suite's Redis (CACHE_URL), else a private redis-server."""
+    url = os.environ.get("CACHE_URL", "")
+    if url.startswith("redis://"):
+        yield url
+        return
+    if shutil.which("redis-server") is None:
+        pytest.skip("no Redis: neither CACHE_URL nor a redis-server binary")
+    from tests.faults.harness import free_port, process_stop, redis_server
+
+    port = free_port()
+    server = redis_server(port, tmp_path)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process_stop(server)
+
+
+def test_an_xdist_worker_names_its_cache_keys_and_broker_queues(tmp_path) -> None:
+    redis = {
+        "CACHE_URL": "redis://127.0.0.1:6379/1",
+        "CELERY_BROKER_URL": "redis://127.0.0.1:6379/2",
+        "PYTEST_VERSION": "9",
+    }
+    worker = loaded(tmp_path, REDIS_SETTINGS, **redis, PYTEST_XDIST_WORKER="gw3")
+    assert worker["prefix"] == "gw3"
+    assert worker["broker"]["global_keyprefix"] == "gw3:"
+    # A run without xdist, and production, name nothing.
+    alone = loaded(tmp_path, REDIS_SETTINGS, **redis)
+    assert alone["prefix"] == ""
+    assert "global_keyprefix" not in alone["broker"]
+    # Outside pytest (production) the variable is ignored.
+    prod = loaded(
+        tmp_path,
+        REDIS_SETTINGS,
+        CACHE_URL=redis["CACHE_URL"],
+        CELERY_BROKER_URL=redis["CELERY_BROKER_URL"],
+        SECRET_KEY="s",
+        PYTEST_XDIST_WORKER="gw3",
+    )
+    assert prod["prefix"] == ""
+    assert "global_keyprefix" not in prod["broker"]
+
+
+def test_clearing_a_prefixed_cache_keeps_the_keys_of_other_prefixes(redis_url) -> None:
+    mine = SharedPoolRedisCache(redis_url, {"KEY_PREFIX": "isolation-test-a"})
+    theirs = SharedPoolRedisCache(redis_url, {"KEY_PREFIX": "isolation-test-b"})
+    keys = [f"k{i}" for i in range(1200)]  # more than one batch of deletions
+    mine.set_many(dict.fromkeys(keys, 1), 60)
+    theirs.set("k1", "kept", 60)
+    try:
+        mine.clear()
+        assert mine.get_many(keys) == {}
+        assert theirs.get("k1") == "kept"  # Django's clear() is FLUSHDB: it was gone
+    finally:
+        theirs.clear()
+
+
+def test_a_celery_worker_of_another_xdist_worker_does_not_receive_the_tasks(
+    redis_url, tmp_path
+) -> None:
+    def connection(worker: str) -> Connection:
+        """The broker connection of the settings of xdist worker ``worker``."""
+        options = loaded(
+            tmp_path,
+            REDIS_SETTINGS,
+            CACHE_URL=redis_url,
+            CELERY_BROKER_URL=redis_url,
+            PYTEST_VERSION="9",
+            PYTEST_XDIST_WORKER=worker,
+        )["broker"]
+        return Connection(redis_url, transport_options=options)
+
+    with connection("gw0") as gw0, connection("gw1") as gw1:
+        sent = gw0.SimpleQueue("isolation-test")
+        other = gw1.SimpleQueue("isolation-test")
+        try:
+            sent.put({"task": "clock_tick", "hand": 1})
+            # The other worker's queue of the same name stays empty,
+            with pytest.raises(other.Empty):
+                other.get(timeout=0.5)
+            # and the sender's has the task.
+            message = sent.get(timeout=5)
+            message.ack()
+            assert message.payload == {"task": "clock_tick", "hand": 1}
+        finally:
+            sent.clear()
+            other.clear()
+            sent.close()
+            other.close()
