@@ -139,15 +139,13 @@ def test_xp_never_goes_below_0_and_the_level_follows_it(players) -> None:
     hand = Hand.objects.get(pk=start_table(players, HOA_DECK)["hand"])
     assert [s.user_id for s in hand.seat_list()] == [p.user.pk for p in players]
     # when both are fined in it (a false ù, a báo seat paying for the village),
-    hand.result = {
-        "outcome": {"result": "u_lao", "seat": 0},
-        "settlement": {
-            "transfers": [
-                {"from": 0, "to": 2, "points": 17, "reason": "u_lao"},
-                {"from": 1, "to": 3, "points": 17, "reason": "bao_den_lang"},
-            ]
-        },
-    }
+    hand.result = _result(
+        {"result": "u_lao", "seat": 0},
+        [
+            {"from": 0, "to": 2, "points": 17, "reason": "u_lao"},
+            {"from": 1, "to": 3, "points": 17, "reason": "bao_den_lang"},
+        ],
+    ).to_dict()
     hand_award_xp(hand=hand)
     # then the first drops to level 2, the second stays at 0 XP, the others earn 1.
     assert _xp(players) == [(29, 2), (0, 1), (1, 1), (1, 1)]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.rules.quan import POT, FeeSchedule, settle_quan
+from games.rules.quan import POT, FeeSchedule, FeesError, settle_quan
 from games.services.rooms import DEFAULT_ROOMS
 
 FEES = {room["slug"]: room["fees"] for room in DEFAULT_ROOMS}
@@ -159,3 +160,34 @@ def test_quan_is_conserved_and_no_wallet_goes_below_zero(
     assert sum(legs.values()) == 0
     assert all(balances[s] + legs[s] >= 0 for s in range(4))
     assert pot + legs[POT] >= 0 and legs["house"] >= 0
+
+
+# --------------------------------------------------------------------------- the fee schedule
+
+
+def test_every_default_rooms_fee_schedule_round_trips_exactly() -> None:
+    for fees in FEES.values():
+        schedule = FeeSchedule.from_dict(fees)
+        assert schedule.to_dict() == fees
+        assert FeeSchedule.from_dict(schedule.to_dict()) == schedule
+    assert FeeSchedule.from_dict({}).percent(n_players=3, auto_declared=True, xuong_sai=True) == 0
+
+
+@pytest.mark.parametrize(
+    ("fees", "field"),
+    [
+        ({"declared": True}, "declared"),
+        ({"auto": 100.0}, "auto"),
+        ({"auto": -1}, "auto"),
+        ({"by_players": {"2": 4, "3": 3, "4": 2, "5": 1}}, "by_players"),
+        ({"by_players": [4, 3, 2]}, "by_players"),
+        ({"xuong_sai": {"2": 30, "3": "10", "4": 5}}, "xuong_sai.3"),
+        ({"vip": 2}, "vip"),
+        ("5%", "fees"),
+    ],
+)
+def test_a_bad_fee_schedule_is_refused_naming_its_entry(fees, field) -> None:
+    with pytest.raises(FeesError) as refused:
+        FeeSchedule.from_dict(fees)
+    assert refused.value.code == "invalid_fees"
+    assert refused.value.field == field
