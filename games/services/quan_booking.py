@@ -104,7 +104,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         accounts = settlement_accounts(
             hand, create=True, with_pot=hand_ruleset(hand).ga_gop or _pot_flows(hand)
         )
-        wallets = [accounts[i] for i in range(hand.n_seats)]
+        wallets = [_opened(accounts[i]) for i in range(hand.n_seats)]
         pot = accounts[POT]
         # Read the balances under the accounts' locks: the ledger orders them by id.
         locked = {
@@ -134,6 +134,12 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         hand_award_xp(hand=hand)
         _after_settlement(table, hand, wallets)
         return tx
+
+
+def _opened(account: LedgerAccount | None) -> LedgerAccount:
+    """A seat's wallet, which ``settlement_accounts(create=True)`` always opens."""
+    assert account is not None
+    return account
 
 
 def _pot_flows(hand: Hand) -> bool:
