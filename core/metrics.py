@@ -11,7 +11,6 @@ commits (a move rolled back was never played).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -58,10 +57,10 @@ def move_appended(*, type: str, system: bool) -> None:
     _on_commit(lambda: MOVES.labels(type=type, system=str(bool(system)).lower()).inc())
 
 
-def hand_ended(*, result: Mapping[str, Any] | None) -> None:
-    """A hand ended; ``result`` is ``Hand.result`` (its ``outcome.result``: win, draw, …)."""
-    outcome = ((result or {}).get("outcome") or {}).get("result") or "unknown"
-    _on_commit(lambda: HANDS_ENDED.labels(outcome=str(outcome)).inc())
+def hand_ended(*, outcome: str | None) -> None:
+    """A hand ended with this outcome (``u``, ``u_lao``, ``hoa``; None: unknown)."""
+    label = outcome or "unknown"
+    _on_commit(lambda: HANDS_ENDED.labels(outcome=label).inc())
 
 
 def clock_moved() -> None:

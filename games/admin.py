@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django import forms
 from django.contrib import admin
 from django.core.exceptions import PermissionDenied
 from django.db.models import QuerySet
@@ -38,7 +39,9 @@ from accounts.selectors import user_is_auditor
 from games.export import hand_export
 from games.hand_store import hand_initial_state, hand_seats_load
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
+from games.rule_errors import rule_message
 from games.rules import apply, move_from_dict
+from games.rules.quan import FeeSchedule, FeesError
 from games.rules.views import full_view
 from games.services.quan_booking import settlement_key
 from games.services.void import hand_void, void_key
@@ -66,8 +69,37 @@ class SeatInline(admin.TabularInline):
     raw_id_fields = ("player",)
 
 
+class RoomAdminForm(forms.ModelForm):
+    """A room's terms: its fee schedule is validated as the typed ``FeeSchedule`` here, so a bad
+    edit is a field error on the form, never a settlement task failing later."""
+
+    class Meta:
+        model = Room
+        fields = (
+            "slug",
+            "name",
+            "position",
+            "min_balance",
+            "min_level",
+            "min_vip_points",
+            "needs_badge",
+            "vip",
+            "fees",
+            "xuong_sai_settled",
+        )
+
+    def clean_fees(self) -> dict[str, Any]:
+        try:
+            return FeeSchedule.from_dict(self.cleaned_data.get("fees")).to_dict()
+        except FeesError as exc:
+            raise forms.ValidationError(
+                rule_message(exc), code=exc.code, params=exc.params
+            ) from None
+
+
 @admin.register(Room)
 class RoomAdmin(HistoryContextAdmin):
+    form = RoomAdminForm
     list_display = ("slug", "name", "position", "min_balance", "min_level", "vip")
     readonly_fields = ("created_at", "updated_at")
 

@@ -6,13 +6,14 @@ nothing booked), and every pot equal to its players' shares."""
 from __future__ import annotations
 
 from accounts.ledger_selectors import LedgerProblem
-from accounts.models import LedgerAccount, LedgerTransaction
+from accounts.models import LedgerTransaction
 from games.hand_store import hand_replay, hand_seats_load
 from games.models import Hand
-from games.rules.quan import HOUSE, POT
+from games.rules.results import HandResult
 from games.rules.views import result_of
 from games.services.pot import pot_problems
 from games.services.quan_booking import hand_quan, practice_quan, settlement_key
+from games.services.settlement_parties import settlement_accounts
 from games.services.void import void_key
 
 
@@ -32,8 +33,8 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     if hand.table.practice:
         return _practice_hand_problems(hand)
     hand_seats_load(hand)
-    replayed = result_of(hand_replay(hand))
-    if replayed["settlement"] != (hand.result or {}).get("settlement"):
+    replayed = HandResult.from_dict(result_of(hand_replay(hand)))
+    if replayed.settlement != hand.outcome_result().settlement:
         return [f"hand {hand.pk}: the stored points settlement is not the replay's"]
     quan = hand_quan(hand, balances=hand.quan["balances"], pot_balance=hand.quan["pot_before"])
     expected = {**quan.to_dict(), "balances": hand.quan["balances"]}
@@ -63,26 +64,13 @@ def _practice_hand_problems(hand: Hand) -> list[str]:
 
 
 def _wanted_entries(hand: Hand, legs: dict[int | str, int]) -> dict[int, int]:
-    accounts: dict[int | str, int | None] = {
-        s.position: LedgerAccount.objects.filter(user_id=s.user_id)
-        .values_list("pk", flat=True)
-        .first()
-        for s in hand.seat_list()
-    }
-    accounts[POT] = (
-        LedgerAccount.objects.filter(table_id=hand.table_id).values_list("pk", flat=True).first()
-    )
-    accounts[HOUSE] = (
-        LedgerAccount.objects.filter(kind=LedgerAccount.Kind.HOUSE)
-        .values_list("pk", flat=True)
-        .first()
-    )
+    accounts = settlement_accounts(hand)
     wanted: dict[int, int] = {}
     for party, amount in legs.items():
         if amount:
             account = accounts[party]
             assert account is not None
-            wanted[account] = wanted.get(account, 0) + amount
+            wanted[account.pk] = wanted.get(account.pk, 0) + amount
     return wanted
 
 

@@ -12,14 +12,14 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import LedgerAccount, LedgerEntry
-from games.hand_store import hand_seats_load, hand_state
+from accounts.models import LedgerEntry
+from games.hand_store import hand_ruleset, hand_seats_load, hand_state
 from games.models import Hand, HandEvent
-from games.rules.quan import HOUSE, POT
 from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
 from games.rules.views import missed_wins_of
 from games.selectors.hands import hand_check_full_read, utc_iso
 from games.services.quan_booking import settlement_key
+from games.services.settlement_parties import settlement_party_of
 
 
 def hand_export_for_user(*, hand: Hand, user: Any) -> dict[str, Any]:
@@ -46,7 +46,7 @@ def hand_export(hand: Hand) -> dict[str, Any]:
             "slug": room.slug,
             "name": room.name,
             # the terms the hand was dealt under, not the room's today
-            "fees": fees,
+            "fees": fees.to_dict(),
             "xuong_sai_settled": xuong_sai_settled,
         },
         "stake": hand.stake,
@@ -58,7 +58,8 @@ def hand_export(hand: Hand) -> dict[str, Any]:
         "config": {
             "seats": hand.n_seats,
             "mode": hand.mode,
-            "ruleset": hand.ruleset,
+            # the complete table frozen at the deal (by value), with its preset and version
+            "ruleset": hand_ruleset(hand).to_dict(),
             "previous_winner": hand.previous_winner,
             "prefs": [{"auto_u": s.auto_u, "auto_chiu": s.auto_chiu} for s in seats],
         },
@@ -95,34 +96,20 @@ def _ledger_transaction(hand: Hand) -> dict[str, Any] | None:
     ``"pot"``, ``"house"``; null for an account that is none of them)."""
     entries = list(
         LedgerEntry.objects.filter(transaction__idempotency_key=settlement_key(hand.pk))
-        .select_related("transaction", "account")
+        .select_related("transaction")
         .order_by("id")
     )
     if not entries:
         return None
     tx = entries[0].transaction
-    seat_of_user = {s.user_id: s.position for s in hand.seat_list()}
+    party_of = settlement_party_of(hand)
     return {
         "id": tx.pk,
         "key": tx.idempotency_key,
         "kind": tx.kind,
         "created_at": utc_iso(tx.created_at),
         "entries": [
-            {
-                "account": e.account_id,
-                "party": _party(hand, e.account, seat_of_user),
-                "amount": e.amount,
-            }
+            {"account": e.account_id, "party": party_of.get(e.account_id), "amount": e.amount}
             for e in entries
         ],
     }
-
-
-def _party(hand: Hand, account: LedgerAccount, seat_of_user: dict[int, int]) -> int | str | None:
-    if account.kind == LedgerAccount.Kind.WALLET:
-        return seat_of_user.get(account.user_id)  # type: ignore[arg-type]
-    if account.kind == LedgerAccount.Kind.POT and account.table_id == hand.table_id:
-        return POT
-    if account.kind == LedgerAccount.Kind.HOUSE:
-        return HOUSE
-    return None

@@ -32,7 +32,7 @@ from games.hand_feed import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
 from games.rules.cards import parse_kinds
-from games.rules.ruleset import Ruleset, build_ruleset
+from games.rules.ruleset import Ruleset, ruleset_from_stored
 
 logger = logging.getLogger(__name__)
 
@@ -97,11 +97,13 @@ def hand_seats_load(hand: Hand) -> list[HandSeat]:
 
 
 @lru_cache(maxsize=64)
-def _ruleset_from_json(spec_json: str) -> Ruleset:
-    return build_ruleset(json.loads(spec_json))
+def _ruleset_from_json(stored_json: str) -> Ruleset:
+    return ruleset_from_stored(json.loads(stored_json))
 
 
 def hand_ruleset(hand: Hand) -> Ruleset:
+    """The ruleset the hand stored at its deal (``Hand.frozen_ruleset``, remembered by its
+    JSON): never today's presets, except to upcast a record older than frozen tables."""
     return _ruleset_from_json(json.dumps(hand.ruleset, sort_keys=True))
 
 

@@ -19,7 +19,9 @@ from django.db.models.lookups import Exact, GreaterThanOrEqual, LessThanOrEqual
 
 from accounts.models import HEX_DIGITS, only_chars
 from games.rules.moves import MOVE_TYPES
-from games.rules.ruleset import DEFAULT_PRESET
+from games.rules.quan import FeeSchedule
+from games.rules.results import HandResult
+from games.rules.ruleset import DEFAULT_PRESET, Ruleset, ruleset_from_stored
 
 MIN_SEATS, MAX_SEATS = 2, 4
 MAX_TIMEOUT_SECONDS = 3600
@@ -281,7 +283,10 @@ class Hand(models.Model):
         help_text="The room's xướng sai rule at the deal: whether this hand settles one.",
     )
     mode = models.CharField(max_length=8, choices=Mode.choices)
-    ruleset = models.JSONField()
+    ruleset = models.JSONField(
+        help_text="The complete ruleset at the deal, by value (Ruleset.to_dict(): every cước, "
+        "the gà table, every option, the preset and its version)."
+    )
     previous_winner = models.PositiveSmallIntegerField(null=True, blank=True)
     deck = models.JSONField(
         null=True, blank=True, help_text="A fixed deck (test/dev tables); else the seed's shuffle."
@@ -394,12 +399,22 @@ class Hand(models.Model):
     def __str__(self) -> str:
         return f"hand {self.table_id}/{self.number} (#{self.pk}, {self.status})"
 
-    def room_terms(self) -> tuple[dict[str, Any], bool]:
-        """The fee schedule and the xướng sai rule this hand settles on: frozen at the deal,
-        or its room's own for a hand dealt without them (see ``fees``)."""
+    def room_terms(self) -> tuple[FeeSchedule, bool]:
+        """The fee schedule (typed) and the xướng sai rule this hand settles on: frozen at the
+        deal, or its room's own for a hand dealt without them (see ``fees``)."""
         if self.fees is not None and self.xuong_sai_settled is not None:
-            return self.fees, self.xuong_sai_settled
-        return self.room.fees, self.room.xuong_sai_settled
+            return FeeSchedule.from_dict(self.fees), self.xuong_sai_settled
+        return FeeSchedule.from_dict(self.room.fees), self.room.xuong_sai_settled
+
+    def frozen_ruleset(self) -> Ruleset:
+        """The ruleset the hand was dealt under, from its own record only (``ruleset``); a
+        record older than frozen tables (``{preset, overrides}``) is upcast."""
+        return ruleset_from_stored(self.ruleset)
+
+    def outcome_result(self) -> HandResult:
+        """The one reading of ``result``: the typed outcome, win, declaration and points
+        settlement (every part None while the hand is played). Nothing else walks the JSON."""
+        return HandResult.from_dict(self.result)
 
     def seat_list(self) -> list[HandSeat]:
         """The hand's seats in play order (prefetched as ``hand_seats`` when the caller did)."""

@@ -556,7 +556,13 @@ class CuocValueSerializer(serializers.Serializer):
 
 
 class PresetSerializer(serializers.Serializer):
+    """A complete ruleset by value (``Ruleset.to_dict()``): what a preset holds, and what a hand
+    stores at its deal."""
+
     preset = serializers.CharField()
+    preset_version = serializers.IntegerField(
+        help_text="The version of the preset's table (raised whenever its values change)."
+    )
     cuoc = serializers.DictField(child=CuocValueSerializer())
     ga_enabled = serializers.BooleanField()
     ga_points = serializers.IntegerField()
@@ -570,6 +576,9 @@ class PresetSerializer(serializers.Serializer):
     thong_after_treo_tranh = serializers.BooleanField()
     bach_thu_must_be_declared = serializers.BooleanField()
     ga_gop = serializers.BooleanField()
+    overrides = serializers.DictField(
+        help_text="The overrides of the preset this table was built with (empty for a preset)."
+    )
 
 
 class ScoreInputSerializer(StrictInputSerializer):
@@ -828,7 +837,10 @@ class ExportPrefsSerializer(serializers.Serializer):
 class ExportConfigSerializer(serializers.Serializer):
     seats = serializers.IntegerField()
     mode = serializers.CharField()
-    ruleset = serializers.JSONField(help_text='{"preset": …, "overrides": {…}}')
+    ruleset = serializers.JSONField(
+        help_text="The complete ruleset frozen at the deal (as a preset is listed: every cước, "
+        'the gà table, every option, preset_version); older exports: {"preset", "overrides"}.'
+    )
     previous_winner = serializers.IntegerField(allow_null=True)
     prefs = ExportPrefsSerializer(many=True, help_text="Each seat's preferences at the deal.")
 

@@ -16,24 +16,120 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from games.rules.errors import InvalidField, gettext_noop, shown
+from games.rules.results import HandResult, Verdict
+
 POT = "pot"
 HOUSE = "house"
 # Payments that a room where xướng sai "is neither paid nor penalised" (Nền đất) drops.
 XUONG_SAI_REASONS = frozenset({"xuong_sai", "bao_xuong_sai"})
 
 
-def fee_percent(
-    fees: Mapping[str, Any], *, n_players: int, auto_declared: bool, xuong_sai: bool
-) -> int:
-    """The room's fee in percent of a seat's gain (§11): the xướng sai rate on a xướng sai
-    hand where the room has one, else by players (VIP), else by how the winner declared."""
-    if xuong_sai and "xuong_sai" in fees:
-        return int(fees["xuong_sai"][str(n_players)])
-    if "by_players" in fees:
-        return int(fees["by_players"][str(n_players)])
-    if auto_declared and "auto" in fees:
-        return int(fees["auto"])
-    return int(fees.get("declared", 0))
+# The seat counts a per-players rate must cover (RULES.md §3: 2 to 4 players).
+FEE_SEAT_COUNTS: tuple[int, ...] = (2, 3, 4)
+_FEE_KEYS = ("declared", "auto", "by_players", "xuong_sai")
+_PERCENT_RANGE = (0, 100)
+
+
+class FeesError(InvalidField):
+    """A fee schedule was refused (code ``invalid_fees``); ``field`` is the dotted path of the
+    offending entry (``by_players.3``)."""
+
+    def __init__(self, key: str, template: str, /, **params: object) -> None:
+        super().__init__(key, "invalid_fees", template, **params)
+
+
+def _percent(key: str, value: Any) -> int:
+    low, high = _PERCENT_RANGE
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise FeesError(
+            key,
+            gettext_noop("%(key)s must be a whole percent from %(low)s to %(high)s."),
+            key=key,
+            low=low,
+            high=high,
+        )
+    return value
+
+
+def _by_players(key: str, value: Any) -> tuple[tuple[int, int], ...]:
+    wanted = [str(n) for n in FEE_SEAT_COUNTS]
+    if (
+        not isinstance(value, Mapping)
+        or sorted(map(str, value)) != wanted
+        or (not all(isinstance(k, str) for k in value))
+    ):
+        raise FeesError(
+            key,
+            gettext_noop("%(key)s must give a percent for each number of players: %(counts)s."),
+            key=key,
+            counts=", ".join(f'"{n}"' for n in wanted),
+        )
+    return tuple((n, _percent(f"{key}.{n}", value[str(n)])) for n in FEE_SEAT_COUNTS)
+
+
+@dataclass(frozen=True, slots=True)
+class FeeSchedule:
+    """A room's fees (RULES.md §11), in whole percent of each seat's gain in a hand: by how
+    the winner declared (``declared``, ``auto``), or by number of players (``by_players``, the
+    VIP rooms); ``xuong_sai`` the rate on a xướng sai hand by number of players. A rate a
+    schedule does not give is absent (None), exactly as in its JSON form."""
+
+    declared: int | None = None
+    auto: int | None = None
+    by_players: tuple[tuple[int, int], ...] | None = None
+    xuong_sai: tuple[tuple[int, int], ...] | None = None
+
+    @classmethod
+    def from_dict(cls, data: Any) -> FeeSchedule:
+        """Validate the JSON form ``{"declared": 5, "auto": 10, "xuong_sai": {"2": 30, …}}``;
+        ``FeesError`` names the bad entry."""
+        if not isinstance(data, Mapping):
+            raise FeesError(
+                "fees",
+                gettext_noop("The fees must be an object with %(keys)s."),
+                keys=", ".join(_FEE_KEYS),
+            )
+        for name in data:
+            if name not in _FEE_KEYS:
+                raise FeesError(
+                    str(name),
+                    gettext_noop("%(key)s is not a fee (use %(keys)s)."),
+                    key=shown(name),
+                    keys=", ".join(_FEE_KEYS),
+                )
+        return cls(
+            declared=_percent("declared", data["declared"]) if "declared" in data else None,
+            auto=_percent("auto", data["auto"]) if "auto" in data else None,
+            by_players=_by_players("by_players", data["by_players"])
+            if "by_players" in data
+            else None,
+            xuong_sai=_by_players("xuong_sai", data["xuong_sai"]) if "xuong_sai" in data else None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON form; ``FeeSchedule.from_dict(f.to_dict()) == f``."""
+        out: dict[str, Any] = {}
+        if self.declared is not None:
+            out["declared"] = self.declared
+        if self.auto is not None:
+            out["auto"] = self.auto
+        if self.by_players is not None:
+            out["by_players"] = {str(n): pct for n, pct in self.by_players}
+        if self.xuong_sai is not None:
+            out["xuong_sai"] = {str(n): pct for n, pct in self.xuong_sai}
+        return out
+
+    def percent(self, *, n_players: int, auto_declared: bool, xuong_sai: bool) -> int:
+        """The fee in percent of a seat's gain (§11): the xướng sai rate on a xướng sai hand
+        where the schedule has one, else by players (VIP), else by how the winner declared."""
+        if xuong_sai and self.xuong_sai is not None:
+            return dict(self.xuong_sai)[n_players]
+        if self.by_players is not None:
+            return dict(self.by_players)[n_players]
+        if auto_declared and self.auto is not None:
+            return self.auto
+        return self.declared or 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,33 +271,31 @@ def settle_quan(
 
 
 def result_quan(
-    result: Mapping[str, Any],
+    result: HandResult,
     *,
     n_seats: int,
     stake: int,
-    fees: Mapping[str, Any],
+    fees: FeeSchedule,
     xuong_sai_settled: bool,
     balances: Sequence[int],
     pot_balance: int,
 ) -> QuanSettlement:
-    """The settlement in Quan of an ended hand's ``result`` (as stored in ``Hand.result``) at
+    """The settlement in Quan of an ended hand's ``result`` (``Hand.result``, typed) at
     ``stake`` in a room with these ``fees``, for seats holding ``balances`` and this pot."""
-    points = result.get("settlement") or {}
-    declaration = result.get("declaration") or {}
-    facts = points.get("facts") or {}
-    pct = fee_percent(
-        fees,
+    points, declaration = result.settlement, result.declaration
+    facts = points.facts if points is not None else None
+    pct = fees.percent(
         n_players=n_seats,
-        auto_declared=bool(declaration.get("auto")),
-        xuong_sai=declaration.get("verdict") == "sai",
+        auto_declared=declaration is not None and declaration.auto,
+        xuong_sai=declaration is not None and declaration.verdict is Verdict.SAI,
     )
     return settle_quan(
-        transfers=points.get("transfers") or [],
+        transfers=[t.to_dict() for t in points.transfers] if points is not None else [],
         n_seats=n_seats,
         stake=stake,
         balances=balances,
         pot_balance=pot_balance,
         fee_pct=pct,
-        takes_pot=facts.get("winner") if facts.get("takes_pot") else None,
+        takes_pot=facts.winner if facts is not None and facts.takes_pot else None,
         xuong_sai_settled=xuong_sai_settled,
     )

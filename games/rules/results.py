@@ -18,6 +18,7 @@ __all__ = [
     "POT",
     "CuocCounts",
     "Declaration",
+    "HandResult",
     "JsonValue",
     "Outcome",
     "Payee",
@@ -27,6 +28,7 @@ __all__ = [
     "SettlementFacts",
     "Transfer",
     "Verdict",
+    "WinRecord",
 ]
 
 JsonValue = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
@@ -219,4 +221,83 @@ class Settlement:
             transfers=tuple(Transfer.from_dict(t) for t in data["transfers"]),
             facts=SettlementFacts.from_dict(facts) if facts else None,
             thong_next=data.get("thong_next"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WinRecord:
+    """How the hand was won, as recorded (``card`` is its code, ``source`` the calculator's
+    word: own_draw, other_draw, chiu …)."""
+
+    seat: int
+    card: str | None
+    source: str
+    by_chiu: bool
+    bach_thu: bool
+    first_draw: bool
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "seat": self.seat,
+            "card": self.card,
+            "source": self.source,
+            "by_chiu": self.by_chiu,
+            "bach_thu": self.bach_thu,
+            "first_draw": self.first_draw,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WinRecord:
+        return cls(
+            seat=int(data["seat"]),
+            card=data["card"],
+            source=str(data["source"]),
+            by_chiu=bool(data["by_chiu"]),
+            bach_thu=bool(data["bach_thu"]),
+            first_draw=bool(data["first_draw"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """An ended hand's result as the server stores it (``Hand.result``): the outcome, the win,
+    the winner's declaration and the points settlement, each None where the hand has none.
+    The one typed reading of that record (``Hand.outcome_result()``)."""
+
+    outcome: Outcome | None
+    win: WinRecord | None = None
+    declaration: Declaration | None = None
+    settlement: Settlement | None = None
+
+    @property
+    def winner(self) -> int | None:
+        """The seat that won by ù (not ù láo), else None."""
+        if self.outcome is not None and self.outcome.result is Result.U:
+            return self.outcome.seat
+        return None
+
+    @property
+    def transfers(self) -> tuple[Transfer, ...]:
+        """The points settlement's transfers (none without a settlement)."""
+        return self.settlement.transfers if self.settlement is not None else ()
+
+    def to_dict(self) -> dict[str, JsonValue]:
+        return {
+            "outcome": self.outcome.to_dict() if self.outcome else None,
+            "win": self.win.to_dict() if self.win else None,
+            "declaration": self.declaration.to_dict() if self.declaration else None,
+            "settlement": self.settlement.to_dict() if self.settlement else None,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> HandResult:
+        """The typed result of a stored ``Hand.result`` (None, a live hand: all parts None)."""
+        data = data or {}
+        outcome, win = data.get("outcome"), data.get("win")
+        declaration, settlement = data.get("declaration"), data.get("settlement")
+        return cls(
+            outcome=Outcome.from_dict(outcome) if outcome else None,
+            win=WinRecord.from_dict(win) if win else None,
+            declaration=Declaration.from_dict(declaration) if declaration else None,
+            settlement=Settlement.from_dict(settlement) if settlement else None,
         )

@@ -31,6 +31,7 @@ __all__ = [
     "RulesetError",
     "build_ruleset",
     "list_presets",
+    "ruleset_from_stored",
 ]
 
 # Cước slugs in declaration order (RULES.md §6).
@@ -124,11 +125,30 @@ OVERRIDE_KEYS: Final[tuple[str, ...]] = (
 )
 
 _SPEC_KEYS: Final = frozenset({"preset", "overrides"})
+# The keys of a frozen ruleset (``Ruleset.to_dict()``): the spec's two, the preset's version and
+# every value of the table.
+_OPTION_KEYS: Final = (
+    "ga_enabled",
+    "ga_points",
+    "ga_tam_do_requires_leo",
+    "ga_bach_dinh_requires_tom",
+    "thap_thanh_formula",
+    "bao_payer",
+    "den_lang",
+    "four_eleven",
+    "thong_after_treo_tranh",
+    "bach_thu_must_be_declared",
+    "ga_gop",
+)
+_FROZEN_KEYS: Final = frozenset(
+    {"preset", "preset_version", "cuoc", "ga", "overrides", *_OPTION_KEYS}
+)
 _CUOC_FIELDS: Final = frozenset({"diem", "dich", "enabled"})
 _POINTS_RANGE: Final = (0, 100)
 _GA_COUNT_RANGE: Final = (0, 10)
 _GA_POINTS_RANGE: Final = (0, 100)
 _DEN_LANG_RANGE: Final = (1, 100)
+_VERSION_RANGE: Final = (1, 1_000_000)
 _BOOL_OPTIONS: Final = (
     "ga_enabled",
     "ga_tam_do_requires_leo",
@@ -184,11 +204,16 @@ def _thaw(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Ruleset:
-    """The full, immutable rule table a hand is played and scored under."""
+    """The full, immutable rule table a hand is played and scored under.
+
+    ``preset_version`` is the version of the preset's table it was built from (raised whenever a
+    preset's values change); a hand stores the whole table by value (``to_dict()``), so a later
+    change of a preset never reaches it."""
 
     preset: str
     cuoc: Mapping[str, CuocValue]
     ga: Mapping[str, int]
+    preset_version: int = 1
     ga_enabled: bool = True
     ga_points: int = 5
     ga_tam_do_requires_leo: bool = False
@@ -239,9 +264,11 @@ class Ruleset:
         return tuple(slug for slug, value in self.cuoc.items() if value.enabled)
 
     def to_dict(self) -> dict[str, Any]:
-        """The full effective table as JSON-able data (without the overrides; see ``spec``)."""
+        """The full effective table as JSON-able data, with the preset and version it was built
+        from and the overrides given (``spec``); ``Ruleset.from_dict(r.to_dict()) == r``."""
         return {
             "preset": self.preset,
+            "preset_version": self.preset_version,
             "cuoc": {slug: value.to_dict() for slug, value in self.cuoc.items()},
             "ga_enabled": self.ga_enabled,
             "ga_points": self.ga_points,
@@ -255,7 +282,64 @@ class Ruleset:
             "thong_after_treo_tranh": self.thong_after_treo_tranh,
             "bach_thu_must_be_declared": self.bach_thu_must_be_declared,
             "ga_gop": self.ga_gop,
+            "overrides": _thaw(self.overrides),
         }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Ruleset:
+        """The ruleset a ``to_dict()`` stored, validated key by key (``RulesetError`` naming the
+        bad key): every cước, every gà pattern and every option must be there, nothing else.
+        The values are taken as they are, never from today's presets."""
+        table = _check_mapping("ruleset", data)
+        missing = sorted(_FROZEN_KEYS - set(table))
+        if missing:
+            raise RulesetError(missing[0], "missing")
+        unknown = sorted(set(table) - _FROZEN_KEYS)
+        if unknown:
+            raise RulesetError(unknown[0], "unknown key")
+        preset = table["preset"]
+        if not isinstance(preset, str) or not preset:
+            raise RulesetError("preset", "must be a preset's name")
+        version = _check_int("preset_version", table["preset_version"], _VERSION_RANGE)
+        cuoc_entries = _check_mapping("cuoc", table["cuoc"])
+        if set(cuoc_entries) != set(CUOC_SLUGS):
+            odd = sorted(set(cuoc_entries) ^ set(CUOC_SLUGS))[0]
+            raise RulesetError(f"cuoc.{odd}", "the table must hold every cước slug, and only them")
+        cuoc = {}
+        for slug in CUOC_SLUGS:
+            key = f"cuoc.{slug}"
+            entry = _check_mapping(key, cuoc_entries[slug])
+            if set(entry) != _CUOC_FIELDS:
+                raise RulesetError(key, "must be an object {diem, dich, enabled}")
+            diem = _check_int(f"{key}.diem", entry["diem"], _POINTS_RANGE)
+            dich = _check_int(f"{key}.dich", entry["dich"], _POINTS_RANGE)
+            enabled = _check_bool(f"{key}.enabled", entry["enabled"])
+            if dich > diem:
+                raise RulesetError(f"{key}.dich", f"must not exceed diem ({diem}), got {dich}")
+            cuoc[slug] = CuocValue(diem=diem, dich=dich, enabled=enabled)
+        if not cuoc["xuong"].enabled:
+            raise RulesetError("cuoc.xuong.enabled", "xuong cannot be turned off")
+        ga_entries = _check_mapping("ga", table["ga"])
+        if set(ga_entries) != set(GA_PATTERNS):
+            odd = sorted(set(ga_entries) ^ set(GA_PATTERNS))[0]
+            raise RulesetError(f"ga.{odd}", "the table must hold every gà pattern, and only them")
+        ga = {p: _check_int(f"ga.{p}", ga_entries[p], _GA_COUNT_RANGE) for p in GA_PATTERNS}
+        options: dict[str, Any] = {name: _check_bool(name, table[name]) for name in _BOOL_OPTIONS}
+        options["ga_points"] = _check_int("ga_points", table["ga_points"], _GA_POINTS_RANGE)
+        options["thap_thanh_formula"] = _check_choice(
+            "thap_thanh_formula", table["thap_thanh_formula"], THAP_THANH_FORMULAS
+        )
+        options["bao_payer"] = _check_choice("bao_payer", table["bao_payer"], BAO_PAYERS)
+        options["den_lang"] = _check_den_lang("den_lang", table["den_lang"])
+        overrides = _check_mapping("overrides", table["overrides"])
+        return cls(
+            preset=preset,
+            preset_version=version,
+            cuoc=cuoc,
+            ga=ga,
+            overrides=overrides,
+            **options,
+        )
 
     def spec(self) -> dict[str, Any]:
         """The spec this ruleset was built from; ``build_ruleset(r.spec()) == r``."""
@@ -263,6 +347,8 @@ class Ruleset:
 
 
 # --- presets (RULES.md §7 table) ------------------------------------------------------------
+# Each preset carries its version: raise it with any change of its values (a hand keeps the
+# table it was dealt with, and records the version it came from).
 
 _ON = True
 _OFF = False
@@ -348,6 +434,7 @@ _THAPTHANH_CUOC = _cuoc_table(
 PRESETS: dict[str, Ruleset] = {
     "chan_van_van": Ruleset(
         preset="chan_van_van",
+        preset_version=1,
         cuoc=_CHAN_VAN_VAN_CUOC,
         ga={
             "chi_bach_thu": 2,
@@ -366,6 +453,7 @@ PRESETS: dict[str, Ruleset] = {
     ),
     "vinagames": Ruleset(
         preset="vinagames",
+        preset_version=1,
         cuoc=_VINAGAMES_CUOC,
         ga={
             "chi_bach_thu": 1,
@@ -384,6 +472,7 @@ PRESETS: dict[str, Ruleset] = {
     ),
     "thapthanh": Ruleset(
         preset="thapthanh",
+        preset_version=1,
         cuoc=_THAPTHANH_CUOC,
         ga={
             "chi_bach_thu": 1,
@@ -547,3 +636,12 @@ def build_ruleset(spec: Mapping[str, Any] | None = None) -> Ruleset:
         else:
             raise RulesetError(key, f"unknown override (use {', '.join(OVERRIDE_KEYS)})")
     return dataclasses.replace(base, overrides=overrides, **changes)
+
+
+def ruleset_from_stored(data: Any) -> Ruleset:
+    """The ruleset a hand stored: its frozen table (``Ruleset.to_dict()``), or, for a record
+    older than frozen tables (``{"preset", "overrides"}``: an old export, a hand dealt by an
+    older process), that spec upcast with the presets as they stand."""
+    if isinstance(data, Mapping) and "cuoc" not in data and set(data) <= _SPEC_KEYS:
+        return build_ruleset(data)
+    return Ruleset.from_dict(data)

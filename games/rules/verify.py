@@ -26,8 +26,9 @@ from games.rules.deck import check_deck, first_dealer, shuffle
 from games.rules.engine import apply, new_hand
 from games.rules.errors import RuleError, shown
 from games.rules.moves import move_from_dict
-from games.rules.quan import result_quan
-from games.rules.ruleset import RulesetError, build_ruleset
+from games.rules.quan import FeeSchedule, FeesError, result_quan
+from games.rules.results import HandResult
+from games.rules.ruleset import RulesetError, ruleset_from_stored
 from games.rules.state import HandConfig, HandState, Mode
 from games.rules.views import missed_wins_of, result_of
 
@@ -133,7 +134,9 @@ def _config(doc: Mapping[str, Any]) -> HandConfig:
     if len(doc["players"]) != n_seats or len(config["prefs"]) != n_seats:
         raise _Found(0, f"the hand has {n_seats} seats but not as many players and preferences")
     try:
-        ruleset = build_ruleset(config["ruleset"])
+        # The hand's frozen table; an export older than frozen tables carries the spec
+        # {preset, overrides}, upcast with the presets of this verifier.
+        ruleset = ruleset_from_stored(config["ruleset"])
     except RulesetError as exc:
         raise _Found(0, f"the ruleset is refused: {exc}") from None
     return HandConfig(
@@ -211,11 +214,15 @@ def _check_quan(seq: int, doc: Mapping[str, Any], result: Mapping[str, Any]) -> 
             raise _Found(seq, "a ledger transaction but no booked settlement")
         return
     room = doc["room"]
+    try:
+        fees = FeeSchedule.from_dict(room["fees"])
+    except FeesError as exc:
+        raise _Found(seq, f"the room's fees are refused: {exc}") from None
     quan = result_quan(
-        result,
+        HandResult.from_dict(result),
         n_seats=doc["config"]["seats"],
         stake=doc["stake"],
-        fees=room["fees"],
+        fees=fees,
         xuong_sai_settled=room["xuong_sai_settled"],
         balances=booked["balances"],
         pot_balance=booked["pot_before"],

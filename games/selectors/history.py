@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from games.models import Hand, HandSeat
+from games.rules.results import Result
 
 HISTORY_PAGE_DEFAULT = 20
 HISTORY_PAGE_MAX = 100
@@ -21,13 +22,20 @@ def _seat_result(hand: Hand, position: int) -> str | None:
     a false ù); None while the hand is played."""
     if hand.status != Hand.Status.ENDED:
         return None
-    outcome = (hand.result or {}).get("outcome") or {}
-    kind = outcome.get("result")
-    if kind == "hoa":
+    outcome = hand.outcome_result().outcome
+    if outcome is None:
+        return "lost"
+    if outcome.result is Result.HOA:
         return "hoa"
-    if outcome.get("seat") == position:
-        return "won" if kind == "u" else "u_lao"
+    if outcome.seat == position:
+        return "won" if outcome.result is Result.U else "u_lao"
     return "lost"
+
+
+def _outcome_json(hand: Hand) -> dict[str, Any] | None:
+    """The hand's outcome as the API shows it (``{"result", "seat"}``), None while played."""
+    outcome = hand.outcome_result().outcome
+    return outcome.to_dict() if outcome is not None else None
 
 
 def _seat_quan(hand: Hand, position: int) -> int | None:
@@ -52,7 +60,7 @@ def _history_item(hs: HandSeat) -> dict[str, Any]:
         "seat": hs.position,
         "table_seat": hs.table_seat,
         "status": hand.status,
-        "outcome": (hand.result or {}).get("outcome") if hand.result else None,
+        "outcome": _outcome_json(hand),
         "result": _seat_result(hand, hs.position),
         "quan": _seat_quan(hand, hs.position),
         "practice": hand.table.practice,
@@ -82,9 +90,3 @@ def hand_history(
     rows = rows[:limit]
     items = [_history_item(hs) for hs in rows]
     return HistoryPage(items, str(rows[-1].hand_id) if more else None)
-
-
-def hand_winner(result: dict[str, Any]) -> int | None:
-    """The winning seat of a hand that ended in ù (not ù láo), else None."""
-    outcome = result.get("outcome") or {}
-    return outcome.get("seat") if outcome.get("result") == "u" else None

@@ -9,7 +9,6 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from core.errors import NotFound
 from games.models import Hand, HandSeat
-from games.selectors.history import hand_winner
 
 
 def player_by_username(username: str) -> Any:
@@ -32,14 +31,14 @@ def player_profile(*, user: Any) -> dict[str, Any]:
     n_wins = 0
     biggest = 0
     cuoc_counts: dict[str, int] = {}
-    for position, result in wins.iterator():
-        if hand_winner(result) != position:
+    for position, stored in wins.iterator():
+        result = Hand(result=stored).outcome_result()  # the one typed reading of a result
+        if result.winner != position:
             continue
         n_wins += 1
-        transfers = (result.get("settlement") or {}).get("transfers") or []
-        points = sum(t["points"] for t in transfers if t.get("to") == position)
+        points = sum(t.points for t in result.transfers if t.payee == position)
         biggest = max(biggest, points)
-        for slug, count in ((result.get("declaration") or {}).get("cuoc") or {}).items():
+        for slug, count in result.declaration.cuoc if result.declaration else ():
             cuoc_counts[slug] = cuoc_counts.get(slug, 0) + count
     favourite = min(cuoc_counts, key=lambda k: (-cuoc_counts[k], k)) if cuoc_counts else None
     return {

@@ -135,7 +135,8 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
         table.status = Table.Status.OPEN if seated else Table.Status.CLOSED
         table.save(update_fields=["status", "updated_at"])
     hand_settle_on_commit(hand)
-    metrics.hand_ended(result=hand.result)
+    outcome = hand.outcome_result().outcome
+    metrics.hand_ended(outcome=outcome.result.value if outcome is not None else None)
 
 
 def _append(hand: Hand, move: Move, new_state: HandState, *, bot: bool = False) -> None:

@@ -13,14 +13,12 @@ The level follows from XP by the table of ``accounts.selectors.xp_for_level``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.utils import timezone
 
 from accounts.models import User
 from accounts.selectors import level_for_xp
 from games.models import Hand
-from games.selectors.history import hand_winner
+from games.rules.results import HandResult
 
 XP_U_WITH_GA, XP_U, XP_PLAYED, XP_FINED = 10, 3, 1, -1
 # Transfer reasons (games.rules.payments) by which a seat pays for its own fault.
@@ -29,22 +27,20 @@ FINE_REASONS = frozenset(
 )
 
 
-def hand_fined_seats(result: dict[str, Any]) -> set[int]:
+def hand_fined_seats(result: HandResult) -> set[int]:
     """The seats that paid a penalty of their own in this hand's points settlement."""
-    transfers = (result.get("settlement") or {}).get("transfers") or []
-    return {t["from"] for t in transfers if t.get("reason") in FINE_REASONS}
+    return {t.payer for t in result.transfers if t.reason in FINE_REASONS}
 
 
-def win_scored_ga(result: dict[str, Any]) -> bool:
+def win_scored_ga(result: HandResult) -> bool:
     """Whether the win's declaration scored gà (``declaration.declared_score.ga`` > 0)."""
-    declaration = result.get("declaration") or {}
-    return (declaration.get("declared_score") or {}).get("ga", 0) > 0
+    return result.declaration is not None and result.declaration.declared_score.ga > 0
 
 
-def hand_xp(result: dict[str, Any], n_seats: int) -> list[int]:
-    """The XP each seat (in play order) earns from an ended hand with this ``Hand.result``."""
+def hand_xp(result: HandResult, n_seats: int) -> list[int]:
+    """The XP each seat (in play order) earns from an ended hand with this result."""
     fined = hand_fined_seats(result)
-    winner = hand_winner(result)
+    winner = result.winner
     out = []
     for seat in range(n_seats):
         if seat in fined:
@@ -65,7 +61,7 @@ def hand_award_xp(*, hand: Hand) -> list[int]:
     if hand.table.practice:
         return [0] * hand.n_seats
     seats = hand.seat_list()
-    deltas = hand_xp(hand.result or {}, hand.n_seats)
+    deltas = hand_xp(hand.outcome_result(), hand.n_seats)
     by_user = {s.user_id: d for s, d in zip(seats, deltas, strict=True)}
     now = timezone.now()
     users = User.objects.select_for_update().filter(pk__in=list(by_user)).order_by("pk")

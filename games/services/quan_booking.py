@@ -15,14 +15,16 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.ledger import house_account, ledger_post, pot_account, wallet_for
+from accounts.ledger import ledger_post
 from accounts.models import LedgerAccount, LedgerTransaction
 from core import metrics
 from games.hand_store import hand_ruleset
 from games.models import Hand, Seat, Table
-from games.rules.quan import HOUSE, POT, QuanSettlement, SeatQuan, result_quan
+from games.rules.quan import POT, QuanSettlement, SeatQuan, result_quan
+from games.rules.results import Pot
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
+from games.services.settlement_parties import Party, settlement_accounts
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +38,7 @@ def hand_quan(hand: Hand, *, balances: list[int], pot_balance: int) -> QuanSettl
     room's terms frozen at the deal."""
     fees, xuong_sai_settled = hand.room_terms()
     return result_quan(
-        hand.result or {},
+        hand.outcome_result(),
         n_seats=hand.n_seats,
         stake=hand.stake,
         fees=fees,
@@ -47,17 +49,14 @@ def hand_quan(hand: Hand, *, balances: list[int], pot_balance: int) -> QuanSettl
 
 
 def _legs(
-    quan: QuanSettlement, wallets: list[LedgerAccount], pot: LedgerAccount | None
+    quan: QuanSettlement, accounts: dict[Party, LedgerAccount | None]
 ) -> list[tuple[LedgerAccount, int]]:
-    accounts: dict[int | str, LedgerAccount | None] = dict(enumerate(wallets))
-    accounts[POT] = pot
-    accounts[HOUSE] = house_account()
     legs = []
     for party, amount in quan.legs().items():
         account = accounts[party]
         if amount and account is None:
             raise AssertionError(f"hand settlement moves {amount} for {party!r} without a pot")
-        if amount:
+        if amount and account is not None:
             legs.append((account, amount))
     return legs
 
@@ -102,9 +101,11 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
                 hand.settled_at = timezone.now()
                 hand.save(update_fields=["quan", "settled_at", "updated_at"])
             return None
-        seats = hand.seat_list()
-        wallets = [wallet_for(s.user) for s in seats]
-        pot = pot_account(table) if hand_ruleset(hand).ga_gop or _pot_flows(hand) else None
+        accounts = settlement_accounts(
+            hand, create=True, with_pot=hand_ruleset(hand).ga_gop or _pot_flows(hand)
+        )
+        wallets = [_opened(accounts[i]) for i in range(hand.n_seats)]
+        pot = accounts[POT]
         # Read the balances under the accounts' locks: the ledger orders them by id.
         locked = {
             a.pk: a
@@ -119,7 +120,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
             balances=[locked[w.pk].balance for w in wallets],
             pot_balance=locked[pot.pk].balance if pot else 0,
         )
-        tx = _book(hand, table, quan, wallets, pot)
+        tx = _book(hand, table, quan, accounts)
         # The balances it was computed from are kept with it: ledger_check recomputes it.
         hand.quan = {
             **quan.to_dict(),
@@ -135,20 +136,24 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         return tx
 
 
+def _opened(account: LedgerAccount | None) -> LedgerAccount:
+    """A seat's wallet, which ``settlement_accounts(create=True)`` always opens."""
+    assert account is not None
+    return account
+
+
 def _pot_flows(hand: Hand) -> bool:
     """Whether the hand's points moved anything into or out of the pot (gà góp on)."""
-    transfers = ((hand.result or {}).get("settlement") or {}).get("transfers") or []
-    return any(POT in (t["from"], t["to"]) for t in transfers)
+    return any(t.payee is Pot.POT for t in hand.outcome_result().transfers)
 
 
 def _book(
     hand: Hand,
     table: Table,
     quan: QuanSettlement,
-    wallets: list[LedgerAccount],
-    pot: LedgerAccount | None,
+    accounts: dict[Party, LedgerAccount | None],
 ) -> LedgerTransaction | None:
-    legs = _legs(quan, wallets, pot)
+    legs = _legs(quan, accounts)
     if not legs:
         return None  # hòa with no pot: nothing moves, but the hand is settled all the same
     return ledger_post(

@@ -40,6 +40,7 @@ from games.rule_errors import rule_error
 from games.rules import HandConfig, Mode, first_dealer, new_hand, parse_deck, shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
+from games.rules.quan import FeeSchedule, FeesError
 from games.selectors.rules import ruleset_from_spec
 from games.selectors.tables import table_ready_deadline
 from games.services.hands import hand_lock
@@ -554,13 +555,12 @@ def _dealer_and_previous_winner(
             return _next_seated(numbers, table.fixed_dealer, table.max_seats), None
         return numbers[first_dealer(seed, len(numbers))], None
     last_seats = last.seat_list()
-    result = last.result or {}
-    outcome = result.get("outcome") or {}
-    winner_hand_seat = outcome.get("seat") if outcome.get("result") == "u" else None
+    result = last.outcome_result()
+    winner_hand_seat = result.winner
     # Thông carries to the next hand as the settlement says (only after a paid win); without
     # a settlement, after any win.
-    settlement = result.get("settlement")
-    thong_seat = settlement.get("thong_next") if settlement else winner_hand_seat
+    settlement = result.settlement
+    thong_seat = settlement.thong_next if settlement is not None else winner_hand_seat
     previous_winner = None
     if thong_seat is not None and last_seats[thong_seat].user_id in users:
         previous_winner = users.index(last_seats[thong_seat].user_id)
@@ -569,6 +569,17 @@ def _dealer_and_previous_winner(
         return _next_seated(numbers, winner.table_seat, table.max_seats), previous_winner
     prev_dealer = last_seats[last.dealer].table_seat
     return _next_seated(numbers, prev_dealer + 1, table.max_seats), previous_winner
+
+
+def _room_fees(table: Table) -> dict[str, Any]:
+    """The room's fee schedule as the hand freezes it, validated (a schedule the admin form
+    would refuse, written to the database by other means, stops the deal rather than the
+    settlement: ``invalid_fees`` naming the entry)."""
+    try:
+        return FeeSchedule.from_dict(table.room.fees).to_dict()
+    except FeesError as exc:
+        at = "room.fees" if exc.field == "fees" else f"room.fees.{exc.field}"
+        raise rule_error(exc, fields=[at]) from exc
 
 
 def _new_hand_row(table: Table, seats: list[Seat], seed: bytes) -> Hand:
@@ -590,10 +601,12 @@ def _new_hand_row(table: Table, seats: list[Seat], seed: bytes) -> Hand:
         dealer=numbers.index(dealer_number),
         stake=table.stake,
         room_id=table.room_id,
-        fees=table.room.fees,
+        fees=_room_fees(table),
         xuong_sai_settled=table.room.xuong_sai_settled,
         mode=table.mode,
-        ruleset=table.ruleset,
+        # By value: the whole table of the moment, with its preset's version (never a
+        # reference to a preset that may change later).
+        ruleset=ruleset_from_spec(table.ruleset).to_dict(),
         previous_winner=previous_winner,
         deck=table.fixed_deck,
         seed=seed.hex(),

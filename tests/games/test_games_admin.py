@@ -272,3 +272,51 @@ def test_a_table_history_never_holds_its_fixed_deck(staff, win_hand) -> None:
     fields = {f.name for f in TableEvent._meta.fields}
     assert "fixed_deck" not in fields and "stake" in fields
     assert TableEvent.objects.filter(pgh_obj_id=win_hand["table"], pgh_label="insert").exists()
+
+
+def _room_form_data(staff: Client, room) -> dict:
+    r = staff.get(f"/admin/games/room/{room.pk}/change/")
+    assert r.status_code == 200
+    data = {k: v for k, v in r.context["adminform"].form.initial.items() if v is not None}
+    return {k: (json.dumps(v) if isinstance(v, dict | list) else v) for k, v in data.items()}
+
+
+@pytest.mark.parametrize(
+    ("fees", "field"),
+    [
+        ({"declared": "5"}, "declared"),
+        ({"declared": 101}, "declared"),
+        ({"by_players": {"2": 4, "3": 3}}, "by_players"),
+        ({"xuong_sai": {"2": 30, "3": 10, "4": -1}}, "xuong_sai.4"),
+        ({"declard": 5}, "declard"),
+        ([5, 10], "fees"),
+    ],
+)
+def test_a_bad_fee_schedule_is_a_field_error_in_the_room_form(staff, fees, field) -> None:
+    from games.models import Room
+
+    # Given a room, when staff post a fee schedule the settlement could not read,
+    room = Room.objects.get(slug="chieu-coi")
+    before = room.fees
+    data = _room_form_data(staff, room)
+    data["fees"] = json.dumps(fees)
+    r = staff.post(f"/admin/games/room/{room.pk}/change/", data)
+    # then the form answers with an error on its fees field, and the room is unchanged.
+    assert r.status_code == 200
+    errors = r.context["adminform"].form.errors
+    assert list(errors) == ["fees"], errors
+    assert Room.objects.get(pk=room.pk).fees == before
+
+
+def test_a_good_fee_schedule_is_saved_in_its_typed_form(staff) -> None:
+    from games.models import Room
+
+    room = Room.objects.get(slug="chieu-coi")
+    data = _room_form_data(staff, room)
+    data["fees"] = json.dumps({"declared": 4, "xuong_sai": {"4": 5, "3": 10, "2": 30}})
+    r = staff.post(f"/admin/games/room/{room.pk}/change/", data)
+    assert r.status_code == 302
+    assert Room.objects.get(pk=room.pk).fees == {
+        "declared": 4,
+        "xuong_sai": {"2": 30, "3": 10, "4": 5},
+    }

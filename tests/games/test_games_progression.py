@@ -12,6 +12,15 @@ from django.db import connections
 from accounts.models import User
 from accounts.selectors import MAX_LEVEL, level_for_xp, next_level_xp, xp_for_level
 from games.models import Hand
+from games.rules.results import (
+    Declaration,
+    HandResult,
+    Outcome,
+    Settlement,
+    Transfer,
+    Verdict,
+)
+from games.rules.scoring import Score
 from games.services.progression import (
     XP_FINED,
     XP_PLAYED,
@@ -43,23 +52,41 @@ def test_the_level_table_starts_at_1_and_follows_5_l_l_minus_1() -> None:
 # --------------------------------------------------------------------------- XP of one hand
 
 
-def _won(ga: int, transfers: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    score = {"base": 4, "ga": ga, "total": 4 + ga}
-    return {
-        "outcome": {"result": "u", "seat": 1},
-        "declaration": {"cuoc": {"thong": 1}, "declared_score": score, "verdict": "dung"},
-        "settlement": {
-            "transfers": transfers
-            if transfers is not None
-            else [{"from": s, "to": 1, "points": 4 + ga, "reason": "win"} for s in (0, 2)],
-        },
-    }
+def _result(
+    outcome: dict[str, Any], transfers: list[dict[str, Any]], ga: int | None = None
+) -> HandResult:
+    """A typed result with this outcome, these transfers and (``ga`` given) a declaration."""
+    declaration = None
+    if ga is not None:
+        score = Score(base=4, ga=ga, total=4 + ga)
+        declaration = Declaration(
+            cuoc=(("thong", 1),),
+            auto=False,
+            verdict=Verdict.DUNG,
+            true_cuoc=(("thong", 1),),
+            declared_score=score,
+            true_score=score,
+        )
+    kind = Outcome.from_dict(outcome)
+    return HandResult(
+        outcome=kind,
+        declaration=declaration,
+        settlement=Settlement(
+            result=kind.result, transfers=tuple(Transfer.from_dict(t) for t in transfers)
+        ),
+    )
+
+
+def _won(ga: int, transfers: list[dict[str, Any]] | None = None) -> HandResult:
+    if transfers is None:
+        transfers = [{"from": s, "to": 1, "points": 4 + ga, "reason": "win"} for s in (0, 2)]
+    return _result({"result": "u", "seat": 1}, transfers, ga)
 
 
 def test_a_win_with_ga_earns_10_a_plain_win_3_the_others_1() -> None:
     assert hand_xp(_won(ga=2), 3) == [XP_PLAYED, XP_U_WITH_GA, XP_PLAYED] == [1, 10, 1]
     assert hand_xp(_won(ga=0), 3) == [1, XP_U, 1] == [1, 3, 1]
-    assert hand_xp({"outcome": {"result": "hoa"}, "settlement": {"transfers": []}}, 4) == [1] * 4
+    assert hand_xp(_result({"result": "hoa"}, []), 4) == [1] * 4
 
 
 @pytest.mark.parametrize("reason", ["den_lang", "xuong_sai", "four_eleven"])
@@ -69,12 +96,10 @@ def test_a_winner_fined_for_its_own_fault_loses_1(reason: str) -> None:
 
 
 def test_a_false_u_claimer_and_a_bao_seat_paying_for_the_village_lose_1() -> None:
-    u_lao = {
-        "outcome": {"result": "u_lao", "seat": 0},
-        "settlement": {
-            "transfers": [{"from": 0, "to": s, "points": 17, "reason": "u_lao"} for s in (1, 2)]
-        },
-    }
+    u_lao = _result(
+        {"result": "u_lao", "seat": 0},
+        [{"from": 0, "to": s, "points": 17, "reason": "u_lao"} for s in (1, 2)],
+    )
     assert hand_xp(u_lao, 3) == [-1, 1, 1]
     bao = [{"from": 2, "to": 1, "points": 8, "reason": "bao_den_lang"}]
     assert hand_xp(_won(ga=0, transfers=bao), 3) == [1, 3, -1]
@@ -91,8 +116,10 @@ def test_a_settled_hand_gives_its_xp_once_and_me_shows_it(players, win_hand) -> 
     # Given the scripted hand played to seat 2's win,
     play_to_end(players, win_hand)
     hand = Hand.objects.get(pk=win_hand["hand"])
-    expected = hand_xp(hand.result, hand.n_seats)
-    winner_xp = XP_U_WITH_GA if hand.result["declaration"]["declared_score"]["ga"] else XP_U
+    result = hand.outcome_result()
+    expected = hand_xp(result, hand.n_seats)
+    assert result.declaration is not None
+    winner_xp = XP_U_WITH_GA if result.declaration.declared_score.ga else XP_U
     assert expected == [winner_xp if s == WIN_SEAT else XP_PLAYED for s in range(4)]
     # when its settlement is booked three times (the task, the sweep, the next deal),
     for _ in range(3):
@@ -112,15 +139,13 @@ def test_xp_never_goes_below_0_and_the_level_follows_it(players) -> None:
     hand = Hand.objects.get(pk=start_table(players, HOA_DECK)["hand"])
     assert [s.user_id for s in hand.seat_list()] == [p.user.pk for p in players]
     # when both are fined in it (a false ù, a báo seat paying for the village),
-    hand.result = {
-        "outcome": {"result": "u_lao", "seat": 0},
-        "settlement": {
-            "transfers": [
-                {"from": 0, "to": 2, "points": 17, "reason": "u_lao"},
-                {"from": 1, "to": 3, "points": 17, "reason": "bao_den_lang"},
-            ]
-        },
-    }
+    hand.result = _result(
+        {"result": "u_lao", "seat": 0},
+        [
+            {"from": 0, "to": 2, "points": 17, "reason": "u_lao"},
+            {"from": 1, "to": 3, "points": 17, "reason": "bao_den_lang"},
+        ],
+    ).to_dict()
     hand_award_xp(hand=hand)
     # then the first drops to level 2, the second stays at 0 XP, the others earn 1.
     assert _xp(players) == [(29, 2), (0, 1), (1, 1), (1, 1)]
@@ -148,7 +173,7 @@ def test_two_settlements_at_once_give_the_xp_once(players, win_hand) -> None:
         t.join(timeout=60)
     assert not errors
     assert sum(xp for xp, _level in _xp(players)) == sum(
-        hand_xp(Hand.objects.get(pk=win_hand["hand"]).result, 4)
+        hand_xp(Hand.objects.get(pk=win_hand["hand"]).outcome_result(), 4)
     )
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.rules.quan import POT, fee_percent, settle_quan
+from games.rules.quan import POT, FeeSchedule, FeesError, settle_quan
 from games.services.rooms import DEFAULT_ROOMS
 
 FEES = {room["slug"]: room["fees"] for room in DEFAULT_ROOMS}
@@ -23,7 +24,9 @@ def fine(payer: int, others: list[int], points: int, reason: str) -> list[dict]:
 def test_a_clean_win_in_nen_dat_pays_5_percent_declared_by_hand_10_automatically() -> None:
     # Winner 0 declared 5 points, stake 100: each of three seats pays 500.
     for auto, pct, fee in ((False, 5, 75), (True, 10, 150)):
-        rate = fee_percent(FEES["nen-dat"], n_players=4, auto_declared=auto, xuong_sai=False)
+        rate = FeeSchedule.from_dict(FEES["nen-dat"]).percent(
+            n_players=4, auto_declared=auto, xuong_sai=False
+        )
         booked = settle_quan(
             transfers=win(0, [1, 2, 3], 5), n_seats=4, stake=100, balances=RICH, fee_pct=rate
         )
@@ -63,7 +66,10 @@ def test_unequal_debts_share_a_short_balance_by_their_size() -> None:
 def test_xuong_sai_fees_by_players_outside_nen_dat() -> None:
     for n, pct in ((2, 30), (3, 10), (4, 5)):
         assert (
-            fee_percent(FEES["chieu-coi"], n_players=n, auto_declared=False, xuong_sai=True) == pct
+            FeeSchedule.from_dict(FEES["chieu-coi"]).percent(
+                n_players=n, auto_declared=False, xuong_sai=True
+            )
+            == pct
         )
     # 3 players: the winner declared 6 points wrongly and pays each other seat 6 × 100.
     booked = settle_quan(
@@ -86,7 +92,9 @@ def test_in_nen_dat_xuong_sai_is_neither_paid_nor_penalised() -> None:
 
 def test_sap_gu_vip_fees_fall_with_more_players() -> None:
     rates = [
-        fee_percent(FEES["sap-gu-vip"], n_players=n, auto_declared=True, xuong_sai=True)
+        FeeSchedule.from_dict(FEES["sap-gu-vip"]).percent(
+            n_players=n, auto_declared=True, xuong_sai=True
+        )
         for n in (2, 3, 4)
     ]
     assert rates == [4, 3, 2]
@@ -152,3 +160,34 @@ def test_quan_is_conserved_and_no_wallet_goes_below_zero(
     assert sum(legs.values()) == 0
     assert all(balances[s] + legs[s] >= 0 for s in range(4))
     assert pot + legs[POT] >= 0 and legs["house"] >= 0
+
+
+# --------------------------------------------------------------------------- the fee schedule
+
+
+def test_every_default_rooms_fee_schedule_round_trips_exactly() -> None:
+    for fees in FEES.values():
+        schedule = FeeSchedule.from_dict(fees)
+        assert schedule.to_dict() == fees
+        assert FeeSchedule.from_dict(schedule.to_dict()) == schedule
+    assert FeeSchedule.from_dict({}).percent(n_players=3, auto_declared=True, xuong_sai=True) == 0
+
+
+@pytest.mark.parametrize(
+    ("fees", "field"),
+    [
+        ({"declared": True}, "declared"),
+        ({"auto": 100.0}, "auto"),
+        ({"auto": -1}, "auto"),
+        ({"by_players": {"2": 4, "3": 3, "4": 2, "5": 1}}, "by_players"),
+        ({"by_players": [4, 3, 2]}, "by_players"),
+        ({"xuong_sai": {"2": 30, "3": "10", "4": 5}}, "xuong_sai.3"),
+        ({"vip": 2}, "vip"),
+        ("5%", "fees"),
+    ],
+)
+def test_a_bad_fee_schedule_is_refused_naming_its_entry(fees, field) -> None:
+    with pytest.raises(FeesError) as refused:
+        FeeSchedule.from_dict(fees)
+    assert refused.value.code == "invalid_fees"
+    assert refused.value.field == field

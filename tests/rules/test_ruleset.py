@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -17,6 +18,7 @@ from games.rules.ruleset import (
     RulesetError,
     build_ruleset,
     list_presets,
+    ruleset_from_stored,
 )
 
 OFF = None
@@ -180,8 +182,11 @@ def test_to_dict_is_the_full_json_table() -> None:
     assert list(table["cuoc"]) == list(CUOC_SLUGS)
     assert table["ga"] == {pattern: PRESET_GA_TABLE[pattern][2] for pattern in GA_PATTERNS}
     assert table["den_lang"] == 17
+    assert table["preset_version"] == 1 and table["overrides"] == {}
     assert set(table) == {
         "preset",
+        "preset_version",
+        "overrides",
         "cuoc",
         "ga_enabled",
         "ga_points",
@@ -353,3 +358,103 @@ def test_cuoc_values_turn_an_off_cuoc_on_unless_told_otherwise() -> None:
     )
     assert ruleset.cuoc["dia_u"] == CuocValue(3, 1, True)
     assert ruleset.cuoc["u_bon"] == CuocValue(4, 1, False)
+
+
+# --------------------------------------------------------------------------- frozen by value
+
+
+FULL_SPECS = [{"preset": name, "overrides": {}} for name in PRESET_NAMES] + [
+    {
+        "preset": "vinagames",
+        "overrides": {
+            "cuoc": {"tom": {"diem": 9, "dich": 6}, "pha_thien": "on", "leo": "off"},
+            "ga": {"tam_do": 3},
+            "ga_points": 7,
+            "den_lang": 20,
+            "bao_payer": "last",
+            "four_eleven": True,
+            "ga_gop": True,
+        },
+    }
+]
+
+
+@pytest.mark.parametrize("spec", FULL_SPECS)
+def test_a_full_ruleset_round_trips_to_dict_and_from_dict_exactly(spec: dict[str, Any]) -> None:
+    ruleset = build_ruleset(spec)
+    stored = json.loads(json.dumps(ruleset.to_dict()))  # as the database gives it back
+    again = Ruleset.from_dict(stored)
+    assert again == ruleset
+    assert hash(again) == hash(ruleset)
+    assert again.to_dict() == ruleset.to_dict() == stored
+    assert again.spec() == ruleset.spec()
+    assert ruleset_from_stored(stored) == ruleset
+
+
+def test_every_preset_carries_its_version_into_what_a_hand_stores() -> None:
+    for name, preset in PRESETS.items():
+        assert preset.preset == name
+        assert isinstance(preset.preset_version, int) and preset.preset_version >= 1
+        built = build_ruleset({"preset": name, "overrides": {"ga_points": 9}})
+        assert built.to_dict()["preset_version"] == preset.preset_version
+
+
+def test_a_frozen_ruleset_keeps_its_values_when_the_preset_changes(monkeypatch) -> None:
+    # Given a table stored under chan_van_van version 1,
+    stored = json.loads(json.dumps(build_ruleset({"preset": "chan_van_van"}).to_dict()))
+    # when the preset's tôm moves to 6/3 (version 2),
+    base = PRESETS["chan_van_van"]
+    cuoc = {**base.cuoc, "tom": CuocValue(diem=6, dich=3, enabled=True)}
+    changed = dataclasses.replace(base, cuoc=cuoc, preset_version=2)
+    monkeypatch.setitem(PRESETS, "chan_van_van", changed)
+    # then the stored table still reads 4/1 at version 1, and a new one gets the new values.
+    frozen = ruleset_from_stored(stored)
+    assert frozen.cuoc["tom"] == CuocValue(diem=4, dich=1, enabled=True)
+    assert frozen.preset_version == 1
+    assert build_ruleset({"preset": "chan_van_van"}).cuoc["tom"].diem == 6
+    assert build_ruleset({"preset": "chan_van_van"}).preset_version == 2
+    # An old record (the spec only) is upcast with the presets as they stand.
+    assert ruleset_from_stored({"preset": "chan_van_van", "overrides": {}}) == changed
+
+
+def _stored(**changes: Any) -> dict[str, Any]:
+    table = json.loads(json.dumps(PRESETS["chan_van_van"].to_dict()))
+    for path, value in changes.items():
+        *parents, last = path.split("__")
+        node = table
+        for name in parents:
+            node = node[name]
+        if value is _DROP:
+            del node[last]
+        else:
+            node[last] = value
+    return table
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize(
+    ("changes", "key"),
+    [
+        ({"cuoc__tom__diem": "4"}, "cuoc.tom.diem"),
+        ({"cuoc__tom__dich": 9}, "cuoc.tom.dich"),
+        ({"cuoc__tom": _DROP}, "cuoc.tom"),
+        ({"cuoc__tom__enabled": _DROP}, "cuoc.tom"),
+        ({"cuoc__xuong__enabled": False}, "cuoc.xuong.enabled"),
+        ({"ga__tam_do": 11}, "ga.tam_do"),
+        ({"ga__bogus": 1}, "ga.bogus"),
+        ({"den_lang": 0}, "den_lang"),
+        ({"bao_payer": "all"}, "bao_payer"),
+        ({"ga_gop": 1}, "ga_gop"),
+        ({"preset_version": 0}, "preset_version"),
+        ({"preset_version": _DROP}, "preset_version"),
+        ({"four_eleven": _DROP}, "four_eleven"),
+        ({"extra": True}, "extra"),
+        ({"overrides": []}, "overrides"),
+    ],
+)
+def test_a_stored_ruleset_is_validated_key_by_key(changes: dict[str, Any], key: str) -> None:
+    with pytest.raises(RulesetError) as refused:
+        Ruleset.from_dict(_stored(**changes))
+    assert refused.value.key == key

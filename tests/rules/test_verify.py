@@ -19,7 +19,8 @@ from games.rules.bots import make_bot
 from games.rules.cards import CODES
 from games.rules.deck import first_dealer, shuffle
 from games.rules.engine import new_hand
-from games.rules.quan import result_quan
+from games.rules.quan import FeeSchedule, result_quan
+from games.rules.results import HandResult
 from games.rules.ruleset import build_ruleset
 from games.rules.simulate import play_hand
 from games.rules.state import HandConfig, Mode
@@ -52,10 +53,10 @@ def export_of(seed: bytes, *, bot_seed: int = 3) -> dict[str, Any]:
     played = play_hand(config, seed, bots)
     result = result_of(played.final)
     quan = result_quan(
-        result,
+        HandResult.from_dict(result),
         n_seats=4,
         stake=STAKE,
-        fees=FEES,
+        fees=FeeSchedule.from_dict(FEES),
         xuong_sai_settled=False,
         balances=BALANCES,
         pot_balance=0,
