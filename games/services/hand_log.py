@@ -47,7 +47,7 @@ def hand_record_append(*, hand: Hand, type: str, payload: dict[str, Any]) -> Han
     the state at its old seq is published at the new one once the transaction commits (long
     polls and event feeds wake); the caller saves the hand, ``seq`` included."""
     if not is_record(type):
-        raise ValueError(f"{type!r} is not a record type")
+        raise ValueError(f"not a record type: {type}")
     state = hand_state(hand)  # at the seq before the record: the same state after it
     event = hand_event_append(
         hand=hand, type=type, system=True, payload={"type": type, **payload}, effects=[]
