@@ -42,6 +42,7 @@ from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Sea
 from games.rule_errors import rule_message
 from games.rules import apply, move_from_dict
 from games.rules.quan import FeeSchedule, FeesError
+from games.rules.records import is_record
 from games.rules.views import full_view
 from games.services.quan_booking import settlement_key
 from games.services.void import hand_void, void_key
@@ -417,7 +418,8 @@ class HandAdmin(ReadOnlyAdmin):
 def hand_replay_steps(hand: Hand) -> dict[str, Any]:
     """What the replay viewer steps through: for each event of the log (seq 0, the deal, on),
     who made it, the move, the auditor's view of the state after it (``full_view``: every hand
-    face up, mats, doors, stock) and the faults that move made; then the booked Quan.
+    face up, mats, doors, stock) and the faults that move made; then the booked Quan. A
+    record (``settled``, ``voided``) is a step with the record as its move and the final state.
 
     The states are ``reduce(apply, …)`` over the log, as ``hand_replay(hand, upto=seq)``
     gives each of them, built in one pass (one query for the events)."""
@@ -428,7 +430,7 @@ def hand_replay_steps(hand: Hand) -> dict[str, Any]:
     steps: list[dict[str, Any]] = []
     before: list[int] = [0] * hand.n_seats
     for event in events.values("seq", "type", "actor_seat", "system", "payload", "created_at"):
-        if event["seq"] > 0:
+        if event["seq"] > 0 and not is_record(event["type"]):  # a record is not a move
             state = apply(state, move_from_dict(event["payload"]))
         view = full_view(state)
         new_faults = []

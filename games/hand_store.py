@@ -32,6 +32,7 @@ from games.hand_feed import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
 from games.rules.cards import parse_kinds
+from games.rules.records import RECORD_TYPES
 from games.rules.ruleset import Ruleset, ruleset_from_stored
 
 logger = logging.getLogger(__name__)
@@ -133,9 +134,14 @@ def hand_initial_state(hand: Hand) -> HandState:
 
 def hand_replay(hand: Hand, *, upto: int | None = None) -> HandState:
     """reduce(apply, moves in seq order, new_hand(…)): the state after event ``upto`` (or the
-    last). Always reads the log; never the LRU."""
+    last). Always reads the log; never the LRU. The records after the end (``settled``,
+    ``voided``) are not moves: skipped."""
     state = hand_initial_state(hand)
-    events = HandEvent.objects.filter(hand_id=hand.pk, seq__gt=0).order_by("seq")
+    events = (
+        HandEvent.objects.filter(hand_id=hand.pk, seq__gt=0)
+        .exclude(type__in=RECORD_TYPES)
+        .order_by("seq")
+    )
     if upto is not None:
         events = events.filter(seq__lte=upto)
     for payload in events.values_list("payload", flat=True):

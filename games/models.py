@@ -20,14 +20,16 @@ from django.db.models.lookups import Exact, GreaterThanOrEqual, LessThanOrEqual
 from accounts.models import HEX_DIGITS, only_chars
 from games.rules.moves import MOVE_TYPES
 from games.rules.quan import FeeSchedule
+from games.rules.records import RECORD_TYPES
 from games.rules.results import HandResult
 from games.rules.ruleset import DEFAULT_PRESET, Ruleset, ruleset_from_stored
 
 MIN_SEATS, MAX_SEATS = 2, 4
 MAX_TIMEOUT_SECONDS = 3600
 DECK_SIZE = 100
-# Seq 0 is the deal; every later event is a move of one of the rules core's move types.
-EVENT_TYPES = ("deal", *sorted(MOVE_TYPES))
+# Seq 0 is the deal; every later event is a move of one of the rules core's move types, or
+# (after the end) a record of its settlement or void (games.rules.records: no move, no seat).
+EVENT_TYPES = ("deal", *sorted(MOVE_TYPES), *sorted(RECORD_TYPES))
 ROOM_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-"
 ROOM_MAX_LENGTH = 32
 DEFAULT_ROOM = "nen-dat"
@@ -508,7 +510,9 @@ class HandEventQuerySet(models.QuerySet["HandEvent"]):
 class HandEvent(models.Model):
     """One entry of a hand's log: ``payload`` is the move as JSON, ``effects`` what it did.
 
-    Seq 0 is the deal (a system event with no move); moves are 1, 2, 3 … in order.
+    Seq 0 is the deal (a system event with no move); moves are 1, 2, 3 … in order. After the
+    end come the records (``games.rules.records``): ``settled`` when its Quan are booked, and
+    ``voided`` if staff void it; their payload is the record, not a move.
     """
 
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events")
@@ -552,8 +556,14 @@ class HandEvent(models.Model):
             ),
             # A move's row repeats its payload's type and seat (the payload is what is replayed).
             models.CheckConstraint(
-                condition=Q(seq=0) | Q(actor_seat__isnull=False),
+                condition=Q(seq=0) | Q(type__in=sorted(RECORD_TYPES)) | Q(actor_seat__isnull=False),
                 name="games_handevent_move_has_a_seat",
+            ),
+            # A settlement's or a void's record is the system's, with no seat and no bot.
+            models.CheckConstraint(
+                condition=~Q(type__in=sorted(RECORD_TYPES))
+                | Q(seq__gt=0, system=True, bot=False, actor_seat__isnull=True),
+                name="games_handevent_record_by_the_system",
             ),
             models.CheckConstraint(
                 condition=Q(seq=0)
@@ -567,6 +577,7 @@ class HandEvent(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(seq=0)
+                | Q(type__in=sorted(RECORD_TYPES))
                 | Q(
                     Exact(
                         Coalesce(Cast(KT("payload__seat"), models.IntegerField()), Value(-1)),

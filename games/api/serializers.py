@@ -488,12 +488,23 @@ class EventsQuerySerializer(serializers.Serializer):
 
 
 class HandEventSerializer(serializers.Serializer):
-    seq = serializers.IntegerField(help_text="0 is the deal; moves are 1, 2, 3 …")
+    seq = serializers.IntegerField(
+        help_text="0 is the deal; moves are 1, 2, 3 …; after the end `settled`, then maybe "
+        "`voided`."
+    )
     type = serializers.CharField()
     actor_seat = serializers.IntegerField(allow_null=True)
     system = serializers.BooleanField()
     bot = serializers.BooleanField(help_text="A server bot's move (practice tables).")
-    move = serializers.JSONField(allow_null=True, help_text="The move as submitted.")
+    move = serializers.JSONField(
+        allow_null=True, help_text="The move as submitted (null for the deal and the records)."
+    )
+    record = serializers.JSONField(
+        allow_null=True,
+        help_text="A record after the end (null for a move): `settled` (each seat's Quan, "
+        "`fees`, `fee_percent`, `pot` {in, out}, `capped` seats, `dropped`, `practice`, the "
+        "ledger `transaction` id) or `voided` (`by`, `reason`, the reversing `transaction`).",
+    )
     effects = serializers.ListField(
         child=serializers.JSONField(),
         help_text="What it did (drawn cards, automatic chíu, win, hòa, a seat's `bo_u` …); the "

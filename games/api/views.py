@@ -429,10 +429,11 @@ class HandDetailApi(APIView):
             # Cheap checks first: one row, no state and no view.
             version = hand_etag_for_user(hand_id=hand_id, user=request.user)
             # Wait only while there is nothing new to say: not when the client's ETag is
-            # already stale, nor on an ended hand, which never changes.
+            # already stale, nor on a settled hand, which changes no more (but for a void by
+            # staff). An ended hand not settled yet waits for its settlement.
             stale = tags is not None and not _etag_matches(tags, version.etag)
             after_seq = query.get("after_seq", version.seq)
-            if wait and not stale and not version.ended and version.seq <= after_seq:
+            if wait and not stale and not version.final and version.seq <= after_seq:
                 if long_poll_deferrable(request):  # under ASGI: wait without this thread
                     pending = Pending(
                         "hand", hand_id, version.seq, after_seq, version.seat, wait, tags=tags
@@ -473,7 +474,7 @@ class HandEventListApi(APIView):
         after_seq = query.get("after_seq")
         if wait and after_seq is not None:
             version = hand_etag_for_user(hand_id=hand_id, user=request.user)
-            if not version.ended and version.seq <= after_seq:
+            if not version.final and version.seq <= after_seq:
                 if long_poll_deferrable(request):  # under ASGI: wait without this thread
                     limit = query["limit"]
                     pending = Pending(

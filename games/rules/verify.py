@@ -3,8 +3,9 @@
 The export (``GET /api/v1/hands/{id}/export``, docs/audit.md) is one JSON document. This module
 needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of the seed's
 bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) or checks a fixed
-deck is the 100 cards, replays every event through the rules core (in seq order, no gaps, each
-legal in its state), compares the outcome, the declaration and its verdict, the points
+deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
+legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
+are checked to come after the end, and the settled one to be the booked Quan), compares the outcome, the declaration and its verdict, the points
 settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
 Quan with points × stake and the room's fees, and the ledger transaction's entries with those
 Quan. It prints ``verified`` and exits 0, or prints the
@@ -27,6 +28,7 @@ from games.rules.engine import apply, new_hand
 from games.rules.errors import RuleError, shown
 from games.rules.moves import move_from_dict
 from games.rules.quan import FeeSchedule, FeesError, result_quan
+from games.rules.records import SETTLED, VOIDED, is_record, settled_record
 from games.rules.results import HandResult
 from games.rules.ruleset import RulesetError, ruleset_from_stored
 from games.rules.state import HandConfig, HandState, Mode
@@ -79,14 +81,60 @@ def _verify(doc: Mapping[str, Any]) -> None:
     events = doc["events"]
     _check_seqs(events)
     state = new_hand(config, deck, doc["dealer"])
+    records: list[Mapping[str, Any]] = []
+    last = 0
     for event in events[1:]:
+        if is_record(event["type"]):
+            _check_record_place(state, event, records)
+            records.append(event)
+            continue
         state = _replay(state, event)
-    last = events[-1]["seq"]
+        last = event["seq"]
     if state.outcome is None:
         raise _Found(last, "the hand has not ended after its last event")
     _check_result(last, result_of(state), doc["result"])
     _check_bo_u(last, missed_wins_of(state), doc)
     _check_quan(last, doc, result_of(state))
+    _check_records(records, doc)
+
+
+def _check_record_place(
+    state: HandState, event: Mapping[str, Any], before: Sequence[Mapping[str, Any]]
+) -> None:
+    """A record (settled, voided) is the system's, after the end; one of each, the settlement
+    first."""
+    seq, kind = event["seq"], event["type"]
+    if state.outcome is None:
+        raise _Found(seq, f"a {kind} record before the hand has ended")
+    if not event["system"] or event["seat"] is not None:
+        raise _Found(seq, f"the {kind} record is not the system's")
+    if not isinstance(event["payload"], Mapping) or event["payload"].get("type") != kind:
+        raise _Found(seq, f"the {kind} record's payload is not a {kind} record")
+    kinds = [e["type"] for e in before]
+    if kind in kinds:
+        raise _Found(seq, f"a second {kind} record")
+    if kind == VOIDED and SETTLED not in kinds:
+        raise _Found(seq, "a voided record before the settled one")
+
+
+def _check_records(records: Sequence[Mapping[str, Any]], doc: Mapping[str, Any]) -> None:
+    """The settled record is the booked settlement (exports of hands settled before the log
+    held it have none): its Quan are the document's, its transaction the document's ledger's."""
+    for event in records:
+        if event["type"] != SETTLED:
+            continue
+        booked, ledger = doc["quan"], doc["ledger"]
+        if booked is None:
+            raise _Found(event["seq"], "a settled record but no booked settlement")
+        expected = {
+            "type": SETTLED,
+            **settled_record(booked, ledger["id"] if ledger else None),
+        }
+        if dict(event["payload"]) != expected:
+            raise _Found(
+                event["seq"],
+                f"the settled record is not the booked settlement: {shown(expected, 400)}",
+            )
 
 
 def _check_seqs(events: Sequence[Mapping[str, Any]]) -> None:

@@ -17,6 +17,7 @@ from games.models import Hand, HandEvent, HandSeat, Table
 from games.rules import HandState
 from games.rules.analysis import analysis_for
 from games.rules.cards import CODES, codes_of
+from games.rules.records import is_record
 from games.rules.views import effects_for, full_view, view_for
 
 EVENTS_PAGE_MAX = 100
@@ -57,15 +58,23 @@ class HandVersion(NamedTuple):
 
     etag: str
     seq: int
-    ended: bool  # an ended hand never changes again
+    ended: bool
     seat: int | None  # the caller's seat; None for a spectator
+    settled: bool = False  # its settlement is booked (the ``settled`` record is in its log)
+
+    @property
+    def final(self) -> bool:
+        """Ended and settled: nothing more comes to its log but a void by staff (rare, and it
+        moves the ETag like any event). An ended hand not settled yet still gains its
+        ``settled`` record: a long poll waits for it."""
+        return self.ended and self.settled
 
 
 # The long poll and the 304 answer from this fixed statement (no ORM compilation on the
 # hottest path): the hand's seq and status, the caller's seat in it (NULL: none) and whether
-# its table takes spectators.
+# its table takes spectators, whether its settlement is booked.
 _HAND_VERSION_SQL = f"""
-    SELECT h.seq, h.status, (
+    SELECT h.seq, h.status, h.settled_at IS NOT NULL, (
         SELECT s.position FROM {HandSeat._meta.db_table} s
         WHERE s.hand_id = h.id AND s.user_id = %s
     ), t.id, t.spectators
@@ -81,10 +90,11 @@ def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
         row = cursor.fetchone()
     if row is None:
         raise NotFound(_("No such hand."))
-    seq, status, seat, table_id, spectators = row
+    seq, status, settled, seat, table_id, spectators = row
     if seat is None and not hand_spectators_allowed(Table(pk=table_id, spectators=spectators)):
         raise not_a_participant()
-    return HandVersion(hand_etag(hand_id, seq), seq, status == Hand.Status.ENDED, seat)
+    ended = status == Hand.Status.ENDED
+    return HandVersion(hand_etag(hand_id, seq), seq, ended, seat, settled)
 
 
 def _deadline(hand: Hand) -> str | None:
@@ -201,13 +211,17 @@ def hand_view_for_spectator(*, hand: Hand, state: HandState | None = None) -> di
 
 
 def _event_dict(event: HandEvent) -> dict[str, Any]:
+    """An event as the API speaks it: a move in ``move``; a record after the end (``settled``,
+    ``voided``: public, the same for every viewer) in ``record``."""
+    record = is_record(event.type)
     return {
         "seq": event.seq,
         "type": event.type,
         "actor_seat": event.actor_seat,
         "system": event.system,
         "bot": event.bot,
-        "move": event.payload or None,
+        "move": None if record else (event.payload or None),
+        "record": event.payload if record else None,
         "effects": event.effects,
         "created_at": utc_iso(event.created_at),
     }

@@ -38,6 +38,7 @@ from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
 from games.rules.views import result_of
 from games.selectors.hands import not_a_participant
+from games.services.hand_log import hand_event_append
 from games.services.idempotency import (
     StoredResponse,
     idempotency_key_check,
@@ -143,11 +144,9 @@ def _append(hand: Hand, move: Move, new_state: HandState, *, bot: bool = False) 
     """Append ``move`` (already applied: ``new_state``) to the locked hand's log — ``bot``: a
     server bot's move — end the hand if it ended, set the next deadline, and publish and wake
     the clock after commit."""
-    seq = hand.seq + 1
     payload = move.to_dict()
-    HandEvent.objects.create(
+    hand_event_append(
         hand=hand,
-        seq=seq,
         type=payload["type"],
         actor_seat=move.seat,
         system=move.system,
@@ -156,7 +155,6 @@ def _append(hand: Hand, move: Move, new_state: HandState, *, bot: bool = False) 
         effects=list(new_state.events),
     )
     metrics.move_appended(type=payload["type"], system=move.system)
-    hand.seq = seq
     turn_move = not isinstance(move, SetPrefs)
     if turn_move:
         # The turn's deadline runs from here: a seat changing its preferences must not push

@@ -21,7 +21,9 @@ from core import metrics
 from games.hand_store import hand_ruleset
 from games.models import Hand, Seat, Table
 from games.rules.quan import POT, QuanSettlement, SeatQuan, result_quan
+from games.rules.records import SETTLED, settled_record
 from games.rules.results import Pot
+from games.services.hand_log import hand_record_append
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
 from games.services.settlement_parties import Party, settlement_accounts
@@ -75,7 +77,8 @@ def practice_quan(n_seats: int) -> dict[str, Any]:
 
 def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
     """Book the ended hand's settlement once (safe to run any number of times: the ledger key
-    is the hand), record it on the hand, and unseat the players left with nothing (§11).
+    is the hand), record it on the hand and in its log (a ``settled`` event, in the same
+    transaction: the hand's seq and ETag move), and unseat the players left with nothing (§11).
     The players' XP (RULES.md §11) is awarded in the same transaction, so exactly once.
     A practice table's hand is marked settled with :func:`practice_quan`: no Quan, fee, pot
     share or XP (the points of its result stand, for the players to see).
@@ -99,7 +102,8 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
             if hand.settled_at is None:
                 hand.quan = practice_quan(hand.n_seats)
                 hand.settled_at = timezone.now()
-                hand.save(update_fields=["quan", "settled_at", "updated_at"])
+                _record_settled(hand, hand.quan, None)
+                hand.save(update_fields=["quan", "settled_at", "seq", "updated_at"])
             return None
         accounts = settlement_accounts(
             hand, create=True, with_pot=hand_ruleset(hand).ga_gop or _pot_flows(hand)
@@ -128,7 +132,8 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
             "pot_before": locked[pot.pk].balance if pot else 0,
         }
         hand.settled_at = timezone.now()
-        hand.save(update_fields=["quan", "settled_at", "updated_at"])
+        _record_settled(hand, hand.quan, tx)
+        hand.save(update_fields=["quan", "settled_at", "seq", "updated_at"])
         metrics.settlement_booked(ended_at=hand.ended_at, settled_at=hand.settled_at)
         pot_shares_record(table=table, hand=hand, quan=quan)
         hand_award_xp(hand=hand)
@@ -140,6 +145,12 @@ def _opened(account: LedgerAccount | None) -> LedgerAccount:
     """A seat's wallet, which ``settlement_accounts(create=True)`` always opens."""
     assert account is not None
     return account
+
+
+def _record_settled(hand: Hand, quan: dict[str, Any], tx: LedgerTransaction | None) -> None:
+    """The settlement's record in the hand's log, in the booking's transaction (its seq and
+    ETag move, long polls wake on commit)."""
+    hand_record_append(hand=hand, type=SETTLED, payload=settled_record(quan, tx.pk if tx else None))
 
 
 def _pot_flows(hand: Hand) -> bool:

@@ -1,5 +1,6 @@
 """Voiding a hand (staff, issue 12): its settlement is reversed in the ledger, the hand is
-marked void with a reason, and its log is kept as it was (the replay still shows every move).
+marked void with a reason, and its log keeps every move (the replay still shows them) and gains
+a ``voided`` record (who, why, the reversing transaction): the hand's seq and ETag move.
 
 The reversal is one transaction, ``hand:<id>:void``, whose entries negate the settlement's, so
 each player's wallet, the house and the pot are where they were before the settlement. It is
@@ -28,6 +29,8 @@ from accounts.ledger import ledger_post
 from accounts.models import LedgerAccount, LedgerTransaction
 from core.errors import Conflict, InvalidInput, NotFound
 from games.models import Hand
+from games.rules.records import VOIDED
+from games.services.hand_log import hand_record_append
 from games.services.quan_booking import settlement_key
 
 
@@ -37,7 +40,8 @@ def void_key(hand_id: int) -> str:
 
 def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | None:
     """Void an ended, settled hand: book the reversal of its settlement (None when the
-    settlement moved nothing, a hòa without a pot), set ``voided_at`` and ``void_reason``.
+    settlement moved nothing, a hòa without a pot), set ``voided_at`` and ``void_reason``, and
+    append the ``voided`` record to the hand's log, all in one transaction.
     Safe to repeat: a void hand returns its reversal and changes nothing."""
     reason = reason.strip()
     if not reason:
@@ -68,8 +72,18 @@ def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | N
                 )
             reversal = _reverse(hand, settlement, entries, staff, reason)
         hand.voided_at = timezone.now()
-        hand.void_reason = f"{reason} (by {getattr(staff, 'username', '?')})"[:200]
-        hand.save(update_fields=["voided_at", "void_reason", "updated_at"])
+        by = getattr(staff, "username", "?")
+        hand.void_reason = f"{reason} (by {by})"[:200]
+        hand_record_append(
+            hand=hand,
+            type=VOIDED,
+            payload={
+                "by": by,
+                "reason": reason[:200],
+                "transaction": reversal.pk if reversal else None,
+            },
+        )
+        hand.save(update_fields=["voided_at", "void_reason", "seq", "updated_at"])
         return reversal
 
 

@@ -71,6 +71,7 @@ def test_audit_hands_fails_on_a_log_tampered_behind_the_triggers(
     # Given a booked hand whose declaration a database superuser rewrote in the log (the
     # append-only triggers do not fire for a session replicating: the one way past them),
     hand = ended_and_booked(players, win_hand)
+    declare = hand.seq - 1  # the last move, before the settlement's record
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL session_replication_role = replica")
         cursor.execute(
@@ -78,7 +79,7 @@ def test_audit_hands_fails_on_a_log_tampered_behind_the_triggers(
             [
                 json.dumps({"type": "declare", "seat": WIN_SEAT, "cuoc": {"tom": 1}}),
                 hand.pk,
-                hand.seq,
+                declare,
             ],
         )
         cursor.execute("SET LOCAL session_replication_role = DEFAULT")
@@ -87,7 +88,7 @@ def test_audit_hands_fails_on_a_log_tampered_behind_the_triggers(
     with pytest.raises(CommandError, match="mismatch"):
         call_command("audit_hands", hand=[hand.pk], stderr=err)
     assert (
-        f"hand {hand.pk}: discrepancy at seq {hand.seq}: the declaration's verdict is "
+        f"hand {hand.pk}: discrepancy at seq {declare}: the declaration's verdict is "
         '"sai", the document says "dung"'
     ) in err.getvalue()
 
@@ -101,7 +102,8 @@ def test_audit_hands_fails_on_a_result_that_is_not_the_replays(players, win_hand
     with pytest.raises(CommandError):
         call_command("audit_hands", stderr=err)
     text = err.getvalue()
-    assert f"hand {hand.pk}: discrepancy at seq {hand.seq}: the result's settlement" in text
+    last_move = hand.seq - 1  # the settlement's record comes after it
+    assert f"hand {hand.pk}: discrepancy at seq {last_move}: the result's settlement" in text
     assert f"hand {hand.pk}: the stored points settlement is not the replay's" in text
     with pytest.raises(CommandError):
         call_command("audit_hands", hand=[hand.pk + 1], stderr=StringIO())

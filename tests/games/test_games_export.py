@@ -87,8 +87,11 @@ def test_the_export_holds_the_whole_hand_and_its_books(players, win_hand) -> Non
     assert (doc["seed"], doc["seed_hash"]) == (hand.seed, hand.seed_hash)
     # a fixed-deck test table has no shuffle: the deck itself is in the document
     assert doc["shuffle"] == FIXED_SHUFFLE and doc["deck"] == WIN_DECK
-    assert len(doc["events"]) == WIN_MOVES + 1
-    declare = doc["events"][-1]
+    # the deal, the moves, then the settlement's record
+    assert len(doc["events"]) == WIN_MOVES + 2
+    declare, settled = doc["events"][-2:]
+    assert (settled["type"], settled["seat"], settled["system"]) == ("settled", None, True)
+    assert settled["payload"]["transaction"] == doc["ledger"]["id"]
     assert (declare["type"], declare["seat"], declare["system"]) == ("declare", WIN_SEAT, False)
     assert declare["created_at"].endswith("Z")
     assert doc["result"]["declaration"]["verdict"] == "dung"

@@ -15,6 +15,7 @@ from games.models import Hand, HandEvent
 from games.rules import HandConfig, apply, move_from_dict, new_hand, parse_deck
 from games.rules.ruleset import build_ruleset
 from games.rules.views import full_view
+from games.services.quan_booking import hand_settle
 from tests.games.decks import BO_U_DECK, WIN_DECK, WIN_MOVES, WIN_SEAT, scripted_move
 
 pytestmark = pytest.mark.django_db
@@ -477,17 +478,28 @@ def test_if_none_match_of_another_version_is_200(players, win_hand, header) -> N
     assert r.status_code == 200 and r.json()["seq"] == 0
 
 
-def test_a_long_poll_on_an_ended_hand_answers_at_once(players, win_hand) -> None:
-    # Given a hand that has ended (it never changes again),
+def test_a_long_poll_on_an_ended_hand_waits_for_its_settlement_then_answers_at_once(
+    players, win_hand
+) -> None:
+    # Given a hand that has ended but whose settlement is not booked yet,
     play_to_end(players, win_hand)
     url = f"/api/v1/hands/{win_hand['hand']}"
     etag = players[1].client.get(url)["ETag"]
-    # a long poll answers at once: the view without an ETag, a 304 with the current one.
+    # a long poll waits for it (its settled record is still to come): a 304 after the wait;
+    start = time.monotonic()
+    r = players[1].client.get(url + "?wait=1", HTTP_IF_NONE_MATCH=etag)
+    assert r.status_code == 304 and time.monotonic() - start >= 1
+    # once settled (it changes no more but for a void), a long poll answers at once: the
+    # view without an ETag, a 304 with the current one.
+    hand_settle(hand_id=win_hand["hand"])
     start = time.monotonic()
     r = players[1].client.get(url + "?wait=5")
-    assert r.status_code == 200 and r.json()["status"] == "ended"
-    r = players[1].client.get(url + "?wait=5", HTTP_IF_NONE_MATCH=etag)
+    assert r.status_code == 200 and r.json()["status"] == "ended" and r["ETag"] != etag
+    seq = r.json()["seq"]
+    r = players[1].client.get(url + "?wait=5", HTTP_IF_NONE_MATCH=r["ETag"])
     assert r.status_code == 304
+    r = players[1].client.get(url + f"/events?wait=5&after_seq={seq}")
+    assert r.status_code == 200 and r.json()["events"] == []
     assert time.monotonic() - start < 1
 
 

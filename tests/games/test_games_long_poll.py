@@ -25,7 +25,10 @@ from django.conf import settings
 from django.db import connection
 
 from core import metrics
+from games.services.quan_booking import hand_settle
 from tests.games.conftest import Player, start_table
+from tests.games.decks import WIN_DECK
+from tests.games.test_games_hands_api import play_to_end
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -258,6 +261,50 @@ def test_the_events_long_poll_wakes_with_the_new_events(
     page = answer.json()
     assert [e["seq"] for e in page["events"]] == [seq + 1] and page["seq"] == seq + 1
     _same_answer(answer, client.get(url))
+
+
+def test_a_long_poll_on_an_ended_hand_wakes_when_its_settlement_lands(
+    asgi_live_server: Any, feed: str, players: list[Player], make_player: Callable[..., Player]
+) -> None:
+    # Given a hand played to its end, not settled yet, a player holding its ETag in a long
+    # poll of the view and a spectator in a long poll of the events after its last move,
+    hand = start_table(players, WIN_DECK)
+    hand_id = hand["hand"]
+    play_to_end(players, hand)
+    player, spectator = _http(asgi_live_server, players[1]), _http(asgi_live_server, make_player())
+    ended = player.get(f"/api/v1/hands/{hand_id}")
+    etag, seq = ended.headers["etag"], ended.json()["seq"]
+    assert ended.json()["status"] == "ended" and ended.json()["settlement"]["quan"] is None
+    with ThreadPoolExecutor(2) as pool:
+        view = pool.submit(
+            player.get, f"/api/v1/hands/{hand_id}?wait=20", headers={"If-None-Match": etag}
+        )
+        events = pool.submit(
+            spectator.get, f"/api/v1/hands/{hand_id}/events?after_seq={seq}&wait=20"
+        )
+        time.sleep(1.0)
+        assert not view.done() and not events.done(), "an ended, unsettled hand answered at once"
+        # when its settlement is booked,
+        started = time.monotonic()
+        hand_settle(hand_id=hand_id)
+        answers = view.result(timeout=10), events.result(timeout=10)
+    # both wake at once: the view with its Quan and a new ETag, the events with the record.
+    assert time.monotonic() - started < 5
+    answer = answers[0]
+    assert answer.status_code == 200, answer.text
+    assert answer.headers["etag"] == f'"{hand_id}-{seq + 1}"'
+    assert answer.json()["settlement"]["quan"] is not None
+    _same_answer(answer, player.get(f"/api/v1/hands/{hand_id}"))
+    page = answers[1].json()
+    assert [(e["seq"], e["type"]) for e in page["events"]] == [(seq + 1, "settled")]
+    # A long poll on the settled hand answers at once (only a void could still change it).
+    started = time.monotonic()
+    again = player.get(
+        f"/api/v1/hands/{hand_id}?wait=20", headers={"If-None-Match": answer.headers["etag"]}
+    )
+    assert again.status_code == 304 and time.monotonic() - started < 2
+    player.close()
+    spectator.close()
 
 
 def test_a_token_may_keep_ten_polls_waiting_and_gets_them_back_when_they_end(

@@ -208,8 +208,8 @@ def test_the_log_is_unique_by_seq_and_append_only(make_user) -> None:
     ]
 
 
-def test_event_types_are_the_deal_and_the_rules_cores_moves() -> None:
-    assert set(EVENT_TYPES) == {"deal", *MOVE_TYPES}
+def test_event_types_are_the_deal_the_rules_cores_moves_and_the_records() -> None:
+    assert set(EVENT_TYPES) == {"deal", *MOVE_TYPES, "settled", "voided"}
 
 
 @pytest.mark.parametrize("move_type", sorted(MOVE_TYPES))

@@ -1,5 +1,6 @@
 """Voiding a hand (``games.services.void.hand_void``): the settlement reversed by one ledger
-transaction, the hand marked void with its reason, its log untouched; ``ledger_check`` clean."""
+transaction, the hand marked void with its reason, its moves kept and a ``voided`` record appended
+to its log; ``ledger_check`` clean."""
 
 from __future__ import annotations
 
@@ -54,7 +55,13 @@ def test_voiding_books_the_reversal_and_keeps_the_log(players, settled, staff) -
     # the hand is void with its reason, its log and its settlement kept,
     settled.refresh_from_db()
     assert settled.voided_at is not None and settled.void_reason.startswith("collusion proven")
-    assert list(HandEvent.objects.filter(hand=settled).values_list("seq", "payload")) == log
+    # every move of its log kept, and one voided record after them (the repeat added none),
+    events = list(HandEvent.objects.filter(hand=settled).values_list("seq", "payload"))
+    assert events[:-1] == log
+    assert events[-1] == (
+        settled.seq,
+        {"type": "voided", "by": "boss", "reason": "collusion proven", "transaction": tx.pk},
+    )
     assert LedgerTransaction.objects.filter(idempotency_key=settlement_key(settled.pk)).exists()
     # and the books still balance, the voided hand included.
     assert hand_settlement_problems(settled) == []

@@ -18,7 +18,8 @@
       moves: {
         deal: "deals", discard: "discards", eat: "eats", chiu: "chíu", draw: "draws",
         pass: "passes", u: "declares ù", declare: "declares the cước", tra_cua: "trả cửa",
-        prefs: "changes preferences", bao: "báo"
+        prefs: "changes preferences", bao: "báo", settled: "books the Quan",
+        voided: "voids the hand"
       }
     },
     vi: {
@@ -33,7 +34,8 @@
       moves: {
         deal: "chia bài", discard: "đánh", eat: "ăn", chiu: "chíu", draw: "bốc",
         pass: "dưới", u: "ù", declare: "xướng cước", tra_cua: "trả cửa",
-        prefs: "đổi tùy chọn", bao: "báo"
+        prefs: "đổi tùy chọn", bao: "báo", settled: "ghi sổ Quan",
+        voided: "hủy ván"
       }
     }
   };
@@ -97,12 +99,14 @@
 
   function describe(step) {
     var move = step.move || {};
-    var who = step.seq === 0 ? L.system : (step.system ? L.system + " → " : "") + name(step.actor);
+    var record = step.type === "settled" || step.type === "voided";
+    var who = step.seq === 0 || record ? L.system : (step.system ? L.system + " → " : "") + name(step.actor);
     var verb = L.moves[move.type] || move.type;
     var text = who + ": " + verb;
     if (move.card) { text += " " + move.card; }
     if (move["with"]) { text += " + " + move["with"]; }
     if (move.cuoc) { text += " " + JSON.stringify(move.cuoc); }
+    if (step.type === "voided" && move.reason) { text += ": " + move.reason; }
     return text;
   }
 

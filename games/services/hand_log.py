@@ -1,0 +1,56 @@
+"""Appending to a hand's log: the one place a ``HandEvent`` row is created (the deal, every
+move, the settlement's and the void's records).
+
+The caller holds the hand row's lock (or has just created the hand) and saves the hand after
+(its ``seq`` is set here), in the same transaction as whatever the event records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.hand_store import hand_publish_on_commit, hand_state
+from games.models import Hand, HandEvent
+from games.rules.records import is_record
+
+
+def hand_event_append(
+    *,
+    hand: Hand,
+    type: str,
+    actor_seat: int | None = None,
+    system: bool = False,
+    bot: bool = False,
+    payload: dict[str, Any],
+    effects: list[Any],
+) -> HandEvent:
+    """Append the next event to the locked ``hand``'s log: seq 0 for the deal, else one past
+    the hand's seq; set ``hand.seq`` to it (the caller saves the hand)."""
+    seq = 0 if type == "deal" else hand.seq + 1
+    event = HandEvent.objects.create(
+        hand=hand,
+        seq=seq,
+        type=type,
+        actor_seat=actor_seat,
+        system=system,
+        bot=bot,
+        payload=payload,
+        effects=effects,
+    )
+    hand.seq = seq
+    return event
+
+
+def hand_record_append(*, hand: Hand, type: str, payload: dict[str, Any]) -> HandEvent:
+    """Append a record (``games.rules.records``: the settlement, the void) to the locked, ended
+    hand's log: the system's, with no seat and no effects. The hand's state does not change, so
+    the state at its old seq is published at the new one once the transaction commits (long
+    polls and event feeds wake); the caller saves the hand, ``seq`` included."""
+    if not is_record(type):
+        raise ValueError(f"not a record type: {type}")
+    state = hand_state(hand)  # at the seq before the record: the same state after it
+    event = hand_event_append(
+        hand=hand, type=type, system=True, payload={"type": type, **payload}, effects=[]
+    )
+    hand_publish_on_commit(hand, state)
+    return event
