@@ -93,6 +93,14 @@ def _same_answer(a: httpx.Response, b: httpx.Response) -> None:
     assert heads[0] == heads[1]
 
 
+def _until_waiting(n: int, timeout: float = 10.0) -> None:
+    """Wait until ``n`` long polls wait in the in-process ASGI app (its gauge), not a fixed time."""
+    by = time.monotonic() + timeout
+    while metrics.LONG_POLLS_WAITING._value.get() != n and time.monotonic() < by:
+        time.sleep(0.02)
+    assert metrics.LONG_POLLS_WAITING._value.get() == n, "the long polls never all waited"
+
+
 def _database_sessions() -> int:
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
@@ -112,7 +120,7 @@ def test_a_move_wakes_every_player_and_spectator_at_once_with_their_own_view(
     with ThreadPoolExecutor(len(clients)) as pool:
         started = time.monotonic()
         polls = [pool.submit(c.get, url) for c in clients]
-        time.sleep(1.0)
+        _until_waiting(len(clients))
         assert not any(p.done() for p in polls), "a long poll answered before anything happened"
         assert metrics.LONG_POLLS_WAITING._value.get() == len(clients)  # in the ASGI app
         # When one of them moves
@@ -145,7 +153,7 @@ def test_the_logs_say_a_poll_waits_and_one_line_per_wake_up_says_how_many_it_ans
     clients = [_http(asgi_live_server, p) for p in (players[0], players[0], players[1])]
     with caplog.at_level(logging.INFO), ThreadPoolExecutor(3) as pool:
         polls = [pool.submit(c.get, url) for c in clients]
-        time.sleep(1.0)
+        _until_waiting(len(clients))
         # when a move wakes them,
         r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
         assert r.status_code == 201, r.content
@@ -180,7 +188,7 @@ def test_waiting_polls_hold_no_thread_and_no_database_connection(
     url = f"/api/v1/hands/{hand_id}?wait=3&after_seq={seq}"
     with ThreadPoolExecutor(40) as pool:
         polls = [pool.submit(clients[i % 4].get, url) for i in range(40)]
-        time.sleep(1.5)
+        _until_waiting(40)
         # Then all 40 wait at once, more than the server has threads for Django, and the server
         # holds no thread and no database session per waiting poll (the test's own 40 client
         # threads aside; Django's threads and the default executor's are made on demand)
@@ -228,7 +236,7 @@ def test_a_move_announced_for_another_database_wakes_nobody_here(
     with ThreadPoolExecutor(1) as pool:
         started = time.monotonic()
         poll = pool.submit(client.get, f"/api/v1/hands/{hand_id}?wait=2&after_seq={seq}")
-        time.sleep(0.8)
+        _until_waiting(1)
         # when another deployment on the same Redis server (another database, hands with the
         # same ids) announces a move of its hand with that id,
         with patch.dict(connection.settings_dict, NAME="another_deployment"):
@@ -253,7 +261,7 @@ def test_the_events_long_poll_wakes_with_the_new_events(
     url = f"/api/v1/hands/{hand_id}/events?after_seq={seq}"
     with ThreadPoolExecutor(1) as pool:
         poll = pool.submit(client.get, url + "&wait=20")
-        time.sleep(0.5)
+        _until_waiting(1)
         assert not poll.done()
         mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
         answer = poll.result(timeout=10)
@@ -282,7 +290,7 @@ def test_a_long_poll_on_an_ended_hand_wakes_when_its_settlement_lands(
         events = pool.submit(
             spectator.get, f"/api/v1/hands/{hand_id}/events?after_seq={seq}&wait=20"
         )
-        time.sleep(1.0)
+        _until_waiting(2)
         assert not view.done() and not events.done(), "an ended, unsettled hand answered at once"
         # when its settlement is booked,
         started = time.monotonic()
@@ -316,7 +324,7 @@ def test_a_token_may_keep_ten_polls_waiting_and_gets_them_back_when_they_end(
     url = f"/api/v1/hands/{hand_id}?wait=2&after_seq={seq}"
     with ThreadPoolExecutor(10) as pool:
         polls = [pool.submit(client.get, url) for _ in range(10)]
-        time.sleep(0.8)
+        _until_waiting(10)
         eleventh = client.get(url)
         assert eleventh.status_code == 429, eleventh.text
         assert eleventh.headers["content-type"] == "application/problem+json"
