@@ -493,7 +493,8 @@ class HandEventQuerySet(models.QuerySet["HandEvent"]):
 class HandEvent(models.Model):
     """One entry of a hand's log: ``payload`` is the move as JSON, ``effects`` what it did.
 
-    Seq 0 is the deal (a system event with no move); moves are 1, 2, 3 … in order.
+    Seq 0 is the deal (a system event with no move); moves are 1, 2, 3 … in order. Each row is
+    appended by ``games.services.hand_log.hand_event_append``, hash-chained to the previous one.
     """
 
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events")
@@ -504,6 +505,12 @@ class HandEvent(models.Model):
     bot = models.BooleanField(default=False, help_text="A server bot's move (practice tables).")
     payload = models.JSONField(default=dict)
     effects = models.JSONField(default=list)
+    prev_hash = models.CharField(
+        max_length=64, help_text="The previous event's hash (the hand's seed_hash for the deal)."
+    )
+    hash = models.CharField(
+        max_length=64, help_text="SHA-256 (hex) of this event's canonical JSON (games.rules.chain)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects: ClassVar[models.Manager[HandEvent]] = HandEventQuerySet.as_manager()

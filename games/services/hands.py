@@ -38,6 +38,7 @@ from games.rules.moves import Move, SetPrefs
 from games.rules.state import Phase
 from games.rules.views import result_of
 from games.selectors.hands import not_a_participant
+from games.services.hand_log import hand_event_append
 from games.services.idempotency import (
     StoredResponse,
     idempotency_key_check,
@@ -144,9 +145,8 @@ def _append(hand: Hand, move: Move, new_state: HandState, *, bot: bool = False) 
     the clock after commit."""
     seq = hand.seq + 1
     payload = move.to_dict()
-    HandEvent.objects.create(
+    hand_event_append(
         hand=hand,
-        seq=seq,
         type=payload["type"],
         actor_seat=move.seat,
         system=move.system,

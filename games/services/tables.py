@@ -30,7 +30,6 @@ from games.models import (
     MAX_BOTS,
     MAX_SEATS,
     Hand,
-    HandEvent,
     HandSeat,
     Room,
     Seat,
@@ -42,6 +41,7 @@ from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.selectors.rules import ruleset_from_spec
 from games.selectors.tables import table_ready_deadline
+from games.services.hand_log import hand_event_append
 from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
 from games.services.practice import practice_seat_bots
@@ -630,9 +630,7 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         )
         for position, s in enumerate(seats)
     )
-    HandEvent.objects.create(
-        hand=hand, seq=0, type="deal", system=True, payload={}, effects=list(state.events)
-    )
+    hand_event_append(hand=hand, type="deal", system=True, payload={}, effects=list(state.events))
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status", "updated_at"])
     hand_publish_on_commit(hand, state)
