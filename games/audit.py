@@ -5,6 +5,8 @@ nothing booked), and every pot equal to its players' shares."""
 
 from __future__ import annotations
 
+import json
+
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerAccount, LedgerTransaction
 from games.hand_store import hand_replay, hand_seats_load
@@ -35,6 +37,8 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     replayed = result_of(hand_replay(hand))
     if replayed["settlement"] != (hand.result or {}).get("settlement"):
         return [f"hand {hand.pk}: the stored points settlement is not the replay's"]
+    if json.loads(json.dumps(replayed)) != hand.result:
+        return [f"hand {hand.pk}: the stored result is not the replay's"]
     quan = hand_quan(hand, balances=hand.quan["balances"], pot_balance=hand.quan["pot_before"])
     expected = {**quan.to_dict(), "balances": hand.quan["balances"]}
     expected["pot_before"] = hand.quan["pot_before"]
