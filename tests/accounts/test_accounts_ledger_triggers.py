@@ -237,3 +237,31 @@ def test_the_truncate_allowance_holds_only_in_a_test_database():
     with transaction.atomic():  # the setting off: refused even here
         run("SET LOCAL chan.allow_log_truncate = 'off'")
         assert run("SELECT chan_log_truncate_allowed(current_database())") == [(False,)]
+
+
+def test_the_migration_chains_the_transactions_booked_before_it(lan):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    balance_adjust(user=User.objects.create_user(username="later"), amount=1, reason="x", key="l")
+    chained = list(LedgerTransaction.objects.order_by("id").values_list("id", "prev_hash", "hash"))
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(
+            "ALTER TABLE accounts_ledgertransaction"
+            " DISABLE TRIGGER accounts_ledgertransaction_append_only"
+        )
+        cursor.execute("UPDATE accounts_ledgertransaction SET prev_hash = '', hash = ''")
+        cursor.execute(
+            "ALTER TABLE accounts_ledgertransaction"
+            " ENABLE TRIGGER accounts_ledgertransaction_append_only"
+        )
+    problems = ledger_problems()
+    assert {p.check for p in problems} == {"chain"} and len(problems) >= len(chained)
+    module = import_module("accounts.migrations.0012_ledger_chain")
+    module.backfill_chain(apps, connection.schema_editor())
+    after = list(LedgerTransaction.objects.order_by("id").values_list("id", "prev_hash", "hash"))
+    assert after == chained
+    assert ledger_problems() == []
+    refused("UPDATE accounts_ledgertransaction SET hash = ''", match="append-only")

@@ -261,3 +261,25 @@ def test_the_truncate_allowance_is_refused_outside_a_test_database() -> None:
     finally:
         with psycopg.connect(dbname="postgres", autocommit=True, **params) as admin:
             admin.execute(f'DROP DATABASE IF EXISTS "{scratch}"')
+
+
+# --------------------------------------------------------------------------- the backfill
+
+
+def test_the_migration_chains_the_events_of_hands_logged_before_it(ended) -> None:
+    # given a hand whose events carry no hashes (as before games 0019)
+    from django.apps import apps
+
+    chained = events_of(ended.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute("ALTER TABLE games_handevent DISABLE TRIGGER games_handevent_append_only")
+        cursor.execute("UPDATE games_handevent SET prev_hash = '', hash = ''")
+        cursor.execute("ALTER TABLE games_handevent ENABLE TRIGGER games_handevent_append_only")
+    assert hand_store_problems(ended) != []
+    # when the migration's backfill runs, then they are chained exactly as appended
+    module = import_module("games.migrations.0019_handevent_hash_chain")
+    module.backfill_chain(apps, connection.schema_editor())
+    assert events_of(ended.pk) == chained
+    assert hand_store_problems(ended) == []
+    refused("UPDATE games_handevent SET hash = ''", match="append-only")  # the trigger is back
