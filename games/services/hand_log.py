@@ -15,17 +15,6 @@ from games.models import Hand, HandEvent
 from games.rules.chain import event_hash
 
 
-def hand_head_hash(hand: Hand) -> str:
-    """The hash of the hand's last event (its seed commitment before the deal is logged)."""
-    head = (
-        HandEvent.objects.filter(hand_id=hand.pk)
-        .order_by("-seq")
-        .values_list("hash", flat=True)
-        .first()
-    )
-    return head if head is not None else hand.seed_hash
-
-
 def _hash_at(hand: Hand, seq: int) -> str:
     """The hash of the hand's event ``seq`` ("" when there is none: the trigger refuses it)."""
     digest = (
