@@ -6,8 +6,15 @@ what must never happen even if this module had a bug (migration accounts 0004): 
 transaction, a non-issuance balance below zero, an edited or deleted ledger row.
 
 Lock order: whoever also locks a hand or a table locks it first (games), then the ledger accounts
-of the transaction, all at once, in ascending primary key (``SELECT … FOR UPDATE ORDER BY id``).
-So two settlements touching the same wallets in any order queue up instead of deadlocking.
+of the transaction, all at once, in ascending primary key (``SELECT … FOR UPDATE ORDER BY id``),
+then the ledger head (the transaction-level advisory lock ``LEDGER_HEAD_LOCK``, held to the
+commit), which serialises the hash chain: each transaction's ``prev_hash`` is the hash of the one
+before it (accounts/ledger_hash.py; a database trigger, accounts 0012, refuses any other).
+So two settlements touching the same wallets in any order queue up instead of deadlocking. A
+database transaction that books a second ledger transaction (a settlement, then a leaving
+player's pot refund) locks that one's accounts while holding the head: should another session
+hold one of them and wait for the head, PostgreSQL's deadlock detector aborts one of the two and
+its caller retries (the settlement task does).
 """
 
 from __future__ import annotations
@@ -18,10 +25,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.ledger_hash import GENESIS, LEDGER_HEAD_LOCK, ledger_tx_hash
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
 from core import metrics
 from core.errors import Conflict, InvalidInput
@@ -113,6 +121,19 @@ def _replay(existing: LedgerTransaction, kind: str, legs: Mapping[int, int]) -> 
     return existing
 
 
+def _pk(obj: Any) -> int | None:
+    return None if obj is None else obj.pk
+
+
+def _ledger_head_lock() -> str:
+    """Take the ledger head (held to the commit; after the accounts' locks) and return the hash
+    of the last transaction (``GENESIS`` on an empty ledger)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LEDGER_HEAD_LOCK])
+    head = LedgerTransaction.objects.order_by("-id").values_list("hash", flat=True).first()
+    return head if head is not None else GENESIS
+
+
 def ledger_post(
     *,
     kind: str,
@@ -132,7 +153,8 @@ def ledger_post(
     refused (``insufficient_balance``, with ``needed``, ``balance`` and ``account_id``).
 
     Locks: the legs' accounts, ``SELECT … FOR UPDATE`` in ascending id, after any hand or table
-    lock the caller holds (see the module docstring). Runs in the caller's transaction if any.
+    lock the caller holds, then the ledger head (see the module docstring). Runs in the caller's
+    transaction if any.
     """
     tx, _booked = _post(kind=kind, key=key, legs=legs, memo=memo, user=user, hand=hand, table=table)
     return tx
@@ -173,6 +195,7 @@ def _post(
         )
         if len(locked) != len(merged):
             raise InvalidInput(_("A ledger leg names an unknown account."), code="invalid")
+        prev = _ledger_head_lock()
         # Under the locks, a committed transaction with this key is visible (READ COMMITTED).
         existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
         if existing is not None:
@@ -193,13 +216,25 @@ def _post(
                 )
         try:
             with transaction.atomic():  # a savepoint: losing the key race leaves us usable
+                memo = memo[:255]
                 tx = LedgerTransaction.objects.create(
                     kind=kind,
                     idempotency_key=key,
-                    memo=memo[:255],
+                    memo=memo,
                     user=user,
                     hand=hand,
                     table=table,
+                    prev_hash=prev,
+                    hash=ledger_tx_hash(
+                        prev=prev,
+                        kind=kind,
+                        key=key,
+                        memo=memo,
+                        user=_pk(user),
+                        hand=_pk(hand),
+                        table=_pk(table),
+                        entries=merged.items(),
+                    ),
                 )
         except IntegrityError:
             # The same key, booked at the same time on other accounts (whose locks we do not

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Count, F, Q, Sum
 from django.utils.translation import gettext_lazy as _
 
+from accounts.ledger_hash import GENESIS, ledger_tx_hash
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
 from core.ascii_digits import ascii_int
 from core.errors import InvalidInput
@@ -146,6 +147,69 @@ def check_running_balances() -> list[LedgerProblem]:
     ]
 
 
+CHAIN_BATCH = 2_000
+
+
+def check_chain() -> list[LedgerProblem]:
+    """Each transaction's ``prev_hash`` is the hash of the one before it (by id) and its
+    ``hash`` is that of its content and its entries as they are now (accounts/ledger_hash.py):
+    an entry added to an old transaction, or any edit made with the triggers off, breaks it."""
+    problems = []
+    prev = GENESIS
+    last_id = 0
+    columns = ("id", "kind", "idempotency_key", "memo", "user_id", "hand_id", "table_id")
+    while True:
+        batch = list(
+            LedgerTransaction.objects.filter(id__gt=last_id)
+            .order_by("id")
+            .values_list(*columns, "prev_hash", "hash")[:CHAIN_BATCH]
+        )
+        if not batch:
+            return problems
+        legs: dict[int, list[tuple[int, int]]] = {}
+        for tx_id, account, amount in LedgerEntry.objects.filter(
+            transaction_id__gt=last_id, transaction_id__lte=batch[-1][0]
+        ).values_list("transaction_id", "account_id", "amount"):
+            legs.setdefault(tx_id, []).append((account, amount))
+        last_id = batch[-1][0]
+        for pk, kind, key, memo, user, hand, table, prev_hash, stored in batch:
+            if prev_hash != prev:
+                problems.append(
+                    LedgerProblem(
+                        "chain", f"transaction {pk} ({key}): prev_hash is not the hash before it"
+                    )
+                )
+            wanted = ledger_tx_hash(
+                prev=prev_hash,
+                kind=kind,
+                key=key,
+                memo=memo,
+                user=user,
+                hand=hand,
+                table=table,
+                entries=legs.get(pk, []),
+            )
+            if stored != wanted:
+                problems.append(
+                    LedgerProblem(
+                        "chain",
+                        f"transaction {pk} ({key}): its hash is not that of its content and "
+                        "entries (edited, or an entry added afterwards)",
+                    )
+                )
+            prev = stored
+
+
+def ledger_head() -> dict[str, object]:
+    """The ledger's head for auditors: the last transaction's id and hash, and how many there
+    are (``tx_id`` null and ``hash`` 64 zeros on an empty ledger)."""
+    last = LedgerTransaction.objects.order_by("-id").values_list("pk", "hash").first()
+    count = LedgerTransaction.objects.count()
+    if last is None:
+        return {"tx_id": None, "hash": GENESIS, "count": count}
+    return {"tx_id": last[0], "hash": last[1], "count": count}
+
+
 # The checks of ``manage.py ledger_check``, in order. Another app adds its own (say, that each
 # settled hand's transaction matches its outcome) by appending a function returning problems.
 LEDGER_CHECKS: list[Callable[[], list[LedgerProblem]]] = [
@@ -153,6 +217,7 @@ LEDGER_CHECKS: list[Callable[[], list[LedgerProblem]]] = [
     check_balances_match_entries,
     check_transactions_balance,
     check_running_balances,
+    check_chain,
 ]
 
 

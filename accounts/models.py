@@ -318,6 +318,12 @@ class LedgerTransaction(models.Model):
         blank=True,
         related_name="ledger_transactions",
     )
+    prev_hash = models.CharField(
+        max_length=64, help_text="The previous transaction's hash (64 zeros for the first)."
+    )
+    hash = models.CharField(
+        max_length=64, help_text="SHA-256 (hex) of this transaction's canonical content."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects: ClassVar[models.Manager[LedgerTransaction]] = AppendOnlyQuerySet.as_manager()

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/api_bench.py [--rounds 400] [--hands 8] [--workers 2]
 
-It creates a scratch database (``chan_bench`` on the server of ``--db``, dropped first), migrates
+It creates a scratch database (the one ``--db`` names, ``chan_bench`` when that is ``postgres``; dropped first), migrates
 it, starts ``gunicorn -c deploy/gunicorn.conf.py chan_api.asgi:application`` on a free port
 (Redis cache when ``--cache`` answers), registers four players and plays whole hands through the API: the moves are
 those a heuristic bot chooses on a replay of the same fixed deck in this process, so every move
@@ -65,7 +65,9 @@ def scratch_database(server_url: str, name: str) -> str:
     """Drop and create ``name`` on the server of ``server_url``; return its URL."""
     import psycopg
 
-    with psycopg.connect(server_url, autocommit=True) as conn:
+    parts = urlsplit(server_url)
+    maintenance = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(maintenance, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         conn.execute(f'CREATE DATABASE "{name}"')
     parts = urlsplit(server_url)
@@ -277,7 +279,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", default="bench")
     args = p.parse_args(argv)
 
-    database_url = scratch_database(args.db, "chan_bench")
+    # The scratch database: the one --db names (so that parallel runs can keep apart), unless
+    # that is the server's maintenance database.
+    named = urlsplit(args.db).path.lstrip("/")
+    database_url = scratch_database(
+        args.db, named if named not in ("", "postgres") else "chan_bench"
+    )
     cache = args.cache if redis_answers(args.cache) else None
     port = free_port()
     env = server_env(database_url, cache, port, args.workers)

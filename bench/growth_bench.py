@@ -57,7 +57,9 @@ HAND_COLUMNS = (
     " settled_at, void_reason, voided_at, seats_version, fees, xuong_sai_settled"
 )
 SEAT_COLUMNS = "position, table_seat, auto_u, auto_chiu, left_at, created_at, updated_at, user_id"
-EVENT_COLUMNS = "seq, type, actor_seat, system, payload, effects, created_at, bot"
+# The hash links are copied too: each copy's chain links as its source's does (games 0021 checks
+# the links, in seq order; the hashes name the source hand, which a benchmark does not verify).
+EVENT_COLUMNS = "seq, type, actor_seat, system, payload, effects, created_at, bot, prev_hash, hash"
 
 
 def copy_hands(database_url: str, target: int) -> None:
@@ -98,7 +100,7 @@ def copy_hands(database_url: str, target: int) -> None:
                 conn.execute(
                     f"INSERT INTO games_handevent (hand_id, {EVENT_COLUMNS})"
                     f" SELECT hand_id + %(s)s, {EVENT_COLUMNS} FROM games_handevent"
-                    " WHERE hand_id = ANY(%(ids)s)",
+                    " WHERE hand_id = ANY(%(ids)s) ORDER BY hand_id, seq",
                     {"s": shift, "ids": batch},
                 )
             conn.commit()

@@ -32,6 +32,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,12 +80,15 @@ def bulk_load(wallet_id: int, issuance_id: int, n: int) -> None:
     with connection.cursor() as c:
         c.execute("SELECT balance FROM accounts_ledgeraccount WHERE id = %s", [issuance_id])
         start = c.fetchone()[0]
+        c.execute("SELECT hash FROM accounts_ledgertransaction ORDER BY id DESC LIMIT 1")
+        head = (c.fetchone() or ["0" * 64])[0]
         for table in tables:
             c.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
         c.execute(
             "WITH tx AS ("
-            " INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, created_at)"
-            " SELECT 'adjustment', 'bench:' || %(w)s || ':' || g, 'bench load', now()"
+            " INSERT INTO accounts_ledgertransaction"
+            " (kind, idempotency_key, memo, created_at, prev_hash, hash)"
+            " SELECT 'adjustment', 'bench:' || %(w)s || ':' || g, 'bench load', now(), '', ''"
             " FROM generate_series(1, %(n)s) AS g ORDER BY g"
             " RETURNING id, split_part(idempotency_key, ':', 3)::bigint AS g)"
             " INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)"
@@ -101,10 +105,46 @@ def bulk_load(wallet_id: int, issuance_id: int, n: int) -> None:
             "WHERE id IN (%s, %s)",
             [wallet_id, n, start - n, wallet_id, issuance_id],
         )
+        chain_load(c, wallet_id, issuance_id, head)
         for table in tables:
             c.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
         for table in tables:
             c.execute(f"VACUUM ANALYZE {table}")
+
+
+def chain_load(c: Any, wallet_id: int, issuance_id: int, head: str) -> None:
+    """Link the loaded transactions into the ledger's hash chain (accounts/ledger_hash.py), as
+    ``ledger_post`` would have: ``ledger_check`` recomputes it before anything is timed."""
+    from accounts.ledger_hash import ledger_tx_hash
+
+    c.execute(
+        "SELECT id, idempotency_key FROM accounts_ledgertransaction"
+        " WHERE idempotency_key LIKE %s ORDER BY id",
+        [f"bench:{wallet_id}:%"],
+    )
+    rows = []
+    for pk, key in c.fetchall():
+        digest = ledger_tx_hash(
+            prev=head,
+            kind="adjustment",
+            key=key,
+            memo="bench load",
+            user=None,
+            hand=None,
+            table=None,
+            entries=[(issuance_id, -1), (wallet_id, 1)],
+        )
+        rows.append((pk, head, digest))
+        head = digest
+    c.execute("CREATE TEMP TABLE bench_chain (id bigint, prev_hash text, hash text)")
+    with c.cursor.copy("COPY bench_chain FROM STDIN") as copy:
+        for row in rows:
+            copy.write_row(row)
+    c.execute(
+        "UPDATE accounts_ledgertransaction t SET prev_hash = b.prev_hash, hash = b.hash"
+        " FROM bench_chain b WHERE t.id = b.id"
+    )
+    c.execute("DROP TABLE bench_chain")
 
 
 def main() -> int:

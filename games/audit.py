@@ -5,6 +5,8 @@ nothing booked), and every pot equal to its players' shares."""
 
 from __future__ import annotations
 
+import json
+
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerTransaction
 from games.hand_store import hand_replay, hand_seats_load
@@ -33,9 +35,12 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     if hand.table.practice:
         return _practice_hand_problems(hand)
     hand_seats_load(hand)
-    replayed = HandResult.from_dict(result_of(hand_replay(hand)))
+    replayed_json = result_of(hand_replay(hand))
+    replayed = HandResult.from_dict(replayed_json)
     if replayed.settlement != hand.outcome_result().settlement:
         return [f"hand {hand.pk}: the stored points settlement is not the replay's"]
+    if json.loads(json.dumps(replayed_json)) != hand.result:
+        return [f"hand {hand.pk}: the stored result is not the replay's"]
     quan = hand_quan(hand, balances=hand.quan["balances"], pot_balance=hand.quan["pot_before"])
     expected = {**quan.to_dict(), "balances": hand.quan["balances"]}
     expected["pot_before"] = hand.quan["pot_before"]

@@ -15,6 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import LedgerEntry
 from games.hand_store import hand_ruleset, hand_seats_load, hand_state
 from games.models import Hand, HandEvent
+from games.rules.chain import CHAIN_ALGORITHM
 from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
 from games.rules.views import missed_wins_of
 from games.selectors.hands import hand_check_full_read, utc_iso
@@ -35,6 +36,7 @@ def hand_export(hand: Hand) -> dict[str, Any]:
     seats = hand.seat_list()
     room = hand.room
     fees, xuong_sai_settled = hand.room_terms()
+    events = list(HandEvent.objects.filter(hand_id=hand.pk).order_by("seq"))
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -73,11 +75,20 @@ def hand_export(hand: Hand) -> dict[str, Any]:
                 "type": e.type,
                 "seat": e.actor_seat,
                 "system": e.system,
+                "bot": e.bot,
                 "payload": e.payload,
+                "effects": e.effects,
+                "prev_hash": e.prev_hash,
+                "hash": e.hash,
                 "created_at": utc_iso(e.created_at),
             }
-            for e in HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
+            for e in events
         ],
+        # The log's hash chain (games.rules.chain): its head is the view's head_hash.
+        "chain": {
+            "algorithm": CHAIN_ALGORITHM,
+            "head": events[-1].hash if events else None,
+        },
         "result": hand.result,
         # Every bỏ ù (RULES.md §4, §9), recomputed by the replay: not part of the stored result,
         # so that hands ended before it was recorded still verify (older exports lack it).

@@ -32,8 +32,10 @@ from games.hand_feed import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
 from games.rules.cards import parse_kinds
+from games.rules.chain import chain_break
 from games.rules.records import RECORD_TYPES
 from games.rules.ruleset import Ruleset, ruleset_from_stored
+from games.rules.views import result_of
 
 logger = logging.getLogger(__name__)
 
@@ -203,7 +205,8 @@ def hand_state(hand: Hand) -> HandState:
 
 def hand_store_problems(hand: Hand) -> list[str]:
     """Why what the store holds for the hand is not the replay of its log (empty when it is):
-    the row's seq against the log's last event, and any state in this process's LRU."""
+    the row's seq against the log's last event, any state in this process's LRU, an ended
+    hand's stored result against the replay's, and the log's hash chain (games.rules.chain)."""
     problems = []
     last_seq = (
         HandEvent.objects.filter(hand_id=hand.pk)
@@ -217,7 +220,26 @@ def hand_store_problems(hand: Hand) -> list[str]:
     for (hand_id, seq, _seed_hash), state in state_lru.items():
         if hand_id == hand.pk and seq == hand.seq and state != replayed:
             problems.append(f"the remembered state at seq {seq} differs from the replay")
+    if hand.status == Hand.Status.ENDED and hand.result != _as_json(result_of(replayed)):
+        problems.append("the stored result is not the replay's")
+    broken = chain_break(
+        hand=hand.pk,
+        seed_hash=hand.seed_hash,
+        events=HandEvent.objects.filter(hand_id=hand.pk)
+        .order_by("seq")
+        .values(
+            "seq", "type", "actor_seat", "system", "bot", "payload", "effects", "prev_hash", "hash"
+        )
+        .iterator(),
+    )
+    if broken is not None:
+        problems.append(f"the hash chain breaks at seq {broken[0]}: {broken[1]}")
     return problems
+
+
+def _as_json(value: Any) -> Any:
+    """``value`` as it reads back from a JSON column (tuples as lists)."""
+    return json.loads(json.dumps(value))
 
 
 # --------------------------------------------------------------------------- publishing

@@ -513,6 +513,8 @@ class HandEvent(models.Model):
     Seq 0 is the deal (a system event with no move); moves are 1, 2, 3 … in order. After the
     end come the records (``games.rules.records``): ``settled`` when its Quan are booked, and
     ``voided`` if staff void it; their payload is the record, not a move.
+    Each row is appended by ``games.services.hand_log.hand_event_append``, hash-chained to the
+    previous one.
     """
 
     hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events")
@@ -523,6 +525,12 @@ class HandEvent(models.Model):
     bot = models.BooleanField(default=False, help_text="A server bot's move (practice tables).")
     payload = models.JSONField(default=dict)
     effects = models.JSONField(default=list)
+    prev_hash = models.CharField(
+        max_length=64, help_text="The previous event's hash (the hand's seed_hash for the deal)."
+    )
+    hash = models.CharField(
+        max_length=64, help_text="SHA-256 (hex) of this event's canonical JSON (games.rules.chain)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects: ClassVar[models.Manager[HandEvent]] = HandEventQuerySet.as_manager()

@@ -130,3 +130,13 @@ class LedgerPageOutputSerializer(serializers.Serializer):
         source="next_cursor",
         help_text="Pass as `cursor` for the next (older) page; null on the last page.",
     )
+
+
+class LedgerHeadOutputSerializer(serializers.Serializer):
+    tx_id = serializers.IntegerField(
+        allow_null=True, help_text="The last ledger transaction's id (null: an empty ledger)."
+    )
+    hash = serializers.CharField(
+        help_text="Its hash (hex), chaining every transaction before it (64 zeros when empty)."
+    )
+    count = serializers.IntegerField(help_text="How many ledger transactions there are.")

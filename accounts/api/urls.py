@@ -3,6 +3,7 @@
 from django.urls import path
 
 from accounts.api.views import (
+    LedgerHeadApi,
     MeBonusApi,
     MeDetailApi,
     MeLedgerApi,
@@ -24,4 +25,5 @@ urlpatterns = [
     path("me", MeDetailApi.as_view(), name="me"),
     path("me/bonus", MeBonusApi.as_view(), name="me-bonus"),
     path("me/ledger", MeLedgerApi.as_view(), name="me-ledger"),
+    path("ledger/head", LedgerHeadApi.as_view(), name="ledger-head"),
 ]

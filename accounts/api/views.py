@@ -23,6 +23,7 @@ from accounts.api.schema import (
 )
 from accounts.api.serializers import (
     BonusOutputSerializer,
+    LedgerHeadOutputSerializer,
     LedgerPageOutputSerializer,
     LedgerQuerySerializer,
     ProfileOutputSerializer,
@@ -34,7 +35,7 @@ from accounts.api.serializers import (
 )
 from accounts.api.throttles import AuthRateThrottle
 from accounts.ledger import bonus_claim, next_bonus_at
-from accounts.ledger_selectors import ledger_page, wallet_balance
+from accounts.ledger_selectors import ledger_head, ledger_page, wallet_balance
 from accounts.models import ApiToken, User
 from accounts.selectors import token_list, user_profile
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
@@ -246,3 +247,18 @@ class MeLedgerApi(APIView):
         query.is_valid(raise_exception=True)
         page = ledger_page(user=request.user, **query.validated_data)
         return Response(LedgerPageOutputSerializer(page).data)
+
+
+class LedgerHeadApi(APIView):
+    """The ledger's head for auditors: any signed-in user (the last transaction's id and hash
+    and the count are not secret; they let anyone hold the books to what they saw)."""
+
+    @extend_schema(
+        operation_id="ledger_head",
+        tags=["me"],
+        summary="The Quan ledger's hash chain head (docs/audit.md)",
+        parameters=COMMON_HEADERS,
+        responses={200: LedgerHeadOutputSerializer, **problem_responses()},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(LedgerHeadOutputSerializer(ledger_head()).data)

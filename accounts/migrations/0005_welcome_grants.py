@@ -15,15 +15,36 @@ def forwards(apps, schema_editor):
     Entry = apps.get_model("accounts", "LedgerEntry")
     amount = settings.CHAN_WELCOME_GRANT
     issuance, _ = Account.objects.get_or_create(kind="issuance")
+    chained = any(field.name == "hash" for field in Transaction._meta.get_fields())
     for user in User.objects.order_by("pk"):
         key = f"grant:welcome:{user.pk}"
         if Transaction.objects.filter(idempotency_key=key).exists():
             continue
         wallet, _ = Account.objects.get_or_create(kind="wallet", user=user)
-        tx = Transaction.objects.create(
-            kind="welcome_grant", idempotency_key=key, user=user, memo="Welcome grant"
-        )
         legs = sorted([(issuance, -amount), (wallet, amount)], key=lambda leg: leg[0].pk)
+        link = {}
+        if chained:  # run again on a schema with the chain (accounts 0012): link it
+            from accounts.ledger_hash import GENESIS, ledger_tx_hash
+
+            prev = Transaction.objects.order_by("-id").values_list("hash", flat=True).first()
+            prev = prev or GENESIS
+            entries = [(account.pk, leg) for account, leg in legs]
+            link = {
+                "prev_hash": prev,
+                "hash": ledger_tx_hash(
+                    prev=prev,
+                    kind="welcome_grant",
+                    key=key,
+                    memo="Welcome grant",
+                    user=user.pk,
+                    hand=None,
+                    table=None,
+                    entries=entries,
+                ),
+            }
+        tx = Transaction.objects.create(
+            kind="welcome_grant", idempotency_key=key, user=user, memo="Welcome grant", **link
+        )
         for account, leg in legs:  # the entry trigger moves the balance and sets balance_after
             Entry.objects.create(
                 transaction=tx, account=account, amount=leg, balance_after=account.balance

@@ -448,6 +448,11 @@ class HandViewSerializer(serializers.Serializer):
         "null after the end.",
     )
     seed_hash = serializers.CharField(help_text="SHA-256 of the seed (hex), public from the deal.")
+    head_hash = serializers.CharField(
+        allow_null=True,
+        help_text="After the end: the hash of the hand's last event, the head of its log's "
+        "hash chain (docs/audit.md); null before.",
+    )
     fixed_deck = serializers.BooleanField()
     result = HandResultSerializer(allow_null=True, help_text="After the end.")
     seed = serializers.CharField(allow_null=True, help_text="The seed (hex), after the end.")
@@ -861,8 +866,23 @@ class ExportEventSerializer(serializers.Serializer):
     type = serializers.CharField()
     seat = serializers.IntegerField(allow_null=True)
     system = serializers.BooleanField()
+    bot = serializers.BooleanField(help_text="A server bot's move (practice tables).")
     payload = serializers.JSONField(help_text="The move as the rules core replays it ({} at 0).")
+    effects = serializers.JSONField(help_text="What the server derived from the move.")
+    prev_hash = serializers.CharField(
+        help_text="The previous event's hash (for the deal: the hand's seed_hash)."
+    )
+    hash = serializers.CharField(
+        help_text="SHA-256 (hex) of the event's canonical JSON (docs/audit.md)."
+    )
     created_at = serializers.CharField()
+
+
+class ExportChainSerializer(serializers.Serializer):
+    algorithm = serializers.CharField(help_text='"sha256-canonical-json-v1" (docs/audit.md).')
+    head = serializers.CharField(
+        allow_null=True, help_text="The last event's hash: the view's head_hash."
+    )
 
 
 class ExportLedgerEntrySerializer(serializers.Serializer):
@@ -901,6 +921,7 @@ class HandExportSerializer(serializers.Serializer):
         child=serializers.CharField(), required=False, help_text="Fixed-deck tables only."
     )
     events = ExportEventSerializer(many=True)
+    chain = ExportChainSerializer(help_text="The log's hash chain (absent before issue 20).")
     result = HandResultSerializer(allow_null=True)
     bo_u = ExportMissedWinSerializer(
         many=True,

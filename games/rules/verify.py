@@ -8,7 +8,8 @@ legal in its state; the records after the end, ``settled`` and ``voided``, are n
 are checked to come after the end, and the settled one to be the booked Quan), compares the outcome, the declaration and its verdict, the points
 settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
 Quan with points × stake and the room's fees, and the ledger transaction's entries with those
-Quan. It prints ``verified`` and exits 0, or prints the
+Quan. Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
+hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
 first discrepancy (its seq and the reason) and exits 1.
 """
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from games.rules.cards import parse_kinds
+from games.rules.chain import CHAIN_ALGORITHM, chain_break
 from games.rules.deck import check_deck, first_dealer, shuffle
 from games.rules.engine import apply, new_hand
 from games.rules.errors import RuleError, shown
@@ -80,6 +82,7 @@ def _verify(doc: Mapping[str, Any]) -> None:
     config = _config(doc)
     events = doc["events"]
     _check_seqs(events)
+    _check_chain(doc)
     state = new_hand(config, deck, doc["dealer"])
     records: list[Mapping[str, Any]] = []
     last = 0
@@ -147,6 +150,27 @@ def _check_seqs(events: Sequence[Mapping[str, Any]]) -> None:
             raise _Found(expected, f"event {seq} is listed where seq {expected} should be")
     if events[0]["type"] != "deal" or not events[0]["system"]:
         raise _Found(0, "seq 0 is not the system's deal")
+
+
+def _check_chain(doc: Mapping[str, Any]) -> None:
+    """Each event's hash is that of its canonical form and its predecessor's, from the seed
+    commitment (games.rules.chain), and the chain's head is the last event's hash. An export
+    made before the chain (no ``chain`` key) has none to check."""
+    chain = doc.get("chain")
+    if chain is None:
+        return
+    if chain["algorithm"] != CHAIN_ALGORITHM:
+        raise _Found(None, f"unknown chain {shown(chain['algorithm'], 40)}")
+    events = doc["events"]
+    broken = chain_break(
+        hand=doc["hand_id"],
+        seed_hash=doc["seed_hash"],
+        events=({**e, "actor_seat": e["seat"]} for e in events),
+    )
+    if broken is not None:
+        raise _Found(*broken)
+    if chain["head"] != events[-1]["hash"]:
+        raise _Found(events[-1]["seq"], "the chain's head is not the last event's hash")
 
 
 def _deck(doc: Mapping[str, Any]) -> list[int]:
@@ -310,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         print(found)
         return 1
     print("verified")
+    if doc.get("chain") is not None:  # for the auditor to hold against the view's head_hash
+        print(f"chain head {doc['chain']['head']}")
     return 0
 
 

@@ -133,8 +133,18 @@ def _hand_fields(hand: Hand, view: dict[str, Any]) -> dict[str, Any]:
         "players": _players(hand),
         "deadline": _deadline(hand),
         "seed_hash": hand.seed_hash,
+        "head_hash": hand_head_hash(hand) if hand.status == Hand.Status.ENDED else None,
         "fixed_deck": hand.deck is not None,
     }
+
+
+def hand_head_hash(hand: Hand) -> str | None:
+    """The hash of the hand's last event (seq ``hand.seq``): the head of its hash chain."""
+    return (
+        HandEvent.objects.filter(hand_id=hand.pk, seq=hand.seq)
+        .values_list("hash", flat=True)
+        .first()
+    )
 
 
 def hand_view_for_user(*, hand: Hand, user: Any, state: HandState | None = None) -> dict[str, Any]:

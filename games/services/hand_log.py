@@ -1,8 +1,12 @@
 """Appending to a hand's log: the one place a ``HandEvent`` row is created (the deal, every
-move, the settlement's and the void's records).
+move, the settlement's and the void's records), with its hash chained to the previous event's
+(``games.rules.chain``; docs/audit.md).
 
-The caller holds the hand row's lock (or has just created the hand) and saves the hand after
-(its ``seq`` is set here), in the same transaction as whatever the event records.
+On PostgreSQL a trigger (migration games 0021) refuses an insert whose ``prev_hash`` is not the
+previous event's ``hash`` (the hand's ``seed_hash`` for the deal) or whose hash is not 64
+lowercase hex digits, so a path that bypasses this function cannot extend the chain without
+computing it. The caller holds the hand row's lock (or has just created the hand) and saves the
+hand after (its ``seq`` is set here), in the same transaction as whatever the event records.
 """
 
 from __future__ import annotations
@@ -11,7 +15,16 @@ from typing import Any
 
 from games.hand_store import hand_publish_on_commit, hand_state
 from games.models import Hand, HandEvent
+from games.rules.chain import event_hash
 from games.rules.records import is_record
+
+
+def _hash_at(hand: Hand, seq: int) -> str:
+    """The hash of the hand's event ``seq`` ("" when there is none: the trigger refuses it)."""
+    digest = (
+        HandEvent.objects.filter(hand_id=hand.pk, seq=seq).values_list("hash", flat=True).first()
+    )
+    return digest or ""
 
 
 def hand_event_append(
@@ -25,8 +38,21 @@ def hand_event_append(
     effects: list[Any],
 ) -> HandEvent:
     """Append the next event to the locked ``hand``'s log: seq 0 for the deal, else one past
-    the hand's seq; set ``hand.seq`` to it (the caller saves the hand)."""
+    the hand's seq, hashed over its canonical form and its predecessor's hash; set ``hand.seq``
+    to it (the caller saves the hand)."""
     seq = 0 if type == "deal" else hand.seq + 1
+    prev = hand.seed_hash if seq == 0 else _hash_at(hand, hand.seq)
+    digest = event_hash(
+        hand=hand.pk,
+        seq=seq,
+        type=type,
+        actor_seat=actor_seat,
+        system=system,
+        bot=bot,
+        payload=payload,
+        effects=effects,
+        prev=prev,
+    )
     event = HandEvent.objects.create(
         hand=hand,
         seq=seq,
@@ -36,6 +62,8 @@ def hand_event_append(
         bot=bot,
         payload=payload,
         effects=effects,
+        prev_hash=prev,
+        hash=digest,
     )
     hand.seq = seq
     return event

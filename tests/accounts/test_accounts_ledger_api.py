@@ -146,3 +146,17 @@ def test_the_schema_documents_the_ledger_endpoints(check):
     assert {"200", "400", "401"} <= set(ledger["responses"])
     params = {p["name"] for p in ledger["parameters"]}
     assert {"cursor", "limit", "Accept-Language"} <= params
+
+
+def test_the_ledger_head_is_the_last_transactions_hash_for_anyone_signed_in(lan, api_client, check):
+    user, client = lan
+    assert (
+        check(api_client.get("/api/v1/ledger/head"), "/api/v1/ledger/head", "get")["code"]
+        == "not_authenticated"
+    )
+    before = check(client.get("/api/v1/ledger/head"), "/api/v1/ledger/head", "get")
+    tx = balance_adjust(user=user, amount=5, reason="test", key="head")
+    after = check(client.get("/api/v1/ledger/head"), "/api/v1/ledger/head", "get")
+    assert after == {"tx_id": tx.pk, "hash": tx.hash, "count": before["count"] + 1}
+    assert tx.prev_hash == before["hash"] != after["hash"]
+    assert len(after["hash"]) == 64

@@ -63,8 +63,9 @@ def test_an_unbalanced_transaction_and_a_wrong_running_balance_are_reported(lan)
     wallet = wallet_for(lan).pk
     damage(
         (
-            "INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, created_at) "
-            "VALUES ('transfer', 'broken', '', now())",
+            "INSERT INTO accounts_ledgertransaction"
+            " (kind, idempotency_key, memo, created_at, prev_hash, hash) "
+            "VALUES ('transfer', 'broken', '', now(), '', '')",
             [],
         ),
         (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.db import DatabaseError, connection, transaction
 
-from accounts.ledger import balance_adjust, issuance_account, wallet_for
+from accounts.ledger import balance_adjust, house_account, issuance_account, wallet_for
 from accounts.ledger_selectors import ledger_problems, wallet_balance
 from accounts.models import LedgerTransaction, User
 
@@ -36,6 +36,13 @@ def refused(sql: str, params: tuple | None = None, match: str = "", before: str 
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # run the deferred checks now
 
 
+# A raw transaction's chain link as the chain trigger (accounts 0012) wants it: the head's hash
+# as prev_hash, and some 64-hex hash (whether it is the content's is ledger_check's to say).
+LINK = (
+    "coalesce((SELECT hash FROM accounts_ledgertransaction ORDER BY id DESC LIMIT 1), "
+    "repeat('0', 64)), md5(random()::text) || md5(random()::text)"
+)
+
 # Run the pending deferred checks first (PostgreSQL refuses TRUNCATE while any are pending).
 NO_TRUNCATE = "SET CONSTRAINTS ALL IMMEDIATE; SET LOCAL chan.allow_log_truncate = 'off'"
 
@@ -48,8 +55,9 @@ def run(sql: str, params: tuple | None = None) -> list[tuple]:
 
 def new_transaction(key: str) -> int:
     return run(
-        "INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, created_at) "
-        "VALUES ('transfer', %s, '', now()) RETURNING id",
+        "INSERT INTO accounts_ledgertransaction"
+        " (kind, idempotency_key, memo, created_at, prev_hash, hash) "
+        f"VALUES ('transfer', %s, '', now(), {LINK}) RETURNING id",
         (key,),
     )[0][0]
 
@@ -107,7 +115,8 @@ def test_accounts_cannot_be_deleted_reowned_or_opened_with_money(lan):
 def test_an_unbalanced_transaction_is_refused_at_commit(lan):
     refused(
         "WITH tx AS (INSERT INTO accounts_ledgertransaction "
-        "(kind, idempotency_key, memo, created_at) VALUES ('transfer', 'raw', '', now()) "
+        "(kind, idempotency_key, memo, created_at, prev_hash, hash) "
+        f"VALUES ('transfer', 'raw', '', now(), {LINK}) "
         "RETURNING id) "
         "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
         "SELECT id, %s, 5, 0 FROM tx",
@@ -119,8 +128,9 @@ def test_an_unbalanced_transaction_is_refused_at_commit(lan):
 
 def test_a_transaction_without_entries_is_refused_at_commit():
     refused(
-        "INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, created_at) "
-        "VALUES ('transfer', 'empty', '', now())",
+        "INSERT INTO accounts_ledgertransaction"
+        " (kind, idempotency_key, memo, created_at, prev_hash, hash) "
+        f"VALUES ('transfer', 'empty', '', now(), {LINK})",
         match="does not balance",
     )
 
@@ -142,7 +152,10 @@ def test_a_raw_balanced_insert_moves_balances_and_records_balance_after(lan):
         "AND account_id = %s",
         (tx, wallet),
     ) == [(1_250,)]
-    assert ledger_problems() == []
+    # ... but its made-up hash is not that of its content: ledger_check says so
+    assert [(p.check, f"({p.detail.split('(')[1]}") for p in ledger_problems()] == [
+        ("chain", "(raw-ok): its hash is not that of its content and entries ")
+    ]
 
 
 def test_an_entry_cannot_take_a_wallet_below_zero(lan):
@@ -177,3 +190,78 @@ def test_an_entry_of_zero_is_refused(lan):
             "VALUES (%s, %s, 0, 0)",
             (tx, wallet_for(lan).pk),
         )
+
+
+def test_an_entry_appended_to_an_old_transaction_by_the_owner_is_reported(lan):
+    # given the owner forging the setting that opens a transaction for entries
+    past = LedgerTransaction.objects.get(idempotency_key=f"adjust:fund:{lan.pk}")
+    later = User.objects.create_user(username="later")
+    balance_adjust(user=later, amount=7, reason="x", key="l")
+    assert ledger_problems() == []
+    with transaction.atomic():
+        run(f"SET LOCAL chan.ledger_open_tx = '{past.pk}'")
+        run(
+            "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+            "VALUES (%s, %s, 5, 0), (%s, %s, -5, 0)",
+            (past.pk, house_account().pk, past.pk, wallet_for(later).pk),
+        )
+    # then the database took it (balanced, balances moved) but the chain no longer matches
+    assert wallet_balance(later) == 2
+    problems = ledger_problems()
+    assert [p.check for p in problems] == ["chain"]
+    assert problems[0].detail.startswith(f"transaction {past.pk} (adjust:fund:{lan.pk})")
+
+
+def test_a_transaction_off_the_chain_is_refused(lan):
+    refused(
+        "INSERT INTO accounts_ledgertransaction"
+        " (kind, idempotency_key, memo, created_at, prev_hash, hash) "
+        "VALUES ('transfer', 'fork', '', now(), repeat('0', 64), repeat('a', 64))",
+        match="prev_hash is not the ledger head",
+    )
+    refused(
+        "INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, created_at) "
+        "VALUES ('transfer', 'unhashed', '', now())",
+        match="has no hash",
+    )
+
+
+def test_the_truncate_allowance_holds_only_in_a_test_database():
+    # the suite's database is test_…: its flush may TRUNCATE with the setting on
+    assert connection.settings_dict["NAME"].startswith("test_")
+    rows = run(
+        "SELECT chan_log_truncate_allowed(current_database()),"
+        " chan_log_truncate_allowed('chan'), chan_log_truncate_allowed('chan_test_x')"
+    )
+    assert rows == [(True, False, False)]
+    with transaction.atomic():  # the setting off: refused even here
+        run("SET LOCAL chan.allow_log_truncate = 'off'")
+        assert run("SELECT chan_log_truncate_allowed(current_database())") == [(False,)]
+
+
+def test_the_migration_chains_the_transactions_booked_before_it(lan):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    balance_adjust(user=User.objects.create_user(username="later"), amount=1, reason="x", key="l")
+    chained = list(LedgerTransaction.objects.order_by("id").values_list("id", "prev_hash", "hash"))
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(
+            "ALTER TABLE accounts_ledgertransaction"
+            " DISABLE TRIGGER accounts_ledgertransaction_append_only"
+        )
+        cursor.execute("UPDATE accounts_ledgertransaction SET prev_hash = '', hash = ''")
+        cursor.execute(
+            "ALTER TABLE accounts_ledgertransaction"
+            " ENABLE TRIGGER accounts_ledgertransaction_append_only"
+        )
+    problems = ledger_problems()
+    assert {p.check for p in problems} == {"chain"} and len(problems) >= len(chained)
+    module = import_module("accounts.migrations.0012_ledger_chain")
+    module.backfill_chain(apps, connection.schema_editor())
+    after = list(LedgerTransaction.objects.order_by("id").values_list("id", "prev_hash", "hash"))
+    assert after == chained
+    assert ledger_problems() == []
+    refused("UPDATE accounts_ledgertransaction SET hash = ''", match="append-only")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,24 @@ def _every_hand_is_the_replay_of_its_log(request: pytest.FixtureRequest) -> Iter
 def no_spectators(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tables refuse spectators (as if created with the option ``spectators`` off)."""
     monkeypatch.setattr("games.selectors.hands.hand_spectators_allowed", lambda table: False)
+
+
+@contextmanager
+def hand_guard_off() -> Iterator[None]:
+    """As the database owner, with the hand row's guard (games 0021) off for the enclosed
+    statements: a test that fakes a state the services never produce."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE needs no pending checks
+        cursor.execute("ALTER TABLE games_hand DISABLE TRIGGER games_hand_guard")
+    try:
+        yield
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+            cursor.execute("ALTER TABLE games_hand ENABLE TRIGGER games_hand_guard")
+            cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 
 @pytest.fixture

@@ -94,7 +94,7 @@ def test_the_admin_lists_tables_seats_hands_and_events(staff, clerk, moved) -> N
         assert client.get(f"/admin/games/table/{moved['table']}/change/").status_code == 200
 
 
-def test_a_hands_seed_is_hidden_until_it_ends(staff, win_hand) -> None:
+def test_a_hands_seed_is_hidden_until_it_ends(staff, win_hand, corrupts_cache) -> None:
     hand = Hand.objects.get(pk=win_hand["hand"])
     r = staff.get(f"/admin/games/hand/{hand.pk}/change/")
     assert r.status_code == 200
@@ -123,7 +123,7 @@ def test_hands_and_events_cannot_be_changed_or_deleted_in_the_admin(staff, win_h
 
 
 def test_a_stored_move_response_is_hidden_from_staff_who_are_not_auditors(
-    clerk, auditor, moved
+    clerk, auditor, moved, corrupts_cache
 ) -> None:
     # given a hand in play whose dealer's stored response holds its private hand
     url = f"/admin/games/idempotencyrecord/{moved['record']}/change/"

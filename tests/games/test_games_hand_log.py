@@ -190,6 +190,13 @@ def test_the_verifier_refuses_a_settled_record_that_is_not_the_booking(
     doc = make_auditor(make_player).client.get(f"/api/v1/hands/{hand_id}/export").json()
     assert verify_export(doc) is None
     record_seq = doc["events"][-1]["seq"]
+    # A forged record breaks the hash chain first (games.rules.chain); without the chain (an
+    # export made before it) the record's own checks catch each forgery below.
+    forged = json.loads(json.dumps(doc))
+    forged["events"][-1]["payload"]["seats"][0]["net"] += 1
+    found = verify_export(forged)
+    assert found is not None and found.seq == doc["events"][-1]["seq"] and "hash" in found.reason
+    doc.pop("chain")
     # A record whose Quan are not the booked ones,
     forged = json.loads(json.dumps(doc))
     forged["events"][-1]["payload"]["seats"][0]["net"] += 1

@@ -18,6 +18,7 @@ from games.models import (
     Seat,
     Table,
 )
+from games.rules.chain import event_hash
 from games.rules.moves import MOVE_TYPES
 
 pytestmark = pytest.mark.django_db
@@ -25,6 +26,33 @@ pytestmark = pytest.mark.django_db
 
 def make_table(owner, **fields) -> Table:
     return Table.objects.create(owner=owner, **{"name": "t", "stake": 1, **fields})
+
+
+def log_event(hand: Hand, **fields) -> HandEvent:
+    """Insert a hand event as given, hash-chained as the database wants (games 0021): the
+    constraints under test, not the chain, then judge it."""
+    values = {"actor_seat": None, "system": False, "bot": False, "payload": {}, "effects": []}
+    values.update(fields)
+    seq = values["seq"]
+    if seq == 0:
+        prev = hand.seed_hash
+    else:
+        prev = (
+            HandEvent.objects.filter(hand=hand, seq=seq - 1).values_list("hash", flat=True).first()
+            or ""
+        )
+    digest = event_hash(
+        hand=hand.pk,
+        seq=seq,
+        type=values["type"],
+        actor_seat=values["actor_seat"],
+        system=values["system"],
+        bot=values["bot"],
+        payload=values["payload"],
+        effects=values["effects"],
+        prev=prev,
+    )
+    return HandEvent.objects.create(hand=hand, prev_hash=prev, hash=digest, **values)
 
 
 def make_hand(table: Table, **fields) -> Hand:
@@ -181,18 +209,14 @@ def test_a_table_plays_one_hand_at_a_time(make_user) -> None:
 def test_the_log_is_unique_by_seq_and_append_only(make_user) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
-    deal = HandEvent.objects.create(hand=hand, seq=0, type="deal", system=True)
-    HandEvent.objects.create(
-        hand=hand, seq=1, type="draw", actor_seat=1, payload={"type": "draw", "seat": 1}
-    )
+    deal = log_event(hand, seq=0, type="deal", system=True)
+    log_event(hand, seq=1, type="draw", actor_seat=1, payload={"type": "draw", "seat": 1})
     with pytest.raises(IntegrityError), transaction.atomic():
-        HandEvent.objects.create(
-            hand=hand, seq=1, type="pass", actor_seat=1, payload={"type": "pass", "seat": 1}
-        )
+        log_event(hand, seq=1, type="pass", actor_seat=1, payload={"type": "pass", "seat": 1})
     with pytest.raises(IntegrityError), transaction.atomic():
-        HandEvent.objects.create(hand=hand, seq=2, type="pass")  # neither an actor nor system
+        log_event(hand, seq=2, type="pass")  # neither an actor nor system
     with pytest.raises(IntegrityError), transaction.atomic():
-        HandEvent.objects.create(hand=hand, seq=3, type="deal", system=True)
+        log_event(hand, seq=3, type="deal", system=True)
     deal.type = "other"
     with pytest.raises(AppendOnlyError):
         deal.save()
@@ -216,9 +240,8 @@ def test_event_types_are_the_deal_the_rules_cores_moves_and_the_records() -> Non
 def test_every_move_type_can_be_logged(make_user, move_type) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
-    HandEvent.objects.create(
-        hand=hand, seq=1, type=move_type, actor_seat=0, payload={"type": move_type, "seat": 0}
-    )
+    log_event(hand, seq=0, type="deal", system=True)
+    log_event(hand, seq=1, type=move_type, actor_seat=0, payload={"type": move_type, "seat": 0})
 
 
 @pytest.mark.parametrize(
@@ -238,15 +261,19 @@ def test_every_move_type_can_be_logged(make_user, move_type) -> None:
 def test_event_constraints(make_user, fields) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
-    with pytest.raises(IntegrityError), transaction.atomic():
-        HandEvent.objects.create(hand=hand, **fields)
+    if fields["seq"] > 0:
+        log_event(hand, seq=0, type="deal", system=True)
+    with pytest.raises(IntegrityError) as refused, transaction.atomic():
+        log_event(hand, **fields)
+    assert "prev_hash" not in str(refused.value)  # a constraint refused it, not the chain
 
 
 def test_a_system_move_names_its_seat(make_user) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
-    HandEvent.objects.create(
-        hand=hand,
+    log_event(hand, seq=0, type="deal", system=True)
+    log_event(
+        hand,
         seq=1,
         type="draw",
         system=True,
@@ -304,7 +331,7 @@ def test_an_idempotency_key_is_any_visible_ascii(make_user) -> None:
 def test_postgresql_itself_refuses_to_change_the_log(make_user) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
-    HandEvent.objects.create(hand=hand, seq=0, type="deal", system=True)
+    log_event(hand, seq=0, type="deal", system=True)
     for sql in (
         "UPDATE games_handevent SET type = 'x' WHERE hand_id = %s",
         "DELETE FROM games_handevent WHERE hand_id = %s",
@@ -317,7 +344,7 @@ def test_postgresql_itself_refuses_to_change_the_log(make_user) -> None:
 def test_postgresql_itself_refuses_to_truncate_the_log(make_user) -> None:
     owner, _ = make_user()
     hand = make_hand(make_table(owner))
-    HandEvent.objects.create(hand=hand, seq=0, type="deal", system=True)
+    log_event(hand, seq=0, type="deal", system=True)
     with connection.cursor() as cursor:  # run the insert's deferred FK checks: TRUNCATE needs it
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
     # the suite's own test database allows TRUNCATE (for Django's flush); a production one does not

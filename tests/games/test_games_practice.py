@@ -25,6 +25,7 @@ from games.rules.engine import apply
 from games.rules.moves import Pass
 from games.rules.state import Phase
 from games.rules.views import view_for
+from games.services.hand_log import hand_event_append
 from games.services.hands import hand_clock_tick, hand_lock, hand_move_apply
 from games.services.practice import bot_choose, seat_only_state
 from games.services.quan_booking import hand_settle, practice_quan
@@ -264,14 +265,8 @@ def test_the_database_refuses_a_bot_event_marked_system(make_player) -> None:
     move = {"type": "draw", "seat": 0, "system": True}
     refused = pytest.raises(IntegrityError, match="games_handevent_bot_moves_are_not_system")
     with refused, transaction.atomic():
-        HandEvent.objects.create(
-            hand=hand,
-            seq=hand.seq + 1,
-            type="draw",
-            actor_seat=0,
-            system=True,
-            bot=True,
-            payload=move,
+        hand_event_append(
+            hand=hand, type="draw", actor_seat=0, system=True, bot=True, payload=move, effects=[]
         )
 
 

@@ -36,6 +36,7 @@ ENDPOINTS = {
     ("/api/v1/tables/{table_id}/hands", "get"): {"200", "404"},
     ("/api/v1/me/bonus", "post"): {"201", "401", "409"},
     ("/api/v1/me/ledger", "get"): {"200", "400", "401"},
+    ("/api/v1/ledger/head", "get"): {"200", "401"},
     ("/api/v1/hands/{hand_id}", "get"): {"200", "304", "400", "403", "404"},
     ("/api/v1/hands/{hand_id}/events", "get"): {"200", "400", "403", "404"},
     ("/api/v1/hands/{hand_id}/moves", "post"): {"201", "400", "403", "404", "409", "413", "422"},

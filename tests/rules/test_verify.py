@@ -17,6 +17,7 @@ import pytest
 
 from games.rules.bots import make_bot
 from games.rules.cards import CODES
+from games.rules.chain import CHAIN_ALGORITHM, event_hash
 from games.rules.deck import first_dealer, shuffle
 from games.rules.engine import new_hand
 from games.rules.quan import FeeSchedule, result_quan
@@ -297,3 +298,49 @@ def test_python_dash_m_runs_it_without_django(clean: dict[str, Any], tmp_path: P
         check=False,
     )
     assert (run.returncode, run.stdout) == (0, "verified\n"), run.stderr
+
+
+# --------------------------------------------------------------------------- the hash chain
+
+
+def chained(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with its events hash-chained as the server exports them (games.rules.chain)."""
+    prev = doc["seed_hash"]
+    for event in doc["events"]:
+        event.update(bot=False, effects=[], prev_hash=prev)
+        event["hash"] = prev = event_hash(
+            hand=doc["hand_id"],
+            seq=event["seq"],
+            type=event["type"],
+            actor_seat=event["seat"],
+            system=event["system"],
+            bot=False,
+            payload=event["payload"],
+            effects=[],
+            prev=event["prev_hash"],
+        )
+    doc["chain"] = {"algorithm": CHAIN_ALGORITHM, "head": prev}
+    return doc
+
+
+def test_a_chained_export_verifies_and_names_the_first_broken_link(
+    doc: dict[str, Any], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    doc = chained(doc)
+    assert verify_export(doc) is None
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(doc))
+    assert main([str(path)]) == 0
+    assert capsys.readouterr().out == f"verified\nchain head {doc['chain']['head']}\n"
+    # an effect the replay never reads, rewritten: its event's hash no longer matches
+    doc["events"][5]["effects"] = [{"type": "fault", "slug": "made_up", "seat": 1}]
+    assert verify_export(doc) == Discrepancy(5, "its hash is not the SHA-256 of its content")
+
+
+def test_a_removed_event_breaks_the_chain_at_its_successor(doc: dict[str, Any]) -> None:
+    doc = chained(doc)
+    del doc["events"][7]
+    for seq, event in enumerate(doc["events"]):
+        event["seq"] = seq  # renumbered, so the seq check alone sees nothing
+    found = verify_export(doc)
+    assert found is not None and found.seq == 7
