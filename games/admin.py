@@ -39,7 +39,7 @@ from accounts.selectors import user_is_auditor
 from games.export import hand_export
 from games.hand_store import hand_initial_state, hand_seats_load
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
-from games.rule_errors import rule_message
+from games.rule_errors import rule_error
 from games.rules import apply, move_from_dict
 from games.rules.quan import FeeSchedule, FeesError
 from games.rules.records import is_record
@@ -93,9 +93,7 @@ class RoomAdminForm(forms.ModelForm):
         try:
             return FeeSchedule.from_dict(self.cleaned_data.get("fees")).to_dict()
         except FeesError as exc:
-            raise forms.ValidationError(
-                rule_message(exc), code=exc.code, params=exc.params
-            ) from None
+            raise forms.ValidationError(rule_error(exc).detail(), code=exc.code) from None
 
 
 @admin.register(Room)
