@@ -5,19 +5,15 @@ the server is blocked, and every request it makes counted from Chrome's performa
 from __future__ import annotations
 
 import json
-import shutil
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 
+from tests.games.browser import headless_chromium
 from tests.games.test_games_replay_viewer import (  # noqa: F401 (fixture)
-    CHROMEDRIVER,
-    CHROMIUM,
     client_for,
     ended_hand,
     staff_user,
@@ -28,39 +24,10 @@ LOCAL_HOSTS = {"localhost", "127.0.0.1", "[::1]", "::1"}
 
 @pytest.fixture
 def logged_browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists() or not Path(CHROMEDRIVER).exists():
-        pytest.skip(
-            f"{CHROMIUM} or {CHROMEDRIVER} is absent (apt-get install chromium chromium-driver)"
-        )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chan-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1400,1100",
-        # every host but this machine's resolves nowhere: the network outside is blocked
-        "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    try:
+    # every host but this machine's resolves nowhere: the network outside is blocked
+    blocked = "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE 127.0.0.1"
+    with headless_chromium([blocked], performance_log=True) as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def requested_urls(driver: Any) -> list[str]:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,10 +20,9 @@ from django.test import Client
 
 from games.models import Hand, HandEvent
 from games.services.quan_booking import hand_settle
+from tests.games.browser import headless_chromium
 from tests.games.test_games_hands_api import play_to_end
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 ARTIFACTS = Path(os.environ.get("CHAN_TEST_ARTIFACTS", "tmp/artifacts"))
 
 
@@ -103,36 +100,8 @@ def test_a_new_fault_is_flagged_at_the_step_of_its_move(make_user, ended_hand) -
 
 @pytest.fixture
 def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists() or not Path(CHROMEDRIVER).exists():
-        pytest.skip(
-            f"{CHROMIUM} or {CHROMEDRIVER} is absent (apt-get install chromium chromium-driver)"
-        )
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="chan-chromium-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1400,1100",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.set_page_load_timeout(30)
-    try:
+    with headless_chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
 
 
 def screenshot(driver: Any, name: str) -> None:
