@@ -24,6 +24,7 @@ RESOURCES = {
     "me": "me",
     "ledger": "me-ledger",
     "bonus": "me-bonus",
+    "ledger_head": "ledger-head",
     "my_hands": "games:me-hands",
     "rooms": "games:room-list",
     "tables": "games:table-list",
