@@ -418,9 +418,21 @@ class LedgerEntryInline(admin.TabularInline):
 class LedgerTransactionAdmin(ReadOnlyAdmin):
     list_display = ("id", "kind", "idempotency_key", "user", "hand", "table", "memo", "created_at")
     list_filter = ("kind",)
-    search_fields = ("idempotency_key", "user__username", "memo")
+    search_fields = ("idempotency_key", "user__username", "memo", "hash")
     list_select_related = ("user",)
-    fields = ("kind", "idempotency_key", "memo", "user", "hand", "table", "created_at")
+    # prev_hash and hash: an auditor follows the chain from an export's transactions to a head
+    # (docs/audit.md)
+    fields = (
+        "kind",
+        "idempotency_key",
+        "memo",
+        "user",
+        "hand",
+        "table",
+        "created_at",
+        "prev_hash",
+        "hash",
+    )
     readonly_fields = fields
     inlines = (LedgerEntryInline,)
 

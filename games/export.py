@@ -20,7 +20,7 @@ from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHU
 from games.rules.views import missed_wins_of
 from games.selectors.hands import hand_check_full_read, utc_iso
 from games.services.quan_booking import settlement_key
-from games.services.settlement_parties import settlement_party_of
+from games.services.settlement_parties import settlement_accounts, settlement_party_of
 
 
 def hand_export_for_user(*, hand: Hand, user: Any) -> dict[str, Any]:
@@ -96,6 +96,7 @@ def hand_export(hand: Hand) -> dict[str, Any]:
         "ended_at": utc_iso(hand.ended_at) if hand.ended_at else None,
         "quan": hand.quan,
         "ledger": _ledger_transaction(hand),
+        "caps": _cap_proofs(hand),
     }
     if hand.deck is not None:
         doc["deck"] = hand.deck
@@ -119,8 +120,63 @@ def _ledger_transaction(hand: Hand) -> dict[str, Any] | None:
         "key": tx.idempotency_key,
         "kind": tx.kind,
         "created_at": utc_iso(tx.created_at),
+        # what its hash is taken over (games.rules.ledger_chain), for the verifier to recompute
+        "memo": tx.memo,
+        "user": tx.user_id,
+        "hand": tx.hand_id,
+        "table": tx.table_id,
+        "prev_hash": tx.prev_hash,
+        "hash": tx.hash,
         "entries": [
-            {"account": e.account_id, "party": party_of.get(e.account_id), "amount": e.amount}
+            {
+                "id": e.pk,
+                "account": e.account_id,
+                "party": party_of.get(e.account_id),
+                "amount": e.amount,
+                "balance_after": e.balance_after,
+            }
             for e in entries
         ],
     }
+
+
+def _cap_proofs(hand: Hand) -> list[dict[str, Any]]:
+    """For each seat whose payment the settlement capped (it owed more than it held), the last
+    ledger entry of its wallet before the settlement's: the ``balance_after`` the cap used, and
+    the entry's transaction with its hash and ``prev_hash``, so that an auditor can find it in
+    the ledger's chain (docs/audit.md). Empty until booked, and when no payment was capped."""
+    capped = (hand.quan or {}).get("capped") or []
+    if not capped:
+        return []
+    settlement = (
+        LedgerEntry.objects.filter(transaction__idempotency_key=settlement_key(hand.pk))
+        .values_list("transaction_id", flat=True)
+        .first()
+    )
+    accounts = settlement_accounts(hand)
+    proofs = []
+    for seat in capped:
+        account = accounts.get(seat)
+        before = LedgerEntry.objects.select_related("transaction").filter(account=account)
+        if settlement is not None:
+            before = before.filter(transaction_id__lt=settlement)
+        entry = before.order_by("-id").first() if account is not None else None
+        proofs.append(
+            {
+                "seat": seat,
+                "account": account.pk if account is not None else None,
+                # null: the wallet had no entry before the settlement (its balance was 0)
+                "entry": None
+                if entry is None
+                else {
+                    "id": entry.pk,
+                    "balance_after": entry.balance_after,
+                    "transaction": {
+                        "id": entry.transaction_id,
+                        "hash": entry.transaction.hash,
+                        "prev_hash": entry.transaction.prev_hash,
+                    },
+                },
+            }
+        )
+    return proofs

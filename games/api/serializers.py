@@ -886,9 +886,11 @@ class ExportChainSerializer(serializers.Serializer):
 
 
 class ExportLedgerEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
     account = serializers.IntegerField()
     party = serializers.JSONField(help_text='A seat, "pot" or "house" (null: none of them).')
     amount = serializers.IntegerField(help_text="Quan, signed (credited > 0).")
+    balance_after = serializers.IntegerField(help_text="The account's balance after the entry.")
 
 
 class ExportLedgerSerializer(serializers.Serializer):
@@ -896,7 +898,36 @@ class ExportLedgerSerializer(serializers.Serializer):
     key = serializers.CharField()
     kind = serializers.CharField()
     created_at = serializers.CharField()
+    memo = serializers.CharField(allow_blank=True)
+    user = serializers.IntegerField(allow_null=True)
+    hand = serializers.IntegerField(allow_null=True)
+    table = serializers.IntegerField(allow_null=True)
+    prev_hash = serializers.CharField(help_text="The previous ledger transaction's hash.")
+    hash = serializers.CharField(
+        help_text="SHA-256 (hex) of the transaction's canonical JSON (docs/audit.md)."
+    )
     entries = ExportLedgerEntrySerializer(many=True)
+
+
+class ExportCapTransactionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    hash = serializers.CharField()
+    prev_hash = serializers.CharField()
+
+
+class ExportCapEntrySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    balance_after = serializers.IntegerField(help_text="The balance the cap used.")
+    transaction = ExportCapTransactionSerializer()
+
+
+class ExportCapSerializer(serializers.Serializer):
+    seat = serializers.IntegerField(help_text="A payer the settlement capped at its balance.")
+    account = serializers.IntegerField(allow_null=True, help_text="Its wallet.")
+    entry = ExportCapEntrySerializer(
+        allow_null=True,
+        help_text="The wallet's last ledger entry before the settlement (null: it had none).",
+    )
 
 
 class HandExportSerializer(serializers.Serializer):
@@ -935,3 +966,7 @@ class HandExportSerializer(serializers.Serializer):
         "booked against (null until booked).",
     )
     ledger = ExportLedgerSerializer(allow_null=True)
+    caps = ExportCapSerializer(
+        many=True,
+        help_text="Each capped payer's previous ledger entry (absent before issue 20).",
+    )

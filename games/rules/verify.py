@@ -8,7 +8,8 @@ legal in its state; the records after the end, ``settled`` and ``voided``, are n
 are checked to come after the end, and the settled one to be the booked Quan), compares the outcome, the declaration and its verdict, the points
 settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
 Quan with points × stake and the room's fees, and the ledger transaction's entries with those
-Quan. Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
+Quan, its hash (``games.rules.ledger_chain``), and for each capped payer that the balance the
+cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
 hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
 first discrepancy (its seq and the reason) and exits 1.
 """
@@ -28,6 +29,7 @@ from games.rules.chain import CHAIN_ALGORITHM, chain_break
 from games.rules.deck import check_deck, first_dealer, shuffle
 from games.rules.engine import apply, new_hand
 from games.rules.errors import RuleError, shown
+from games.rules.ledger_chain import ledger_tx_hash
 from games.rules.moves import move_from_dict
 from games.rules.quan import FeeSchedule, FeesError, result_quan
 from games.rules.records import SETTLED, VOIDED, is_record, settled_record
@@ -98,6 +100,8 @@ def _verify(doc: Mapping[str, Any]) -> None:
     _check_result(last, result_of(state), doc["result"])
     _check_bo_u(last, missed_wins_of(state), doc)
     _check_quan(last, doc, result_of(state))
+    _check_ledger_hash(last, doc)
+    _check_caps(last, doc)
     _check_records(records, doc)
 
 
@@ -314,6 +318,68 @@ def _check_quan(seq: int, doc: Mapping[str, Any], result: Mapping[str, Any]) -> 
         entries[party] = entries.get(party, 0) + entry["amount"]
     if entries != legs:
         raise _Found(seq, f"the ledger entries {entries} are not the settlement's {legs}")
+
+
+def _check_ledger_hash(seq: int, doc: Mapping[str, Any]) -> None:
+    """The settlement transaction is this hand's, and its ``hash`` is the ledger chain's hash of
+    its content, its entries and its ``prev_hash`` (games.rules.ledger_chain): the link an
+    auditor follows to the ledger's head. Exports made before they carried the hash have none."""
+    ledger = doc["ledger"]
+    if ledger is None or "hash" not in ledger:
+        return
+    if ledger["hand"] != doc["hand_id"] or ledger["table"] != doc["table"]["id"]:
+        raise _Found(seq, "the ledger transaction is not this hand's")
+    wanted = ledger_tx_hash(
+        prev=ledger["prev_hash"],
+        kind=ledger["kind"],
+        key=ledger["key"],
+        memo=ledger["memo"],
+        user=ledger["user"],
+        hand=ledger["hand"],
+        table=ledger["table"],
+        entries=[(e["account"], e["amount"]) for e in ledger["entries"]],
+    )
+    if ledger["hash"] != wanted:
+        raise _Found(seq, "the ledger transaction's hash is not the SHA-256 of its content")
+
+
+def _check_caps(seq: int, doc: Mapping[str, Any]) -> None:
+    """Each capped payer (``quan.capped``) comes with its wallet's previous ledger entry
+    (``caps``): the balance the cap used (``quan.balances``) is that entry's ``balance_after``,
+    the payer paid exactly that, and its settlement entry leaves it at that balance less what it
+    paid. Exports made before they carried ``caps`` have none to check."""
+    if "caps" not in doc:
+        return
+    booked, ledger, caps = doc["quan"], doc["ledger"], doc["caps"]
+    capped = [] if booked is None or booked.get("practice") else list(booked["capped"])
+    if sorted(c["seat"] for c in caps) != sorted(capped):
+        raise _Found(seq, f"the caps {shown(caps, 200)} are not the capped seats {capped}")
+    for cap in caps:
+        seat, entry = cap["seat"], cap["entry"]
+        balance = booked["balances"][seat]
+        held = 0 if entry is None else entry["balance_after"]
+        if held != balance:
+            raise _Found(
+                seq,
+                f"seat {seat}'s cap used a balance of {balance}, its previous ledger entry "
+                f"holds {held}",
+            )
+        paid = booked["seats"][seat]["paid"]
+        if paid != balance:
+            raise _Found(seq, f"seat {seat} was capped at {balance} but paid {paid}")
+        mine = [e for e in (ledger or {}).get("entries", []) if e["party"] == seat]
+        if any(e["account"] != cap["account"] for e in mine):
+            raise _Found(seq, f"seat {seat}'s cap is not on its account in the ledger")
+        if entry is not None and ledger is not None:
+            if entry["transaction"]["id"] >= ledger["id"]:
+                raise _Found(seq, f"seat {seat}'s previous entry is not before the settlement")
+            for e in mine:
+                if "balance_after" in e and e["balance_after"] != held + e["amount"]:
+                    raise _Found(
+                        seq,
+                        f"seat {seat}'s settlement entry leaves {e['balance_after']}, not "
+                        f"{held} {e['amount']:+}",
+                    )
 
 
 def main(argv: list[str] | None = None) -> int:

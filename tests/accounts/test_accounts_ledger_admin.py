@@ -58,6 +58,10 @@ def test_ledger_pages_render_read_only(staff_client, lan):
         assert b'name="_save"' not in page.content, url
     detail = staff_client.get(f"/admin/accounts/ledgertransaction/{tx.pk}/change/")
     assert b"opening" in detail.content and b"1000" in detail.content
+    # its place in the ledger's chain, for an auditor to follow (docs/audit.md)
+    assert tx.hash.encode() in detail.content and tx.prev_hash.encode() in detail.content
+    found = staff_client.get("/admin/accounts/ledgertransaction/", {"q": tx.hash})
+    assert f"/admin/accounts/ledgertransaction/{tx.pk}/change/".encode() in found.content
 
 
 @pytest.mark.parametrize("model", ["ledgeraccount", "ledgertransaction", "ledgerentry"])

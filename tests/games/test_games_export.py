@@ -12,6 +12,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts.ledger import balance_adjust
+from accounts.ledger_selectors import wallet_balance
 from accounts.models import LedgerTransaction
 from games.models import Hand, Room
 from games.rules.verify import FIXED_SHUFFLE, SHUFFLE_ALGORITHM, verify_export
@@ -158,6 +160,98 @@ def test_a_tampered_export_does_not_verify(players, win_hand) -> None:
     found = verify_export(doc)
     assert found is not None and found.seq == WIN_MOVES
     assert found.reason.startswith("the ledger entries")
+
+
+def capped_hand(players: list[Any], win_hand: dict[str, int]) -> tuple[Hand, int, Any]:
+    """The scripted win played to its end, one of its payers left with 1 Quan before the
+    settlement (it owes more: the settlement caps it), then booked. Returns the hand, the capped
+    seat and the adjustment that was its wallet's last entry."""
+    play_to_end(players, win_hand)
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    seat = hand.result["settlement"]["transfers"][0]["from"]
+    user = hand.seat_list()[seat].user
+    spent = balance_adjust(
+        user=user, amount=1 - wallet_balance(user), reason="t", key="test:capped"
+    )
+    hand_settle(hand_id=hand.pk)
+    hand.refresh_from_db()
+    assert hand.quan["capped"] == [seat] and hand.quan["balances"][seat] == 1
+    return hand, seat, spent
+
+
+def test_a_capped_payer_exports_its_previous_ledger_entry(players, win_hand, check) -> None:
+    # Given a hand whose settlement capped a payer at the 1 Quan it held,
+    hand, seat, spent = capped_hand(players, win_hand)
+    doc = check(players[0].client.get(export_url(hand.pk)), EXPORT, "get")
+    # the export carries that payer's previous entry: the adjustment that left it 1 Quan, with
+    # its transaction's place in the ledger's chain,
+    entry = spent.entries.get(account__kind="wallet")
+    assert doc["caps"] == [
+        {
+            "seat": seat,
+            "account": entry.account_id,
+            "entry": {
+                "id": entry.pk,
+                "balance_after": 1,
+                "transaction": {"id": spent.pk, "hash": spent.hash, "prev_hash": spent.prev_hash},
+            },
+        }
+    ]
+    tx = LedgerTransaction.objects.get(pk=doc["ledger"]["id"])
+    assert (doc["ledger"]["hash"], doc["ledger"]["prev_hash"]) == (tx.hash, tx.prev_hash)
+    mine = [e for e in doc["ledger"]["entries"] if e["party"] == seat]
+    assert [(e["amount"], e["balance_after"]) for e in mine] == [(-1, 0)]
+    # and it verifies.
+    assert verify_export(doc) is None
+
+
+def test_the_verifier_refuses_an_edited_cap_or_balance_after(players, win_hand) -> None:
+    hand, seat, _ = capped_hand(players, win_hand)
+    doc: dict[str, Any] = players[0].client.get(export_url(hand.pk)).json()
+    last = len(doc["events"]) - 2  # the declare: the settled record follows it
+    unchained = {k: v for k, v in doc.items() if k != "chain"}
+    assert verify_export(unchained) is None
+    for base in (doc, unchained):
+        # the previous entry's balance_after edited: the cap did not use it
+        edited = json.loads(json.dumps(base))
+        edited["caps"][0]["entry"]["balance_after"] = 2
+        found = verify_export(edited)
+        assert found is not None and found.seq == last
+        assert found.reason == (
+            f"seat {seat}'s cap used a balance of 1, its previous ledger entry holds 2"
+        )
+        # the cap edited with it (the balance the Quan were booked against): the Quan no longer
+        # follow from the points
+        edited["quan"]["balances"][seat] = 2
+        found = verify_export(edited)
+        assert found is not None and found.reason.startswith("the Quan seats")
+        # a capped payer's proof left out
+        found = verify_export({**base, "caps": []})
+        assert found is not None and found.reason.startswith("the caps [] are not")
+        # the settlement transaction edited where the entries do not show it: its hash breaks
+        edited = json.loads(json.dumps(base))
+        edited["ledger"]["memo"] += "!"
+        found = verify_export(edited)
+        assert found is not None
+        assert found.reason == "the ledger transaction's hash is not the SHA-256 of its content"
+    # An export made before it carried caps and the ledger's hash still verifies.
+    old = {k: v for k, v in unchained.items() if k != "caps"}
+    old["ledger"] = {
+        k: v
+        for k, v in old["ledger"].items()
+        if k not in ("memo", "user", "hand", "table", "prev_hash", "hash")
+    }
+    assert verify_export(old) is None
+
+
+def test_an_uncapped_hand_exports_no_caps(players, win_hand) -> None:
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    doc = players[0].client.get(export_url(win_hand["hand"])).json()
+    assert doc["caps"] == [] and verify_export(doc) is None
+    # a cap claimed where the settlement capped nobody is refused
+    made_up = [{"seat": 0, "account": None, "entry": None}]
+    assert verify_export({**doc, "caps": made_up}).reason.startswith("the caps")
 
 
 def test_the_export_lists_the_drawers_bo_u_and_the_verifier_checks_it(
