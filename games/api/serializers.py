@@ -498,6 +498,11 @@ class HandEventSerializer(serializers.Serializer):
         "`voided`."
     )
     type = serializers.CharField()
+    v = serializers.IntegerField(
+        help_text="The schema version the event was stored in: 1 (effects: the move, visible "
+        "faults, draws, nhái, bỏ ù, automatic chíu, wins, hòa) or 2 (also hidden faults, báo, "
+        "claims and the system moves' causes)."
+    )
     actor_seat = serializers.IntegerField(allow_null=True)
     system = serializers.BooleanField()
     bot = serializers.BooleanField(help_text="A server bot's move (practice tables).")
