@@ -41,7 +41,8 @@ def hand_event_append(
     """Append the next event to the locked ``hand``'s log: seq 0 for the deal, else one past
     the hand's seq, hashed over its canonical form and its predecessor's hash; set ``hand.seq``
     to it (the caller saves the hand). The payload carries the events' schema version ``v``."""
-    payload = {**payload, "v": EVENT_VERSION}  # the schema version (games.rules.replay)
+    if EVENT_VERSION > 1:  # the schema version (games.rules.replay); version 1 named none
+        payload = {**payload, "v": EVENT_VERSION}
     seq = 0 if type == "deal" else hand.seq + 1
     prev = hand.seed_hash if seq == 0 else _hash_at(hand, hand.seq)
     digest = event_hash(
