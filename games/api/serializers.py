@@ -517,8 +517,10 @@ class HandEventSerializer(serializers.Serializer):
     )
     effects = serializers.ListField(
         child=serializers.JSONField(),
-        help_text="What it did (drawn cards, automatic chíu, win, hòa, a seat's `bo_u` …); the "
-        "deal shows only the caller's cards, and a `bo_u` only its own seat, until the end.",
+        help_text="The move and what the server derived from it (drawn cards, faults, báo, "
+        "bỏ ù, automatic chíu, the win and its claim, hòa, a system move's cause); the deal "
+        "shows only the caller's cards, and a `bo_u` or a `hidden` effect only its own seat, "
+        "until the end.",
     )
     created_at = serializers.DateTimeField()
 

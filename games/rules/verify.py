@@ -5,7 +5,9 @@ needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of
 bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) or checks a fixed
 deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
 legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
-are checked to come after the end, and the settled one to be the booked Quan), compares the outcome, the declaration and its verdict, the points
+are checked to come after the end, and the settled one to be the booked Quan) through the one
+replay (``games.rules.replay``), re-derives every event's effects and a system move's cause
+(an event of an older schema held to what it recorded), compares the outcome, the declaration and its verdict, the points
 settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
 Quan with points × stake and the room's fees, and the ledger transaction's entries with those
 Quan. Before the replay it checks the log's hash chain (``games.rules.chain``): every event's

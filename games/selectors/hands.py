@@ -274,7 +274,8 @@ def hand_events_for_seat(
     *, hand: Hand, seat: int | None, after_seq: int | None = None, limit: int = EVENTS_PAGE_MAX
 ) -> dict[str, Any]:
     """One page of the events as the player at ``seat`` sees them (a spectator: None): another
-    seat's ``bo_u`` effects only after the end, and never to a spectator (``effects_for``).
+    seat's ``bo_u`` and hidden effects only after the end, and never to a spectator
+    (``effects_for``).
 
     The page's ``seq`` is the hand's seq as of the events query, never below its last event:
     ``hand`` was read before it, and moves appended since then are in the page.
