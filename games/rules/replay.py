@@ -132,13 +132,3 @@ def replay(
             if not is_record(event["type"]):
                 state = apply(state, move_from_dict(event["payload"]))
         yield event, state
-
-
-def final_state(
-    config: HandConfig, deck: list[int], dealer: int, events: Iterable[Mapping[str, Any]]
-) -> HandState:
-    """The state after the last of ``events`` (the dealt state when there is none)."""
-    state = new_hand(config, deck, dealer)
-    for _event, state in replay(config, deck, dealer, events):  # noqa: B007
-        pass
-    return state

@@ -275,8 +275,17 @@ def _check_effects(before: HandState, event: Mapping[str, Any], after: HandState
                 )
     derived = json.loads(json.dumps(move_effects(after, cause)))  # as JSON stores it
     expected = as_stored(derived, event.get("stored_v", 1))
+    if event.get("stored_v", 1) < 2 and not _has_bo_u(stated):
+        # events stored before bỏ ù were recorded as effects (issue 19) have none
+        expected = [e for e in expected if e.get("type") != "bo_u"]
     if stated != expected:
         raise _Found(seq, f"the event's effects are not the rules': {shown(expected, 400)}")
+
+
+def _has_bo_u(effects: Any) -> bool:
+    return isinstance(effects, list) and any(
+        isinstance(e, Mapping) and e.get("type") == "bo_u" for e in effects
+    )
 
 
 def _check_result(seq: int, replayed: Mapping[str, Any], stated: Mapping[str, Any]) -> None:
