@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_engine import _drawer_could_win_and_passes
 from test_verify import SEED, chained, derived_effects, export_of
 
 from games.rules.bots import RandomBot
@@ -221,3 +222,22 @@ def test_no_seat_reads_another_seats_hidden_effects_before_the_end(seed: bytes, 
             if e["type"] == "fault"
         ]
         assert sorted(recorded) == sorted(made)
+
+
+def test_a_claim_waiting_for_the_drawer_is_hidden_from_the_others_until_the_end() -> None:
+    drawn, passed = _drawer_could_win_and_passes(Mode.BASIC)
+    effects = move_effects(drawn)
+    waiting = {
+        "type": "claim",
+        "seat": 2,
+        "card": "2V",
+        "rule": "drawer_first",
+        "pending": True,
+        "hidden": True,
+    }
+    assert waiting in effects
+    # the drawer (seat 1) must not learn that seat 2 waits on its card
+    assert waiting not in effects_for(effects, 1, ended=False)
+    assert waiting in effects_for(effects, 2, ended=False)
+    assert waiting in effects_for(effects, 1, ended=True)
+    assert waiting not in effects_for(effects, None, ended=True)
