@@ -37,12 +37,10 @@ from accounts.admin import HistoryContextAdmin, reason_action
 from accounts.models import LedgerTransaction
 from accounts.selectors import user_is_auditor
 from games.export import hand_export
-from games.hand_store import hand_initial_state, hand_seats_load
+from games.hand_store import hand_log_replay, hand_seats_load
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
 from games.rule_errors import rule_error
-from games.rules import apply, move_from_dict
 from games.rules.quan import FeeSchedule, FeesError
-from games.rules.records import is_record
 from games.rules.views import full_view
 from games.services.quan_booking import settlement_key
 from games.services.void import hand_void, void_key
@@ -423,13 +421,10 @@ def hand_replay_steps(hand: Hand) -> dict[str, Any]:
     gives each of them, built in one pass (one query for the events)."""
     seats = hand_seats_load(hand)
     players = [s.user.username for s in seats]
-    events = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
-    state = hand_initial_state(hand)
     steps: list[dict[str, Any]] = []
     before: list[int] = [0] * hand.n_seats
-    for event in events.values("seq", "type", "actor_seat", "system", "payload", "created_at"):
-        if event["seq"] > 0 and not is_record(event["type"]):  # a record is not a move
-            state = apply(state, move_from_dict(event["payload"]))
+    fields = ("seq", "type", "actor_seat", "system", "payload", "created_at")
+    for event, state in hand_log_replay(hand, fields=fields):  # a record changes no state
         view = full_view(state)
         new_faults = []
         for seat in view["seats"]:

@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from functools import lru_cache
 from typing import Any
@@ -30,10 +30,10 @@ from core import metrics
 from core.errors import RateLimited
 from games.hand_feed import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
-from games.rules import HandConfig, HandState, Mode, apply, move_from_dict, new_hand, shuffle
+from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds
 from games.rules.chain import chain_break
-from games.rules.records import RECORD_TYPES
+from games.rules.replay import replay
 from games.rules.ruleset import Ruleset, ruleset_from_stored
 from games.rules.views import result_of
 
@@ -134,20 +134,33 @@ def hand_initial_state(hand: Hand) -> HandState:
     return new_hand(hand_config(hand), hand_deck(hand), hand.dealer)
 
 
+EVENT_FIELDS = ("seq", "type", "actor_seat", "system", "bot", "payload", "effects", "created_at")
+
+
+def hand_log_replay(
+    hand: Hand,
+    *,
+    upto: int | None = None,
+    fields: tuple[str, ...] = EVENT_FIELDS,
+    check: Callable[[HandState, dict[str, Any]], None] | None = None,
+) -> Iterator[tuple[dict[str, Any], HandState]]:
+    """The one replay (``games.rules.replay``) over the hand's log read in seq order (up to
+    ``upto``): each event (its ``fields``, upcast) with the state after it. One query."""
+    events = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
+    if upto is not None:
+        events = events.filter(seq__lte=upto)
+    return replay(
+        hand_config(hand), hand_deck(hand), hand.dealer, events.values(*fields), check=check
+    )
+
+
 def hand_replay(hand: Hand, *, upto: int | None = None) -> HandState:
     """reduce(apply, moves in seq order, new_hand(…)): the state after event ``upto`` (or the
     last). Always reads the log; never the LRU. The records after the end (``settled``,
-    ``voided``) are not moves: skipped."""
+    ``voided``) are not moves: the replay passes them by."""
     state = hand_initial_state(hand)
-    events = (
-        HandEvent.objects.filter(hand_id=hand.pk, seq__gt=0)
-        .exclude(type__in=RECORD_TYPES)
-        .order_by("seq")
-    )
-    if upto is not None:
-        events = events.filter(seq__lte=upto)
-    for payload in events.values_list("payload", flat=True):
-        state = apply(state, move_from_dict(payload))
+    for _event, state in hand_log_replay(hand, upto=upto, fields=("seq", "type", "payload")):  # noqa: B007
+        pass
     return state
 
 

@@ -498,6 +498,11 @@ class HandEventSerializer(serializers.Serializer):
         "`voided`."
     )
     type = serializers.CharField()
+    v = serializers.IntegerField(
+        help_text="The schema version the event was stored in: 1 (effects: the move, visible "
+        "faults, draws, nhái, bỏ ù, automatic chíu, wins, hòa) or 2 (also hidden faults, báo, "
+        "claims and the system moves' causes)."
+    )
     actor_seat = serializers.IntegerField(allow_null=True)
     system = serializers.BooleanField()
     bot = serializers.BooleanField(help_text="A server bot's move (practice tables).")
@@ -512,8 +517,10 @@ class HandEventSerializer(serializers.Serializer):
     )
     effects = serializers.ListField(
         child=serializers.JSONField(),
-        help_text="What it did (drawn cards, automatic chíu, win, hòa, a seat's `bo_u` …); the "
-        "deal shows only the caller's cards, and a `bo_u` only its own seat, until the end.",
+        help_text="The move and what the server derived from it (drawn cards, faults, báo, "
+        "bỏ ù, automatic chíu, the win and its claim, hòa, a system move's cause); the deal "
+        "shows only the caller's cards, and a `bo_u` or a `hidden` effect only its own seat, "
+        "until the end.",
     )
     created_at = serializers.DateTimeField()
 

@@ -239,6 +239,10 @@ def _record_faults(w: _Work, seat: int, found: list[Fault]) -> None:
     for f in found:
         if f.visible:
             w.events.append({"type": "fault", "seat": seat, "fault": f.slug, "bao": True})
+        else:  # a hidden fault: shown to its seat, to the others only after the end
+            w.events.append({"type": "fault", "seat": seat, "fault": f.slug, "hidden": True})
+    if bao and not st.bao:
+        w.events.append({"type": "bao", "seat": seat})
 
 
 def _check_live_seat(state: HandState, seat: int) -> None:
@@ -353,12 +357,24 @@ def _do_draw(w: _Work, move: Draw) -> None:
     _count_nhai(w, seat, card, declined=None if ex is None else ex.card)
     drawer = w.seats[seat]
     drawer_wins = not drawer.bao and wins_with(drawer.hand, drawer.mat_chan, card)
-    claimant = _first_u_claimant(w, seat, card)
-    if claimant is not None:
+    claimants = _u_claimants(w, seat, card)
+    if claimants:
+        claimant = claimants[0]
         if drawer_wins:
             w.pending_u = claimant
+            # hidden: it tells the drawer that a seat waits on the card
+            w.events.append(
+                {
+                    "type": "claim",
+                    "seat": claimant,
+                    "card": CODES[card],
+                    "rule": "drawer_first",
+                    "pending": True,
+                    "hidden": True,
+                }
+            )
         else:
-            _win(w, claimant)
+            _win(w, claimant, rule="turn_order", lost=claimants[1:])
         return
     if not drawer_wins:
         _resolve_chiu_claims(w, exclude=(seat,))
@@ -433,7 +449,7 @@ def _do_chiu(w: _Work, move: Chiu) -> None:
             card=CODES[card],
         )
     if chiu_wins(st, card):
-        _win(w, seat)  # a chíu ù is the drawer's own win: it keeps its priority
+        _win(w, seat, rule="chiu_u")  # a chíu ù is the drawer's own win: it keeps its priority
         return
     if only_chiu_u(ex, seat):
         raise _refuse_own_return(ex)
@@ -456,7 +472,7 @@ def _do_u(w: _Work, move: U) -> None:
         else:
             _u_lao(w, seat)
     elif u_wins(w.phase, w.exposed, w.n, st, seat):
-        _win(w, seat)
+        _win(w, seat, rule="claimed")
     else:
         _u_lao(w, seat)
 
@@ -466,9 +482,12 @@ def _u_lao(w: _Work, seat: int) -> None:
     that slug in basic mode (the hand goes on), committed in advanced mode (ù láo ends it)."""
     if w.state.config.mode is not Mode.ADVANCED:
         raise FaultRefused("u_lao", fault_rules.message("u_lao"))
-    fault = Fault("u_lao", True, w.move_index, "ù báo" if w.seats[seat].bao else "")
+    was_bao = w.seats[seat].bao
+    fault = Fault("u_lao", True, w.move_index, "ù báo" if was_bao else "")
     w.seat(seat, faults=w.seats[seat].faults + (fault,), bao=True)
     w.events.append({"type": "fault", "seat": seat, "fault": "u_lao", "bao": True})
+    if not was_bao:
+        w.events.append({"type": "bao", "seat": seat})
     w.phase = Phase.ENDED
     w.turn = seat
     w.outcome = Outcome(Result.U_LAO, seat)
@@ -497,7 +516,10 @@ def _do_declare(w: _Work, move: Declare) -> None:
 # --- claims and endings ---------------------------------------------------------------------
 
 
-def _first_u_claimant(w: _Work, drawer: int, card: int) -> int | None:
+def _u_claimants(w: _Work, drawer: int, card: int) -> list[int]:
+    """The seats after the drawer, in turn order, whose auto ù claims the drawn card (the
+    first of them wins it unless the drawer does: RULES.md §4)."""
+    found = []
     for step in range(1, w.n):
         s = (drawer + step) % w.n
         st = w.seats[s]
@@ -507,8 +529,8 @@ def _first_u_claimant(w: _Work, drawer: int, card: int) -> int | None:
             and wins_with(st.hand, st.mat_chan, card)
             and not _below_four_eleven(w, s)
         ):
-            return s
-    return None
+            found.append(s)
+    return found
 
 
 def _replace_by_pending(w: _Work, seat: int) -> bool:
@@ -529,7 +551,9 @@ def _replace_by_pending(w: _Work, seat: int) -> bool:
         _miss_win(w, seat, replaced_by=claimant)
     if claimant is not None:
         w.pending_u = None
-        _win(w, claimant, replaced=seat)
+        ex_card = ex.card
+        lost = [s for s in _u_claimants(w, seat, ex_card) if s != claimant]
+        _win(w, claimant, replaced=seat, rule="drawer_declined", lost=lost)
     return could
 
 
@@ -576,7 +600,7 @@ def _resolve_chiu_claims(w: _Work, exclude: tuple[int, ...]) -> None:
             if _below_four_eleven(w, s):
                 continue
             w.events.append({"type": "chiu", "seat": s, "card": CODES[ex.card], "auto": True})
-            _win(w, s)
+            _win(w, s, rule="auto_chiu")
             return
         if only_chiu_u(ex, s):
             continue
@@ -624,7 +648,19 @@ def _win_info(w: _Work, seat: int, replaced: int | None = None) -> WinInfo:
     )
 
 
-def _win(w: _Work, seat: int, replaced: int | None = None) -> None:
+def _win(
+    w: _Work,
+    seat: int,
+    replaced: int | None = None,
+    *,
+    rule: str,
+    lost: list[int] | tuple[int, ...] = (),
+) -> None:
+    """``seat`` wins on the exposed card. The ``claim`` effect says why the card is its
+    (``rule``: ``claimed`` its own ù, ``chiu_u`` its chíu ù, ``auto_chiu`` its automatic chíu ù,
+    ``turn_order`` the first auto ù after the drawer, ``drawer_declined`` the auto ù that waited
+    for the drawer's move other than ù) and whose move it replaced; each other seat whose auto ù
+    claimed the card too gets a hidden ``claim_lost``."""
     win = _win_info(w, seat, replaced)
     card = w.pop_exposed()
     w.win = win
@@ -632,6 +668,13 @@ def _win(w: _Work, seat: int, replaced: int | None = None) -> None:
     w.resume = w.resume_turn = w.tra_cua_door = w.tra_cua_barred = None
     w.phase, w.turn = Phase.DECLARE, seat
     w.events.append({"type": "win", "seat": seat, "card": CODES[card], "source": win.source})
+    w.events.append(
+        {"type": "claim", "seat": seat, "card": CODES[card], "rule": rule, "replaced": replaced}
+    )
+    for s in lost:
+        w.events.append(
+            {"type": "claim_lost", "seat": s, "card": CODES[card], "to": seat, "hidden": True}
+        )
 
 
 def _end_hoa(w: _Work) -> None:

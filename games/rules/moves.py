@@ -193,7 +193,9 @@ def move_from_dict(data: object, *, seat: int | None = None) -> Move:
         )
         error.fields = ("type",)
         raise error
-    extra = set(data) - _FIELDS[mtype] - {"type", "seat", "system"}
+    # ``v``: the schema version a stored event's payload carries (games.rules.replay); not
+    # part of the move, so a payload read back from the log parses as it was submitted.
+    extra = set(data) - _FIELDS[mtype] - {"type", "seat", "system", "v"}
     if extra:
         raise _bad(
             gettext_noop("Unexpected field(s) for '%(type)s': %(fields)s."),

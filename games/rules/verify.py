@@ -5,7 +5,9 @@ needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of
 bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) or checks a fixed
 deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
 legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
-are checked to come after the end, and the settled one to be the booked Quan), compares the outcome, the declaration and its verdict, the points
+are checked to come after the end, and the settled one to be the booked Quan) through the one
+replay (``games.rules.replay``), re-derives every event's effects and a system move's cause
+(an event of an older schema held to what it recorded), compares the outcome, the declaration and its verdict, the points
 settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
 Quan with points × stake and the room's fees, and the ledger transaction's entries with those
 Quan, its hash (``games.rules.ledger_chain``), and for each capped payer that the balance the
@@ -27,12 +29,12 @@ from typing import Any
 from games.rules.cards import parse_kinds
 from games.rules.chain import CHAIN_ALGORITHM, chain_break
 from games.rules.deck import check_deck, first_dealer, shuffle
-from games.rules.engine import apply, new_hand
+from games.rules.engine import new_hand
 from games.rules.errors import RuleError, shown
 from games.rules.ledger_chain import ledger_tx_hash
-from games.rules.moves import move_from_dict
 from games.rules.quan import FeeSchedule, FeesError, result_quan
 from games.rules.records import SETTLED, VOIDED, is_record, settled_record
+from games.rules.replay import as_stored, causes_allowed, move_effects, replay
 from games.rules.results import HandResult
 from games.rules.ruleset import RulesetError, ruleset_from_stored
 from games.rules.state import HandConfig, HandState, Mode
@@ -85,16 +87,29 @@ def _verify(doc: Mapping[str, Any]) -> None:
     events = doc["events"]
     _check_seqs(events)
     _check_chain(doc)
-    state = new_hand(config, deck, doc["dealer"])
     records: list[Mapping[str, Any]] = []
-    last = 0
-    for event in events[1:]:
+    at = {"seq": 0, "last": 0}
+
+    def check(before: HandState, event: dict[str, Any]) -> None:
+        at["seq"] = event["seq"]
         if is_record(event["type"]):
-            _check_record_place(state, event, records)
+            _check_record_place(before, event, records)
             records.append(event)
-            continue
-        state = _replay(state, event)
-        last = event["seq"]
+        else:
+            _check_move_event(event)
+            at["last"] = event["seq"]
+
+    state = new_hand(config, deck, doc["dealer"])
+    before = state
+    try:
+        for event, state in replay(config, deck, doc["dealer"], events, check=check):
+            _check_effects(before, event, state)
+            before = state
+    except RuleError as exc:
+        payload = events[at["seq"]]["payload"]
+        what = f"{payload.get('type')} by seat {payload.get('seat')}"
+        raise _Found(at["seq"], f"{what} is refused: {exc.code} ({exc.message})") from None
+    last = at["last"]
     if state.outcome is None:
         raise _Found(last, "the hand has not ended after its last event")
     _check_result(last, result_of(state), doc["result"])
@@ -224,7 +239,8 @@ def _config(doc: Mapping[str, Any]) -> HandConfig:
     )
 
 
-def _replay(state: HandState, event: Mapping[str, Any]) -> HandState:
+def _check_move_event(event: Mapping[str, Any]) -> None:
+    """A move's event says what its payload says (type, seat, system flag)."""
     seq, payload = event["seq"], event["payload"]
     if not isinstance(payload, Mapping):
         raise _Found(seq, "the event's payload is not a move")
@@ -232,11 +248,48 @@ def _replay(state: HandState, event: Mapping[str, Any]) -> HandState:
         raise _Found(seq, "the event's type and seat are not its payload's")
     if event["system"] is not (payload.get("system", False) is True):
         raise _Found(seq, "the event's system flag is not its payload's")
-    try:
-        return apply(state, move_from_dict(payload))
-    except RuleError as exc:
-        what = f"{payload.get('type')} by seat {payload.get('seat')}"
-        raise _Found(seq, f"{what} is refused: {exc.code} ({exc.message})") from None
+
+
+def _check_effects(before: HandState, event: Mapping[str, Any], after: HandState) -> None:
+    """The event's effects are what the rules derive from its move (``after.events``: faults,
+    báo, bỏ ù, claims, automatic chíu, the win), plus, for a system move, its cause — one the
+    state allows (``bao`` exactly when the seat was báo; the log cannot tell a deadline from a
+    player who left or a bot's refused move: ``causes_allowed``). An event stored in an
+    older schema is held only to what that schema recorded. A record has no effects."""
+    seq = event["seq"]
+    stated = event.get("effects")
+    if stated is None and event.get("stored_v", 1) < 2:
+        return  # exports made before the effects were exported
+    if is_record(event["type"]):
+        if stated:
+            raise _Found(seq, "a record has effects")
+        return
+    cause = None
+    if seq > 0 and event["system"]:
+        seat = event["seat"]
+        causes = [e for e in stated or [] if isinstance(e, Mapping) and e.get("type") == "system"]
+        if causes or event.get("stored_v", 1) >= 2:
+            cause = causes[0].get("cause") if causes else None
+            allowed = causes_allowed(before, seat)
+            if cause not in allowed:
+                raise _Found(
+                    seq,
+                    f"the system move's cause is {shown(cause)}, the state allows "
+                    f"{', '.join(allowed)}",
+                )
+    derived = json.loads(json.dumps(move_effects(after, cause)))  # as JSON stores it
+    expected = as_stored(derived, event.get("stored_v", 1))
+    if event.get("stored_v", 1) < 2 and not _has_bo_u(stated):
+        # events stored before bỏ ù were recorded as effects (issue 19) have none
+        expected = [e for e in expected if e.get("type") != "bo_u"]
+    if stated != expected:
+        raise _Found(seq, f"the event's effects are not the rules': {shown(expected, 400)}")
+
+
+def _has_bo_u(effects: Any) -> bool:
+    return isinstance(effects, list) and any(
+        isinstance(e, Mapping) and e.get("type") == "bo_u" for e in effects
+    )
 
 
 def _check_result(seq: int, replayed: Mapping[str, Any], stated: Mapping[str, Any]) -> None:

@@ -26,7 +26,16 @@ def _group(g: MatGroup) -> dict[str, Any]:
 
 # Effects of a move that tell something about one seat's hand: shown to that seat, to the other
 # players once the hand has ended, never to spectators (auditors read the replay and export).
+# Besides these types, every effect flagged ``"hidden": true`` (a hidden fault, a claim that
+# waits for the drawer or lost the card) is private in the same way.
 PRIVATE_EFFECTS = frozenset({"bo_u"})
+
+
+def is_private_effect(effect: Any) -> bool:
+    """Whether an effect tells something of one seat's hidden information."""
+    return isinstance(effect, dict) and (
+        effect.get("type") in PRIVATE_EFFECTS or effect.get("hidden") is True
+    )
 
 
 def _missed(m: MissedWin) -> dict[str, Any]:
@@ -42,16 +51,12 @@ def missed_wins_of(state: HandState) -> list[dict[str, Any]]:
 
 def effects_for(effects: list[Any], seat: int | None, ended: bool) -> list[Any]:
     """A move's effects as ``seat`` (None: a spectator) may read them: another seat's private
-    effect (a ``bo_u`` reveals what its hand waits on) only to players after the end."""
+    effect (a ``bo_u`` reveals what its hand waits on, a hidden fault or claim what it holds)
+    only to players after the end."""
     return [
         e
         for e in effects
-        if not (
-            isinstance(e, dict)
-            and e.get("type") in PRIVATE_EFFECTS
-            and e.get("seat") != seat
-            and (seat is None or not ended)
-        )
+        if not (is_private_effect(e) and e.get("seat") != seat and (seat is None or not ended))
     ]
 
 

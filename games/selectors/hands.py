@@ -18,6 +18,7 @@ from games.rules import HandState
 from games.rules.analysis import analysis_for
 from games.rules.cards import CODES, codes_of
 from games.rules.records import is_record
+from games.rules.replay import upcast
 from games.rules.views import effects_for, full_view, view_for
 
 EVENTS_PAGE_MAX = 100
@@ -222,17 +223,21 @@ def hand_view_for_spectator(*, hand: Hand, state: HandState | None = None) -> di
 
 def _event_dict(event: HandEvent) -> dict[str, Any]:
     """An event as the API speaks it: a move in ``move``; a record after the end (``settled``,
-    ``voided``: public, the same for every viewer) in ``record``."""
+    ``voided``: public, the same for every viewer) in ``record``; its schema version in ``v``
+    (an older event upcast: ``games.rules.replay.upcast``)."""
     record = is_record(event.type)
+    upcast_event = upcast({"payload": event.payload, "effects": event.effects})
+    payload = upcast_event["payload"]
     return {
         "seq": event.seq,
         "type": event.type,
+        "v": upcast_event["stored_v"],
         "actor_seat": event.actor_seat,
         "system": event.system,
         "bot": event.bot,
-        "move": None if record else (event.payload or None),
-        "record": event.payload if record else None,
-        "effects": event.effects,
+        "move": None if record else (payload or None),
+        "record": payload if record else None,
+        "effects": upcast_event["effects"],
         "created_at": utc_iso(event.created_at),
     }
 
@@ -269,7 +274,8 @@ def hand_events_for_seat(
     *, hand: Hand, seat: int | None, after_seq: int | None = None, limit: int = EVENTS_PAGE_MAX
 ) -> dict[str, Any]:
     """One page of the events as the player at ``seat`` sees them (a spectator: None): another
-    seat's ``bo_u`` effects only after the end, and never to a spectator (``effects_for``).
+    seat's ``bo_u`` and hidden effects only after the end, and never to a spectator
+    (``effects_for``).
 
     The page's ``seq`` is the hand's seq as of the events query, never below its last event:
     ``hand`` was read before it, and moves appended since then are in the page.

@@ -17,6 +17,7 @@ from games.hand_store import hand_publish_on_commit, hand_state
 from games.models import Hand, HandEvent
 from games.rules.chain import event_hash
 from games.rules.records import is_record
+from games.rules.replay import EVENT_VERSION
 
 
 def _hash_at(hand: Hand, seq: int) -> str:
@@ -39,7 +40,11 @@ def hand_event_append(
 ) -> HandEvent:
     """Append the next event to the locked ``hand``'s log: seq 0 for the deal, else one past
     the hand's seq, hashed over its canonical form and its predecessor's hash; set ``hand.seq``
-    to it (the caller saves the hand)."""
+    to it (the caller saves the hand). The deal's and a move's payload carry the schema version ``v``."""
+    if EVENT_VERSION > 1 and not is_record(type):
+        # the deal's and the moves' schema version (games.rules.replay; version 1 named none);
+        # a record's payload is its own shape (games.rules.records)
+        payload = {**payload, "v": EVENT_VERSION}
     seq = 0 if type == "deal" else hand.seq + 1
     prev = hand.seed_hash if seq == 0 else _hash_at(hand, hand.seq)
     digest = event_hash(

@@ -35,6 +35,7 @@ from games.rules import HandState, apply, move_from_dict
 from games.rules.autoplay import auto_move
 from games.rules.errors import RuleError
 from games.rules.moves import Move, SetPrefs
+from games.rules.replay import CAUSE_TIMEOUT, move_effects, system_cause
 from games.rules.state import Phase
 from games.rules.views import result_of
 from games.selectors.hands import not_a_participant
@@ -140,11 +141,16 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
     metrics.hand_ended(outcome=outcome.result.value if outcome is not None else None)
 
 
-def _append(hand: Hand, move: Move, new_state: HandState, *, bot: bool = False) -> None:
+def _append(
+    hand: Hand, move: Move, new_state: HandState, *, bot: bool = False, cause: str | None = None
+) -> None:
     """Append ``move`` (already applied: ``new_state``) to the locked hand's log — ``bot``: a
-    server bot's move — end the hand if it ended, set the next deadline, and publish and wake
-    the clock after commit."""
+    server bot's move; ``cause``: why the server made a system move (its ``system`` effect) —
+    end the hand if it ended, set the next deadline, and publish and wake the clock after
+    commit. The event's effects are the move and what the rules derived from it."""
     payload = move.to_dict()
+    if move.system and cause is None:
+        cause = CAUSE_TIMEOUT
     hand_event_append(
         hand=hand,
         type=payload["type"],
@@ -152,7 +158,7 @@ def _append(hand: Hand, move: Move, new_state: HandState, *, bot: bool = False) 
         system=move.system,
         bot=bot,
         payload=payload,
-        effects=list(new_state.events),
+        effects=move_effects(new_state, cause),
     )
     metrics.move_appended(type=payload["type"], system=move.system)
     turn_move = not isinstance(move, SetPrefs)
@@ -289,7 +295,8 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
         if (now or timezone.now()) < hand.deadline_at:
             return None
         state = hand_state(hand)
-        if hand_seat_is_bot(hand, state.turn):
+        bot = hand_seat_is_bot(hand, state.turn)
+        if bot:
             move = bot_choose(state, state.turn, bot_rng(hand))
             try:
                 hand_move_apply(hand=hand, seat=state.turn, move_json=move.to_dict(), bot=True)
@@ -297,6 +304,8 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
             except DomainError:  # refused before any write: the server's own move instead
                 logger.exception("hand %s: the bot's move %s was refused", hand.pk, move)
         move = auto_move(state)
-        _append(hand, move, apply(state, move))
+        left = hand.seat_list()[state.turn].left
+        cause = system_cause(state, state.turn, left=left, bot=bot)
+        _append(hand, move, apply(state, move), cause=cause)
         metrics.clock_moved()
         return hand.seq

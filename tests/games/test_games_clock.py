@@ -11,7 +11,9 @@ from django.utils import timezone
 from test_games_services import deal, submit
 
 from games.clock import clock_overdue
+from games.export import hand_export
 from games.models import Hand, HandEvent, HandSeat, Seat
+from games.rules.verify import verify_export
 from games.selectors.hands import hand_view_for_user, utc_iso
 from games.services.hands import hand_clock_tick
 from games.services.tables import seat_leave, seat_ready
@@ -134,3 +136,37 @@ def test_the_sweep_finds_hands_and_tables_whose_wake_up_was_lost(make_user) -> N
     hands, tables = clock_overdue(now=timezone.now())
     assert hands == [quiet.pk] and fresh.pk not in hands
     assert tables == [table.pk]
+
+
+def test_a_system_move_records_its_cause_and_the_export_verifies(make_user) -> None:
+    users = [make_user()[0] for _ in range(2)]
+    hand = overdue(deal(users, seed=8))
+    assert hand_clock_tick(hand_id=hand.pk) == 1
+    first = HandEvent.objects.get(hand=hand, seq=1)
+    # the server's move says why it was made, and the payload its schema version
+    assert first.effects[-1] == {"type": "system", "seat": hand.dealer, "cause": "timeout"}
+    assert first.payload["v"] == 2
+    # a seat that left is played for that reason
+    hand.refresh_from_db()
+    leaver = next(u for u in users if u.pk != hand.seat_list()[hand.dealer].user_id)
+    seat_leave(table_id=hand.table_id, user=leaver)
+    for _ in range(400):
+        hand = overdue(hand)
+        if hand.status == Hand.Status.ENDED:
+            break
+        hand_clock_tick(hand_id=hand.pk)
+    causes = {
+        (e.actor_seat, e.effects[-1]["cause"])
+        for e in HandEvent.objects.filter(hand=hand, seq__gt=0, type__in=["draw", "discard"])
+    }
+    left_seat = hand.seat_of(leaver.pk)
+    assert (left_seat, "left") in causes and (1 - left_seat, "timeout") in causes
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.ENDED
+    doc = hand_export(hand)
+    assert verify_export(doc) is None
+    # Without its chain (an older export), a cause the state does not allow is named at its seq.
+    del doc["chain"]
+    doc["events"][1]["effects"][-1]["cause"] = "bao"  # the dealer was not báo
+    found = verify_export(doc)
+    assert found is not None and found.seq == 1 and 'cause is "bao"' in found.reason

@@ -15,8 +15,13 @@ from rest_framework.test import APIClient
 from accounts.ledger import balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import LedgerTransaction
-from games.models import Hand, Room
+from games.admin import hand_replay_steps
+from games.hand_store import hand_replay
+from games.models import Hand, HandEvent, Room
+from games.rules.replay import as_stored
 from games.rules.verify import FIXED_SHUFFLE, SHUFFLE_ALGORITHM, verify_export
+from games.services import hand_log
+from games.services import hands as hand_services
 from games.services.quan_booking import hand_settle
 from tests.games.conftest import hand_guard_off
 from tests.games.decks import BO_U_DECK, WIN_DECK, WIN_MOVES, WIN_SEAT
@@ -333,3 +338,41 @@ def test_the_admin_export_of_a_hand_in_play_is_for_auditors_only(
     auditor.user.user_permissions.add(Permission.objects.get(codename="view_hand"))
     r = logged_in(auditor.user).get(f"/admin/games/hand/{hand.pk}/export/")
     assert r.status_code == 200 and json.loads(r.content)["seed"] == hand.seed
+
+
+def test_a_hand_stored_in_the_version_1_shape_replays_and_verifies_after_the_change(
+    players, start_hand, monkeypatch
+) -> None:
+    # Given a hand played by the server as it was before version 2 (no ``v``, the effects of
+    # version 1: no claims, no hidden faults, no báo, no system causes) …
+    monkeypatch.setattr(hand_log, "EVENT_VERSION", 1)
+    monkeypatch.setattr(
+        hand_services, "move_effects", lambda after, cause=None: as_stored(list(after.events), 1)
+    )
+    hand = start_hand(BO_U_DECK)
+    drawer_passes_its_win(players, hand)
+    assert post_move(players[2], hand, {"type": "declare", "auto": True}).status_code == 201
+    hand_settle(hand_id=hand["hand"])
+    monkeypatch.undo()
+    stored = list(HandEvent.objects.filter(hand_id=hand["hand"]).order_by("seq"))
+    assert all("v" not in e.payload for e in stored)
+    assert not any(x["type"] == "claim" for e in stored for x in e.effects)
+    # … once the shape changed, it replays through the one replay (upcast in memory) …
+    row = Hand.objects.get(pk=hand["hand"])
+    final = hand_replay(row)
+    assert final.win is not None and final.win.seat == 2 and final.phase.value == "ended"
+    steps = hand_replay_steps(row)["steps"]
+    assert [s["seq"] for s in steps] == [e.seq for e in stored]
+    assert steps[3]["move"] == {"type": "pass", "seat": 1}
+    # … its events say which version they are in, and its export verifies.
+    feed = players[1].client.get(f"/api/v1/hands/{hand['hand']}/events").json()["events"]
+    assert {e["v"] for e in feed} == {1}
+    doc = players[0].client.get(export_url(hand["hand"])).json()
+    assert verify_export(doc) is None
+    # A hand played now records version 2: the claim of the same win is in its pass's event.
+    again = start_hand(BO_U_DECK)
+    drawer_passes_its_win(players, again)
+    event = HandEvent.objects.get(hand_id=again["hand"], seq=3)
+    assert event.payload["v"] == 2
+    claim = {"type": "claim", "seat": 2, "card": "2V", "rule": "drawer_declined", "replaced": 1}
+    assert claim in event.effects

@@ -642,7 +642,7 @@ def test_the_drawers_bo_u_replaced_by_another_win_is_in_its_view_and_its_event(
     assert view["my_bo_u"] == [mine]
     # … and in the event of its pass, before the win.
     effects = next(e for e in events_of(players[1], hand) if e["seq"] == 3)["effects"]
-    assert [e["type"] for e in effects] == ["pass", "bo_u", "win"]
+    assert [e["type"] for e in effects] == ["pass", "bo_u", "win", "claim"]
     assert effects[1] == {"type": "bo_u", "seat": 1, "card": "2V", "replaced_by": 2}
     # While the hand is live no other seat, and no spectator, learns of it.
     spectator = make_player()

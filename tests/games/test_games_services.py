@@ -37,7 +37,7 @@ from tests.games.conftest import hand_guard_off
 
 pytestmark = pytest.mark.django_db
 
-PUBLIC_EFFECTS = {"deal", "drawn", "chiu", "win", "hoa", "fault", *MOVE_TYPES}
+PUBLIC_EFFECTS = {"deal", "drawn", "chiu", "win", "hoa", "fault", "bao", "claim", *MOVE_TYPES}
 PROBLEM_KEYS = {"type", "title", "status", "code", "detail", "errors", "seq"}
 
 
@@ -90,10 +90,14 @@ def assert_view_hides(view: dict[str, Any], seat: int, true_hand: list[str]) -> 
                 assert move[key] in true_hand or move[key] == offered
 
 
-def assert_events_hide(page: dict[str, Any], true_dealt: list[str]) -> None:
+def assert_events_hide(
+    page: dict[str, Any], true_dealt: list[str], seat: int | None = None
+) -> None:
     for event in page["events"]:
         for effect in event["effects"]:
-            assert effect["type"] in PUBLIC_EFFECTS
+            assert effect["type"] in PUBLIC_EFFECTS or effect.get("seat") == seat
+            if effect.get("hidden"):  # a hidden fault or claim: its own seat's only
+                assert seat is not None and effect["seat"] == seat
             assert "hands" not in effect and "deck" not in effect and "stock" not in effect
             if effect["type"] == "deal":
                 assert effect["hand"] == true_dealt
@@ -128,7 +132,8 @@ def test_random_hands_never_show_a_seat_another_seats_hand(make_user, n_seats, m
             if step % 10 == 0:
                 page = hand_events_for_user(hand=hand, user=user)
                 dealt = state.seats[seat].dealt
-                assert_events_hide(page, [CODES[k] for k in range(25) for _ in range(dealt[k])])
+                true_dealt = [CODES[k] for k in range(25) for _ in range(dealt[k])]
+                assert_events_hide(page, true_dealt, seat)
         turn = state.turn
         # A refused move's error body says nothing about anyone's cards.
         other = users[(turn + 1) % n_seats]

@@ -178,6 +178,8 @@ def test_drawer_bo_u_replaced_by_another_seats_win_is_recorded_in_both_modes(mod
         {"type": "pass", "seat": 1},
         {"type": "bo_u", "seat": 1, "card": "2V", "replaced_by": 2},
         {"type": "win", "seat": 2, "card": "2V", "source": "other_draw"},
+        # who won the card and why: seat 2's auto ù waited for the drawer's move other than ù
+        {"type": "claim", "seat": 2, "card": "2V", "rule": "drawer_declined", "replaced": 1},
     ]
     # It changes no payment: the settlement is the one of the same win without it.
     ended = apply(passed, move_from_dict({"type": "declare", "auto": True}, seat=2))
@@ -214,7 +216,7 @@ def test_bo_u_effects_are_private_to_their_seat_until_the_end_and_from_spectator
     assert bo_u not in effects_for(effects, 0, ended=False)
     assert bo_u in effects_for(effects, 0, ended=True)
     assert bo_u not in effects_for(effects, None, ended=True)
-    assert effects_for(effects, 0, ended=False) == [effects[0], effects[2]]
+    assert effects_for(effects, 0, ended=False) == [effects[0], effects[2], effects[3]]
 
 
 def test_drawer_bo_u_without_another_winner_is_recorded_and_play_goes_on() -> None:

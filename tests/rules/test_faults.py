@@ -367,9 +367,12 @@ def test_advanced_mode_records_the_fault(case: Case) -> None:
     assert seat.bao is visible
     if visible:
         assert {"type": "fault", "seat": 0, "fault": case.slug, "bao": True} in after.events
+        assert {"type": "bao", "seat": 0} in after.events  # the seat goes báo (ngồi im)
         assert_sits_still(after, 0)
-    else:
-        assert not any(e.get("type") == "fault" for e in after.events)
+    else:  # recorded as a hidden effect (effects_for shows it to the seat only until the end)
+        faults = [e for e in after.events if e.get("type") == "fault"]
+        assert faults == [{"type": "fault", "seat": 0, "fault": case.slug, "hidden": True}]
+        assert not any(e.get("type") == "bao" for e in after.events)
 
 
 def test_clean_moves_have_no_faults() -> None:

@@ -21,6 +21,7 @@ from games.rules.chain import CHAIN_ALGORITHM, event_hash
 from games.rules.deck import first_dealer, shuffle
 from games.rules.engine import new_hand
 from games.rules.quan import FeeSchedule, result_quan
+from games.rules.replay import EVENT_VERSION, move_effects, replay
 from games.rules.results import HandResult
 from games.rules.ruleset import build_ruleset
 from games.rules.simulate import play_hand
@@ -303,11 +304,23 @@ def test_python_dash_m_runs_it_without_django(clean: dict[str, Any], tmp_path: P
 # --------------------------------------------------------------------------- the hash chain
 
 
+def derived_effects(doc: dict[str, Any]) -> list[list[Any]]:
+    """Each event's effects as the server records them (the rules' ``events`` of its move)."""
+    deck = shuffle(bytes.fromhex(doc["seed"]))
+    config = HandConfig(
+        n_seats=4, mode=Mode.BASIC, ruleset=build_ruleset(RULESET), prefs=((True, True),) * 4
+    )
+    replayed = replay(config, deck, doc["dealer"], doc["events"])
+    return [json.loads(json.dumps(move_effects(state))) for _event, state in replayed]
+
+
 def chained(doc: dict[str, Any]) -> dict[str, Any]:
-    """``doc`` with its events hash-chained as the server exports them (games.rules.chain)."""
+    """``doc`` with its events in the current schema (``v``, every effect the rules derive)
+    and hash-chained as the server exports them (games.rules.chain)."""
     prev = doc["seed_hash"]
-    for event in doc["events"]:
-        event.update(bot=False, effects=[], prev_hash=prev)
+    for event, effects in zip(doc["events"], derived_effects(doc), strict=True):
+        event["payload"] = {**event["payload"], "v": EVENT_VERSION}
+        event.update(bot=False, effects=effects, prev_hash=prev)
         event["hash"] = prev = event_hash(
             hand=doc["hand_id"],
             seq=event["seq"],
@@ -316,7 +329,7 @@ def chained(doc: dict[str, Any]) -> dict[str, Any]:
             system=event["system"],
             bot=False,
             payload=event["payload"],
-            effects=[],
+            effects=event["effects"],
             prev=event["prev_hash"],
         )
     doc["chain"] = {"algorithm": CHAIN_ALGORITHM, "head": prev}
