@@ -89,7 +89,7 @@ typecheck: install
 	DEBUG=1 $(BIN)/mypy games/rules
 
 test: lint typecheck
-	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); print('make test: database =', 'PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg (set DATABASE_URL for another server)')"
+	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); o=os.environ.get('DATABASE_OWNER_URL'); print('make test: database =', ('PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') + ' as ' + d.parse(u)['USER'] + (', owner ' + d.parse(o)['USER'] if o else ' (the owner too: set DATABASE_OWNER_URL for two roles)')) if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg, as chan_app, owner postgres (set DATABASE_URL for another server)')"
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 2 $(PYTEST_ARGS)
 
 db-stop:   # stop the embedded PostgreSQL (the next command that needs it starts it again)

@@ -12,6 +12,7 @@ import ipaddress
 import os
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 from corsheaders.defaults import default_headers
@@ -67,6 +68,7 @@ ALLOWED_HOSTS = [
 ]
 
 INSTALLED_APPS = [
+    "core",  # first: its `migrate` (as the tables' owner) is the one manage.py runs
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -152,6 +154,36 @@ else:
     from chan_api.embedded_db import database_settings
 
     _database = database_settings(VAR_DIR)
+# Two roles (core/db_roles.py): the application connects as DATABASE_URL's, which owns no table
+# and so cannot disable a trigger or truncate a log; `manage.py migrate` connects as the owner's,
+# DATABASE_OWNER_URL (the same database, maybe another host: not through a pooler), and grants the
+# application's role the rows after each run. Without DATABASE_OWNER_URL the one role does both
+# (`manage.py db_role_check` says so). The embedded server's owner is its superuser, `postgres`;
+# the application connects to it as `chan_app`.
+CHAN_DATABASE_OWNER: dict[str, Any] | None = None
+CHAN_DATABASE_APP_ROLE: str | None = None
+_owner_url = os.environ.get("DATABASE_OWNER_URL", "")
+if _owner_url:
+    _owner = dj_database_url.parse(_owner_url)
+    if _owner["ENGINE"] != "django.db.backends.postgresql" or _owner["NAME"] != _database["NAME"]:
+        raise RuntimeError("DATABASE_OWNER_URL must name the database DATABASE_URL names")
+elif not os.environ.get("DATABASE_URL"):
+    _owner = dict(_database)
+    _database["USER"] = "chan_app"
+else:
+    _owner = None
+if _owner is not None and _owner["USER"] != _database["USER"]:
+    CHAN_DATABASE_APP_ROLE = _database["USER"]
+    CHAN_DATABASE_OWNER = {k: _owner[k] for k in ("USER", "PASSWORD", "HOST", "PORT")}
+if CHAN_DATABASE_OWNER and "PYTEST_VERSION" in os.environ:
+    # The suite: pytest-django creates and migrates each test database as the owner; the root
+    # conftest then reconnects as the application's role (CHAN_DATABASE_APP), so every test runs
+    # with the application's rights. The processes the tests start get their own DATABASE_URL
+    # and run as the role it names, never with the owner's URL.
+    CHAN_DATABASE_APP = {k: _database[k] for k in ("USER", "PASSWORD", "HOST", "PORT")}
+    _database.update(CHAN_DATABASE_OWNER)
+    CHAN_DATABASE_OWNER = None
+    os.environ.pop("DATABASE_OWNER_URL", None)
 # The same backend, counting queries, their duration and errors (django-prometheus).
 _database["ENGINE"] = "django_prometheus.db.backends.postgresql"
 # Each thread keeps one persistent connection for CONN_MAX_AGE seconds (the web processes' threads

@@ -32,16 +32,50 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> None:
-    """The hand log refuses TRUNCATE unless ``chan.allow_log_truncate`` is on (migration games
-    0004); Django empties the test database with TRUNCATE after each transactional test, so that
-    test database, and it alone, turns it on."""
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """Each test database is created and migrated as the tables' owner; then, as the owner:
+
+    * the hand log refuses TRUNCATE unless ``chan.allow_log_truncate`` is on (migration games
+      0004); Django empties the test database with TRUNCATE after each transactional test, so
+      that test database, and it alone, turns it on;
+    * ``chan_test_as_owner(sql)`` runs one statement as the owner, for the tests that fake what
+      only the owner could do (tests/db_owner.py); it exists in test databases only.
+
+    Then the suite reconnects as the application's role (``settings.CHAN_DATABASE_APP``, when
+    the application has a role of its own): every test has the application's rights."""
+    from django.conf import settings
     from django.db import connection
 
+    app = getattr(settings, "CHAN_DATABASE_APP", None)
     with django_db_blocker.unblock(), connection.cursor() as cursor:
         name = connection.ops.quote_name(connection.settings_dict["NAME"])
         cursor.execute(f"ALTER DATABASE {name} SET chan.allow_log_truncate = 'on'")
         cursor.execute("SET chan.allow_log_truncate = 'on'")  # this connection is already open
+        cursor.execute(AS_OWNER_FUNCTION)
+        if app:
+            role = connection.ops.quote_name(app["USER"])
+            cursor.execute("REVOKE ALL ON FUNCTION chan_test_as_owner(text) FROM PUBLIC")
+            cursor.execute(f"GRANT EXECUTE ON FUNCTION chan_test_as_owner(text) TO {role}")
+    owner = connection.settings_dict
+    if app:
+        connection.close()
+        connection.settings_dict = {**owner, **app}
+    yield
+    if app:
+        connection.close()
+        connection.settings_dict = owner  # the owner drops the test database
+
+
+AS_OWNER_FUNCTION = """
+CREATE OR REPLACE FUNCTION chan_test_as_owner(statement text) RETURNS void AS $$
+BEGIN
+    IF current_database() NOT LIKE 'test\\_%' THEN
+        RAISE EXCEPTION 'chan_test_as_owner exists for test databases only';
+    END IF;
+    EXECUTE statement;
+END;
+$$ LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp
+"""
 
 
 @pytest.fixture(autouse=True)

@@ -11,6 +11,7 @@ from django.db import connection
 from accounts.ledger import balance_adjust, issuance_account, wallet_for
 from accounts.ledger_selectors import LEDGER_CHECKS, LedgerProblem, ledger_problems
 from accounts.models import User
+from tests.db_owner import as_owner
 
 pytestmark = [
     pytest.mark.django_db,
@@ -40,11 +41,11 @@ def damage(*statements: tuple[str, list]) -> None:
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE needs no pending checks
         for table in tables:
-            cursor.execute(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+            as_owner(f"ALTER TABLE {table} DISABLE TRIGGER USER")
         for sql, params in statements:
             cursor.execute(sql, params)
         for table in tables:
-            cursor.execute(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+            as_owner(f"ALTER TABLE {table} ENABLE TRIGGER USER")
 
 
 def test_a_sound_ledger_passes(lan):

@@ -9,6 +9,7 @@ from django.db import DatabaseError, connection, transaction
 from accounts.ledger import balance_adjust, house_account, issuance_account, wallet_for
 from accounts.ledger_selectors import ledger_problems, wallet_balance
 from accounts.models import LedgerTransaction, User
+from tests.db_owner import as_owner, connected_as_owner
 
 pytestmark = [
     pytest.mark.django_db,
@@ -192,24 +193,35 @@ def test_an_entry_of_zero_is_refused(lan):
         )
 
 
-def test_an_entry_appended_to_an_old_transaction_by_the_owner_is_reported(lan):
-    # given the owner forging the setting that opens a transaction for entries
+@pytest.mark.django_db(transaction=True)  # the old transaction committed, as in production
+def test_an_entry_appended_to_an_old_transaction_is_refused_whatever_the_session_sets(lan):
+    # given a client forging the setting that opens a transaction for entries (accounts 0013)
     past = LedgerTransaction.objects.get(idempotency_key=f"adjust:fund:{lan.pk}")
     later = User.objects.create_user(username="later")
     balance_adjust(user=later, amount=7, reason="x", key="l")
+    # then the database refuses the entries: the transaction was booked by another
+    refused(
+        "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+        "VALUES (%s, %s, 5, 0), (%s, %s, -5, 0)",
+        (past.pk, house_account().pk, past.pk, wallet_for(later).pk),
+        before=f"SET LOCAL chan.ledger_open_tx = '{past.pk}'",
+        match="was booked by another database transaction",
+    )
+    assert wallet_balance(later) == 7
     assert ledger_problems() == []
+
+
+def test_entries_join_a_transaction_inserted_under_a_savepoint_of_their_own_transaction(lan):
+    # a transaction row inserted in a savepoint (released) is still this transaction's own
     with transaction.atomic():
-        run(f"SET LOCAL chan.ledger_open_tx = '{past.pk}'")
+        with transaction.atomic():
+            tx = new_transaction("nested")
         run(
             "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
-            "VALUES (%s, %s, 5, 0), (%s, %s, -5, 0)",
-            (past.pk, house_account().pk, past.pk, wallet_for(later).pk),
+            "VALUES (%s, %s, 3, 0), (%s, %s, -3, 0)",
+            (tx, house_account().pk, tx, wallet_for(lan).pk),
         )
-    # then the database took it (balanced, balances moved) but the chain no longer matches
-    assert wallet_balance(later) == 2
-    problems = ledger_problems()
-    assert [p.check for p in problems] == ["chain"]
-    assert problems[0].detail.startswith(f"transaction {past.pk} (adjust:fund:{lan.pk})")
+    assert wallet_balance(lan) == 997
 
 
 def test_a_transaction_off_the_chain_is_refused(lan):
@@ -239,6 +251,7 @@ def test_the_truncate_allowance_holds_only_in_a_test_database():
         assert run("SELECT chan_log_truncate_allowed(current_database())") == [(False,)]
 
 
+@pytest.mark.django_db(transaction=True)  # the migration runs as the owner, on committed rows
 def test_the_migration_chains_the_transactions_booked_before_it(lan):
     from importlib import import_module
 
@@ -248,19 +261,20 @@ def test_the_migration_chains_the_transactions_booked_before_it(lan):
     chained = list(LedgerTransaction.objects.order_by("id").values_list("id", "prev_hash", "hash"))
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute(
+        as_owner(
             "ALTER TABLE accounts_ledgertransaction"
             " DISABLE TRIGGER accounts_ledgertransaction_append_only"
         )
         cursor.execute("UPDATE accounts_ledgertransaction SET prev_hash = '', hash = ''")
-        cursor.execute(
+        as_owner(
             "ALTER TABLE accounts_ledgertransaction"
             " ENABLE TRIGGER accounts_ledgertransaction_append_only"
         )
     problems = ledger_problems()
     assert {p.check for p in problems} == {"chain"} and len(problems) >= len(chained)
     module = import_module("accounts.migrations.0012_ledger_chain")
-    module.backfill_chain(apps, connection.schema_editor())
+    with connected_as_owner(), transaction.atomic():
+        module.backfill_chain(apps, connection.schema_editor())
     after = list(LedgerTransaction.objects.order_by("id").values_list("id", "prev_hash", "hash"))
     assert after == chained
     assert ledger_problems() == []

@@ -12,6 +12,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from games.hand_store import state_lru
+from tests.db_owner import as_owner
 from tests.games.decks import HOA_DECK, WIN_DECK
 
 
@@ -55,13 +56,13 @@ def hand_guard_off() -> Iterator[None]:
 
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE needs no pending checks
-        cursor.execute("ALTER TABLE games_hand DISABLE TRIGGER games_hand_guard")
+        as_owner("ALTER TABLE games_hand DISABLE TRIGGER games_hand_guard")
     try:
         yield
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            cursor.execute("ALTER TABLE games_hand ENABLE TRIGGER games_hand_guard")
+            as_owner("ALTER TABLE games_hand ENABLE TRIGGER games_hand_guard")
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 

@@ -22,6 +22,7 @@ from games.models import Hand, HandEvent
 from games.rules.chain import chain_break, event_hash
 from games.rules.verify import verify_export
 from games.services.quan_booking import hand_settle
+from tests.db_owner import as_owner, connected_as_owner, owner_connect_params
 from tests.games.conftest import hand_guard_off
 from tests.games.test_games_hands_api import play_to_end
 
@@ -146,12 +147,12 @@ def test_an_event_edited_behind_the_triggers_is_reported_by_check_hands(
     # given the owner rewriting an effect with the append-only trigger off
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("ALTER TABLE games_handevent DISABLE TRIGGER games_handevent_append_only")
+        as_owner("ALTER TABLE games_handevent DISABLE TRIGGER games_handevent_append_only")
         cursor.execute(
             "UPDATE games_handevent SET effects = '[]'::jsonb WHERE hand_id = %s AND seq = 0",
             [ended.pk],
         )
-        cursor.execute("ALTER TABLE games_handevent ENABLE TRIGGER games_handevent_append_only")
+        as_owner("ALTER TABLE games_handevent ENABLE TRIGGER games_handevent_append_only")
     assert hand_store_problems(ended) == [
         "the hash chain breaks at seq 0: its hash is not the SHA-256 of its content"
     ]
@@ -234,14 +235,8 @@ def test_the_truncate_allowance_is_refused_outside_a_test_database() -> None:
     """The migration's own SQL in a scratch database not named ``test_…``: the session setting
     alone does not let TRUNCATE through."""
     module = import_module("games.migrations.0021_handevent_hash_chain")
-    settings = connection.settings_dict
-    params = {
-        "host": settings["HOST"] or "127.0.0.1",
-        "port": settings["PORT"] or 5432,
-        "user": settings["USER"],
-        "password": settings["PASSWORD"] or None,
-    }
-    scratch = f"chan_truncate_probe_{settings['NAME'].removeprefix('test_')}"
+    params = owner_connect_params()
+    scratch = f"chan_truncate_probe_{connection.settings_dict['NAME'].removeprefix('test_')}"
     with psycopg.connect(dbname="postgres", autocommit=True, **params) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{scratch}"')
         admin.execute(f'CREATE DATABASE "{scratch}"')
@@ -266,6 +261,7 @@ def test_the_truncate_allowance_is_refused_outside_a_test_database() -> None:
 # --------------------------------------------------------------------------- the backfill
 
 
+@pytest.mark.django_db(transaction=True)  # the migration runs as the owner, on committed rows
 def test_the_migration_chains_the_events_of_hands_logged_before_it(ended) -> None:
     # given a hand whose events carry no hashes (as before games 0021)
     from django.apps import apps
@@ -273,13 +269,14 @@ def test_the_migration_chains_the_events_of_hands_logged_before_it(ended) -> Non
     chained = events_of(ended.pk)
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-        cursor.execute("ALTER TABLE games_handevent DISABLE TRIGGER games_handevent_append_only")
+        as_owner("ALTER TABLE games_handevent DISABLE TRIGGER games_handevent_append_only")
         cursor.execute("UPDATE games_handevent SET prev_hash = '', hash = ''")
-        cursor.execute("ALTER TABLE games_handevent ENABLE TRIGGER games_handevent_append_only")
+        as_owner("ALTER TABLE games_handevent ENABLE TRIGGER games_handevent_append_only")
     assert hand_store_problems(ended) != []
     # when the migration's backfill runs, then they are chained exactly as appended
     module = import_module("games.migrations.0021_handevent_hash_chain")
-    module.backfill_chain(apps, connection.schema_editor())
+    with connected_as_owner(), transaction.atomic():
+        module.backfill_chain(apps, connection.schema_editor())
     assert events_of(ended.pk) == chained
     assert hand_store_problems(ended) == []
     refused("UPDATE games_handevent SET hash = ''", match="append-only")  # the trigger is back

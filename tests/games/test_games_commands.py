@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from games.models import Hand
 from games.services.quan_booking import hand_settle
+from tests.db_owner import as_owner
 from tests.games.conftest import hand_guard_off
 from tests.games.decks import WIN_SEAT
 from tests.games.test_games_hands_api import play_to_end
@@ -75,7 +76,7 @@ def test_audit_hands_fails_on_a_log_tampered_behind_the_triggers(
     hand = ended_and_booked(players, win_hand)
     declare = hand.seq - 1  # the last move, before the settlement's record
     with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL session_replication_role = replica")
+        as_owner("SET LOCAL session_replication_role = replica")
         cursor.execute(
             "UPDATE games_handevent SET payload = %s::jsonb WHERE hand_id = %s AND seq = %s",
             [
@@ -84,7 +85,7 @@ def test_audit_hands_fails_on_a_log_tampered_behind_the_triggers(
                 declare,
             ],
         )
-        cursor.execute("SET LOCAL session_replication_role = DEFAULT")
+        as_owner("SET LOCAL session_replication_role = DEFAULT")
     # the audit reports the first discrepancy of its export and exits 1: the event's hash no
     # longer matches its content (games.rules.chain), before the replay judges it again.
     err = StringIO()

@@ -1,0 +1,107 @@
+"""The two database roles: the owner of the tables, which migrates, and the application's role.
+
+The application (web, worker, beat, management commands) connects as a role that owns nothing:
+it may read and write rows, and the triggers decide which writes pass, but it cannot
+``ALTER TABLE … DISABLE TRIGGER``, drop a guard, ``TRUNCATE`` a log or set
+``session_replication_role`` (superuser only), so no client of the database steps around the
+append-only logs, the chains or the balance checks. ``manage.py migrate`` connects as the owner
+(``DATABASE_OWNER_URL``) and, after each run, grants the application's role what it needs
+(:func:`app_role_grant`): ``TRUNCATE`` only in a test database (``test_…``), where Django
+empties the tables after a transactional test.
+
+``manage.py db_role_check`` (:func:`app_role_problems`) reports what the application's own
+connection could do that it should not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg import sql
+
+# The logs a client must never empty or edit behind the triggers.
+GUARDED_TABLES = (
+    "games_handevent",
+    "games_hand",
+    "accounts_ledgertransaction",
+    "accounts_ledgerentry",
+    "accounts_ledgeraccount",
+)
+
+
+def is_test_database(name: str) -> bool:
+    return name.startswith("test_")
+
+
+def app_role_grant(*, cursor: Any, role: str, database: str, password: str = "") -> bool:
+    """As the owner: create ``role`` if it is missing (LOGIN with ``password`` if given, nothing
+    else; the owner needs CREATEROLE for that, else a DBA creates it), then grant it the rows of every table and
+    sequence of the schema and nothing of their definitions. Returns whether the role was
+    created. Run after every migration, so new tables are covered."""
+    cursor.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role])
+    created = cursor.fetchone() is None
+    ident = sql.Identifier(role)
+    if created:  # another process migrating another database may create it meanwhile
+        cursor.execute(
+            sql.SQL(
+                "DO $do$ BEGIN CREATE ROLE {} LOGIN{};"
+                " EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $do$"
+            ).format(
+                ident,
+                sql.SQL(" PASSWORD {}").format(sql.Literal(password)) if password else sql.SQL(""),
+            )
+        )
+    statements = [
+        "GRANT CONNECT, TEMPORARY ON DATABASE {db} TO {role}",
+        "GRANT USAGE ON SCHEMA public TO {role}",
+        "REVOKE CREATE ON SCHEMA public FROM {role}",
+        "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
+        "REVOKE TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA public FROM {role}",
+        "GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {role}",
+    ]
+    if is_test_database(database):
+        statements.append("GRANT TRUNCATE ON ALL TABLES IN SCHEMA public TO {role}")
+    for statement in statements:
+        cursor.execute(sql.SQL(statement).format(db=sql.Identifier(database), role=ident))
+    return created
+
+
+@dataclass(frozen=True, slots=True)
+class RoleProblem:
+    check: str
+    detail: str
+
+
+def app_role_problems(*, cursor: Any, database: str) -> list[RoleProblem]:
+    """What the current connection's role could do behind the guards: be a superuser (or
+    replicate, which skips triggers), own a table, or truncate a log outside a test database."""
+    problems = []
+    cursor.execute(
+        "SELECT current_user, rolsuper, rolbypassrls, rolreplication"
+        " FROM pg_roles WHERE rolname = current_user"
+    )
+    role, superuser, bypass_rls, replication = cursor.fetchone()
+    if superuser:
+        problems.append(RoleProblem("superuser", f"{role} is a superuser"))
+    if replication or bypass_rls:
+        problems.append(RoleProblem("replication", f"{role} may replicate or bypass row security"))
+    cursor.execute(
+        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'S')"
+        " AND pg_has_role(current_user, c.relowner, 'USAGE') ORDER BY c.relname"
+    )
+    owned = [name for (name,) in cursor.fetchall()]
+    if owned:
+        shown = ", ".join(owned[:5]) + (" …" if len(owned) > 5 else "")
+        problems.append(RoleProblem("owner", f"{role} owns {len(owned)} relations ({shown})"))
+    if not is_test_database(database):
+        for table in GUARDED_TABLES:
+            cursor.execute(
+                "SELECT to_regclass(%s) IS NOT NULL"
+                " AND has_table_privilege(current_user, %s, 'TRUNCATE')",
+                [table, table],
+            )
+            if cursor.fetchone()[0]:
+                problems.append(RoleProblem("truncate", f"{role} may TRUNCATE {table}"))
+    return problems

@@ -1,0 +1,119 @@
+"""The application's database role (core/db_roles.py): it owns nothing, so it cannot step around
+the guards; the owner migrates and grants it the rows."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+import psycopg
+import pytest
+from django.conf import settings
+from django.core.management import call_command
+from django.db import DatabaseError, connection, transaction
+
+from core.db_roles import app_role_grant, app_role_problems
+from tests.db_owner import owner_connect_params
+
+pytestmark = pytest.mark.django_db
+
+APP_ROLE = getattr(settings, "CHAN_DATABASE_APP", {}).get("USER")
+needs_app_role = pytest.mark.skipif(
+    APP_ROLE is None, reason="the suite runs as one role (DATABASE_URL without DATABASE_OWNER_URL)"
+)
+
+
+def refused(statement: str) -> str:
+    with pytest.raises(DatabaseError) as caught, transaction.atomic(), connection.cursor() as c:
+        c.execute(statement)
+    return str(caught.value)
+
+
+@needs_app_role
+def test_the_suite_runs_as_the_application_role_which_owns_no_table() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user")
+        assert cursor.fetchone() == (APP_ROLE, False)
+        assert app_role_problems(cursor=cursor, database=connection.settings_dict["NAME"]) == []
+
+
+@needs_app_role
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "ALTER TABLE games_handevent DISABLE TRIGGER games_handevent_append_only",
+        "ALTER TABLE accounts_ledgerentry DISABLE TRIGGER USER",
+        "ALTER TABLE games_hand DISABLE TRIGGER games_hand_guard",
+        "DROP TRIGGER accounts_ledgertransaction_append_only ON accounts_ledgertransaction",
+        "CREATE OR REPLACE FUNCTION chan_log_truncate_allowed(dbname text) RETURNS boolean"
+        " AS 'SELECT true' LANGUAGE sql",
+        "SET session_replication_role = replica",
+        "CREATE TABLE games_shadow (id int)",
+    ],
+)
+def test_the_application_cannot_step_around_the_guards(statement: str) -> None:
+    assert "permission denied" in refused(statement) or "must be owner" in refused(statement)
+
+
+@needs_app_role
+def test_the_application_cannot_let_truncate_through_for_its_database() -> None:
+    name = connection.ops.quote_name(connection.settings_dict["NAME"])
+    assert "must be owner" in refused(f"ALTER DATABASE {name} SET chan.allow_log_truncate = 'on'")
+
+
+def test_db_role_check_passes_for_the_suites_connection() -> None:
+    out = StringIO()
+    if APP_ROLE is None:
+        pytest.skip("the suite runs as one role")
+    call_command("db_role_check", stdout=out)
+    assert out.getvalue().startswith(f"ok: the application connects as {APP_ROLE}")
+
+
+@pytest.fixture
+def scratch_databases() -> list[str]:
+    """Two scratch databases made by the owner: one named like a test database, one not."""
+    suffix = connection.settings_dict["NAME"].removeprefix("test_")
+    names = [f"test_roles_probe_{suffix}", f"chan_roles_probe_{suffix}"]
+    with psycopg.connect(dbname="postgres", autocommit=True, **owner_connect_params()) as admin:
+        for name in names:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+            admin.execute(f'CREATE DATABASE "{name}"')
+    yield names
+    with psycopg.connect(dbname="postgres", autocommit=True, **owner_connect_params()) as admin:
+        for name in names:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def test_the_grant_gives_the_rows_and_truncate_only_in_a_test_database(scratch_databases) -> None:
+    role = f"chan_roles_probe_{connection.settings_dict['NAME'].removeprefix('test_')}"
+    for name in scratch_databases:
+        with psycopg.connect(dbname=name, autocommit=True, **owner_connect_params()) as owner:
+            owner.execute("CREATE TABLE games_handevent (id int)")
+            app_role_grant(cursor=owner.cursor(), role=role, database=name)
+            privileges = owner.execute(
+                "SELECT has_table_privilege(%s, 'games_handevent', p)"
+                " FROM unnest(ARRAY['SELECT', 'INSERT', 'UPDATE', 'DELETE', 'TRUNCATE',"
+                " 'TRIGGER']) p",
+                [role],
+            ).fetchall()
+            granted = [row[0] for row in privileges]
+            assert granted == [True, True, True, True, name.startswith("test_"), False]
+            # the grant runs after every migration: twice is the same
+            assert app_role_grant(cursor=owner.cursor(), role=role, database=name) is False
+    with psycopg.connect(
+        dbname=scratch_databases[1], autocommit=True, **{**owner_connect_params(), "user": role}
+    ) as app:
+        problems = app_role_problems(cursor=app.cursor(), database=scratch_databases[1])
+        assert problems == []
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):
+            app.execute("TRUNCATE games_handevent")
+
+
+def test_db_role_check_reports_an_owner_that_could_truncate(scratch_databases) -> None:
+    name = scratch_databases[1]
+    with psycopg.connect(dbname=name, autocommit=True, **owner_connect_params()) as owner:
+        owner.execute("CREATE TABLE accounts_ledgerentry (id int)")
+        checks = {p.check for p in app_role_problems(cursor=owner.cursor(), database=name)}
+    if owner_connect_params()["user"] == "postgres":
+        assert {"superuser", "owner", "truncate"} <= checks
+    else:
+        assert {"owner", "truncate"} <= checks
