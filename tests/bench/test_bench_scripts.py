@@ -15,13 +15,17 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def server_url() -> str:
-    """The PostgreSQL server the suite runs on: DATABASE_URL's, else the embedded one's socket."""
-    if os.environ.get("DATABASE_URL"):
-        return os.environ["DATABASE_URL"]
-    from django.db import connection
+    """The PostgreSQL server the suite runs on, as the owner of its databases (a bench makes a
+    database of its own): the settings' default entry, which the suite keeps the owner's."""
+    from django.conf import settings
 
-    host = quote(connection.settings_dict["HOST"], safe="")
-    return f"postgres://{connection.settings_dict['USER']}@{host}/postgres"
+    db = settings.DATABASES["default"]
+    host = quote(db["HOST"], safe="") if db["HOST"].startswith("/") else db["HOST"] or "127.0.0.1"
+    auth = quote(db["USER"], safe="") + (
+        f":{quote(db['PASSWORD'], safe='')}" if db["PASSWORD"] else ""
+    )
+    port = f":{db['PORT']}" if db["PORT"] else ""
+    return f"postgres://{auth}@{host}{port}/postgres"
 
 
 def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int = 300) -> Any:
