@@ -179,11 +179,11 @@ if CHAN_DATABASE_OWNER and "PYTEST_VERSION" in os.environ:
     # The suite: pytest-django creates and migrates each test database as the owner; the root
     # conftest then reconnects as the application's role (CHAN_DATABASE_APP), so every test runs
     # with the application's rights. The processes the tests start get their own DATABASE_URL
-    # and run as the role it names, never with the owner's URL.
+    # and run as the role it names, never with the owner's URL (tests/conftest.py removes it
+    # from the environment of each process that runs tests, once these settings are read).
     CHAN_DATABASE_APP = {k: _database[k] for k in ("USER", "PASSWORD", "HOST", "PORT")}
     _database.update(CHAN_DATABASE_OWNER)
     CHAN_DATABASE_OWNER = None
-    os.environ.pop("DATABASE_OWNER_URL", None)
 # The same backend, counting queries, their duration and errors (django-prometheus).
 _database["ENGINE"] = "django_prometheus.db.backends.postgresql"
 # Each thread keeps one persistent connection for CONN_MAX_AGE seconds (the web processes' threads

@@ -7,6 +7,7 @@ fixed decks; pytest-django keeps ``DEBUG`` off, as in production.
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
@@ -15,6 +16,20 @@ from typing import Any
 
 import pytest
 from rest_framework.test import APIClient
+
+
+@pytest.hookimpl(trylast=True)  # after pytest-django has read the settings
+def pytest_configure(config: pytest.Config) -> None:
+    """The processes a test starts connect as the role their own DATABASE_URL names, never with
+    the owner's URL: a process that runs tests (an xdist worker, or pytest without xdist) drops
+    DATABASE_OWNER_URL from its environment once the settings have read it. The xdist
+    controller keeps it for the workers it starts."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return
+    from django.conf import settings
+
+    settings.DATABASES  # read now, before the variable goes  # noqa: B018
+    os.environ.pop("DATABASE_OWNER_URL", None)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-django's own ordering
