@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import LedgerTransaction
@@ -22,6 +22,7 @@ from games.rules.verify import verify_export
 from games.services.hands import hand_clock_tick
 from games.services.quan_booking import hand_settle, settlement_key
 from games.services.void import hand_void
+from tests.db_owner import as_owner
 from tests.games.test_games_hands_api import make_auditor, play_to_end
 from tests.games.test_games_practice import FAR_FUTURE, create, play_human_move
 
@@ -94,13 +95,13 @@ def test_settling_appends_one_settled_record_and_moves_the_etag(
 def test_a_failure_after_the_ledger_posting_rolls_the_record_back_with_it(
     players, win_hand
 ) -> None:
-    # Given an ended hand, and a database that refuses its settled record (a trigger),
+    # Given an ended hand, and a database that refuses its settled record (a trigger the
+    # owner adds: the application may not),
     play_to_end(players, win_hand)
     hand_id = win_hand["hand"]
     seq = Hand.objects.get(pk=hand_id).seq
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
+    as_owner(
+        """
             CREATE FUNCTION test_refuse_settled() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 IF NEW.type = 'settled' THEN
@@ -111,7 +112,7 @@ def test_a_failure_after_the_ledger_posting_rolls_the_record_back_with_it(
             CREATE TRIGGER test_refuse_settled BEFORE INSERT ON games_handevent
             FOR EACH ROW EXECUTE FUNCTION test_refuse_settled();
             """
-        )
+    )
     # when the booking runs (the ledger posting comes before the record),
     with pytest.raises(Exception, match="no settled record today"):
         hand_settle(hand_id=hand_id)
@@ -121,8 +122,7 @@ def test_a_failure_after_the_ledger_posting_rolls_the_record_back_with_it(
     assert (hand.settled_at, hand.quan, hand.seq) == (None, None, seq)
     assert not HandEvent.objects.filter(hand=hand, type="settled").exists()
     # Once the database takes it again, the booking and its record land together.
-    with connection.cursor() as cursor:
-        cursor.execute("DROP TRIGGER test_refuse_settled ON games_handevent")
+    as_owner("DROP TRIGGER test_refuse_settled ON games_handevent")
     tx = hand_settle(hand_id=hand_id)
     assert tx is not None
     record = HandEvent.objects.get(hand_id=hand_id, type="settled")
