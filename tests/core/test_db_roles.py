@@ -51,7 +51,8 @@ def test_the_suite_runs_as_the_application_role_which_owns_no_table() -> None:
     ],
 )
 def test_the_application_cannot_step_around_the_guards(statement: str) -> None:
-    assert "permission denied" in refused(statement) or "must be owner" in refused(statement)
+    message = refused(statement)
+    assert "permission denied" in message or "must be owner" in message
 
 
 @needs_app_role
