@@ -21,7 +21,7 @@ VAR := $(or $(CHAN_VAR_DIR),var)
 # pay. TEST_WORKERS=0 runs it in one process. Tests are dealt two at a time as workers free up.
 TEST_WORKERS ?= 4
 
-.PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages
+.PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages py-client
 
 # The settings default to production-safe values (DEBUG off, SECRET_KEY required, no fixed decks).
 # The development targets turn DEBUG on unless the environment says otherwise: a dev-only key,
@@ -106,3 +106,8 @@ simulate: $(STAMP)
 
 clean: db-stop
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .hypothesis
+
+# The synchronous Python client is written from the asynchronous one (clients/python/unasync.py);
+# run this after editing clients/python/chan_client/_async_client.py.
+py-client: $(DEV_STAMP)
+	$(BIN)/python clients/python/unasync.py
