@@ -217,7 +217,9 @@ class MeBonusApi(APIView):
                 409,
                 descriptions={
                     409: "`bonus_already_claimed`, with `next_claim_at` (UTC): the bonus "
-                    "of this calendar day (Asia/Ho_Chi_Minh) was already booked."
+                    "of this calendar day (Asia/Ho_Chi_Minh) was already booked; "
+                    "`cooling_off` or `self_excluded` (with `ends_at`): no bonus during a "
+                    "break the player took (docs/api.md, limits)."
                 },
                 body=BonusAlreadyClaimedSerializer,
             ),
