@@ -36,6 +36,7 @@ from core.errors import InvalidInput
 LOOSEN_DELAY = dt.timedelta(hours=24)
 COOL_OFF_DAYS = (1, 42)
 SELF_EXCLUSION_MIN_DAYS = 183
+SELF_EXCLUSION_MAX_DAYS = 100 * 366  # longer is what ``null`` (permanent) says
 # Bounds of the values a player may set (the API's serializer says the same).
 LIMIT_RANGES = {
     "loss_limit_day": (1, 10**12),
@@ -192,9 +193,16 @@ def self_exclusion_start(
     """Exclude the player from play for ``days`` (183 or more) or, with ``None``, permanently,
     at once. Nobody can shorten it: not the player, not staff (the database refuses to change
     or delete the row)."""
-    low = SELF_EXCLUSION_MIN_DAYS
-    if days is not None and (isinstance(days, bool) or not isinstance(days, int) or days < low):
+    low, high = SELF_EXCLUSION_MIN_DAYS, SELF_EXCLUSION_MAX_DAYS
+    if days is not None and (
+        isinstance(days, bool) or not isinstance(days, int) or not low <= days <= high
+    ):
         raise InvalidInput(
-            errors={"days": [_("must be %(low)s or more, or null (permanent)") % {"low": low}]}
+            errors={
+                "days": [
+                    _("must be from %(low)s to %(high)s, or null (permanent)")
+                    % {"low": low, "high": high}
+                ]
+            }
         )
     return _exclusion_start(user=user, kind=PlayerExclusion.Kind.SELF_EXCLUSION, days=days, now=now)

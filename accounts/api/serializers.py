@@ -12,7 +12,12 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from accounts.ledger_selectors import LEDGER_PAGE_DEFAULT, LEDGER_PAGE_MAX
-from accounts.limits import COOL_OFF_DAYS, LIMIT_RANGES, SELF_EXCLUSION_MIN_DAYS
+from accounts.limits import (
+    COOL_OFF_DAYS,
+    LIMIT_RANGES,
+    SELF_EXCLUSION_MAX_DAYS,
+    SELF_EXCLUSION_MIN_DAYS,
+)
 from accounts.models import ApiToken, LedgerTransaction, User
 from chan_api.strict_input import (
     QueryIntegerField,
@@ -230,5 +235,8 @@ class CoolOffInputSerializer(StrictInputSerializer):
 
 class SelfExclusionInputSerializer(StrictInputSerializer):
     days = StrictIntegerField(
-        min_value=SELF_EXCLUSION_MIN_DAYS, allow_null=True, help_text="Null: permanent."
+        min_value=SELF_EXCLUSION_MIN_DAYS,
+        max_value=SELF_EXCLUSION_MAX_DAYS,
+        allow_null=True,
+        help_text="183 days or more; null: permanent.",
     )

@@ -254,8 +254,9 @@ def test_a_shorter_cool_off_does_not_shorten_a_longer_one(make_user) -> None:
 
 def test_a_self_exclusion_is_183_days_or_permanent(make_user) -> None:
     user, _ = make_user()
-    with pytest.raises(InvalidInput):
-        self_exclusion_start(user=user, days=182, now=T0)
+    for days in (182, 10**9, "200", True):
+        with pytest.raises(InvalidInput):
+            self_exclusion_start(user=user, days=days, now=T0)
     self_exclusion_start(user=user, days=183, now=T0)
     assert play_refusal(user, T0 + dt.timedelta(days=182)).code == "self_excluded"
     assert play_refusal(user, T0 + dt.timedelta(days=183)) is None
