@@ -429,7 +429,23 @@ class PlayerLimit(models.Model):
         return f"{self.kind}={self.value} ({self.user_id})"
 
 
-class PlayerExclusion(models.Model):
+class AppendOnlyModel(models.Model):
+    """A row written once: ``save()`` of a stored row and ``delete()`` are refused in Python,
+    as the database refuses UPDATE and DELETE (migration accounts 0015)."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise LedgerWriteError(f"{type(self).__name__} rows are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise LedgerWriteError(f"{type(self).__name__} rows are append-only.")
+
+
+class PlayerExclusion(AppendOnlyModel):
     """A cooling-off period or a self-exclusion: from ``starts_at`` to ``ends_at`` (null:
     permanent) the player cannot sit, quick-join, open tables or claim a bonus. Append-only,
     enforced by PostgreSQL (migration accounts 0015): nobody, staff included, shortens one."""
@@ -473,7 +489,7 @@ class PlayerExclusion(models.Model):
         return f"{self.kind} {self.user_id} until {self.ends_at or 'forever'}"
 
 
-class PlayerLimitChange(models.Model):
+class PlayerLimitChange(AppendOnlyModel):
     """The history of a player's limits, a row per change (append-only, enforced by
     PostgreSQL): which limit, the value before and after (null: none), when it takes effect
     and who asked (the player, or staff)."""

@@ -21,6 +21,7 @@ from accounts.limit_selectors import max_stake_in_force, play_check, play_refusa
 from accounts.models import User
 from core.errors import Conflict
 from games.models import Hand, HandSeat, Seat, Table
+from games.services.pot import pot_refund
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +52,6 @@ def seats_within_limits(*, table: Table, seats: list[Seat]) -> list[Seat]:
     cannot cover the stake are, their gà góp share refunded; return the others. The reason is
     logged and shown to the player in ``GET /me/limits`` (``play_blocked``) and in the 409 of its
     next attempt to sit."""
-    from games.services.pot import pot_refund
-
     now = timezone.now()
     kept = []
     for seat in seats:

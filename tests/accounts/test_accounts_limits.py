@@ -22,7 +22,12 @@ from accounts.limit_selectors import (
     stake_check,
 )
 from accounts.limits import cool_off_start, limits_set, self_exclusion_start
-from accounts.models import LedgerTransaction, PlayerExclusion, PlayerLimitChange
+from accounts.models import (
+    LedgerTransaction,
+    LedgerWriteError,
+    PlayerExclusion,
+    PlayerLimitChange,
+)
 from core.errors import Conflict, InvalidInput
 
 pytestmark = pytest.mark.django_db
@@ -288,5 +293,14 @@ def test_the_database_refuses_to_shorten_or_delete_a_self_exclusion(make_user) -
             target = user.pk if "limitchange" in sql else exclusion.pk
             cursor.execute(sql, [target])
     assert PlayerExclusion.objects.get(pk=exclusion.pk).ends_at == exclusion.ends_at
-    with pytest.raises(Exception, match="append-only"):
+    # and the code refuses before the database does: a queryset, a saved row, a delete
+    with pytest.raises(LedgerWriteError, match="append-only"):
         PlayerExclusion.objects.filter(pk=exclusion.pk).update(ends_at=None)
+    exclusion.ends_at = exclusion.starts_at + dt.timedelta(days=1)
+    with pytest.raises(LedgerWriteError, match="append-only"):
+        exclusion.save()
+    with pytest.raises(LedgerWriteError, match="append-only"):
+        exclusion.delete()
+    change = PlayerLimitChange.objects.filter(user=user).first()
+    with pytest.raises(LedgerWriteError, match="append-only"):
+        change.delete()
