@@ -222,3 +222,51 @@ def test_the_reality_check_counts_the_sessions_net_result(players) -> None:
     loser, lost = _loser_of(ids["hand"], players)
     check = reality_check_for(user=loser.user)
     assert check["net"] == -lost and check["reminder_minutes"] is None and not check["due"]
+
+
+# --------------------------------------------------------------------------- concurrency
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_join_racing_a_cool_off_waits_for_it_and_is_refused(make_player) -> None:
+    # Given a cool-off being written (its transaction holds the player's row),
+    import threading
+    import time
+
+    from django.db import connection, transaction
+
+    from accounts.limits import cool_off_start
+    from core.errors import Conflict
+    from games.services.tables import seat_join
+
+    owner, hero = make_player(), make_player()
+    table_id = _table(owner)
+    locked, outcome = threading.Event(), {}
+
+    def cool_off() -> None:
+        try:
+            with transaction.atomic():
+                cool_off_start(user=hero.user, days=1)
+                locked.set()
+                time.sleep(0.5)  # the join arrives meanwhile
+        finally:
+            connection.close()
+
+    def join() -> None:
+        locked.wait(5)
+        try:
+            seat_join(table_id=table_id, user=hero.user)
+            outcome["joined"] = True
+        except Conflict as exc:
+            outcome["code"] = exc.code
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=cool_off), threading.Thread(target=join)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    # when a join of the same player comes in, it waits for the cool-off's commit and is refused.
+    assert outcome == {"code": "cooling_off"}
+    assert not Seat.objects.filter(table_id=table_id, player=hero.user).exists()
