@@ -22,7 +22,9 @@ _DESCRIPTIONS = {
     "`not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; "
     "`room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, "
     "VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake "
-    "to create, 15 × stake to sit).",
+    "to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): "
+    "`limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, "
+    "`period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`).",
     422: "A rule refused the move: the fault's slug (RULES.md §9, basic mode; a `u` without a "
     "winning hand is `u_lao`) or the rules core's code (`card_not_in_hand`, `card_not_offered`, "
     "`not_a_pair`, `cannot_chiu`, `no_card_to_discard`, `bao`, `stock_exhausted`, "
