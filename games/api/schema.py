@@ -728,6 +728,7 @@ TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
 def type_components(result: dict) -> dict:
     """Add the typed components and put them in place of the untyped properties."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.pop("LegalMove", None)  # the legal moves are `Move`s now
     for name, schema in RESULT_COMPONENTS.items():
         schemas[name] = schema
     for (component, prop), schema in TYPED_PROPERTIES.items():

@@ -39,9 +39,15 @@ def untyped(schema: dict[str, Any]) -> list[str]:
     def check(node: Any, path: str) -> None:
         if not isinstance(node, dict):
             return
-        if not any(key in node for key in TYPED) or node.get("type") == "object" and not any(
-            key in node for key in ("properties", "additionalProperties", "oneOf", "anyOf")
-        ) or node.get("type") == "array" and not node.get("items"):
+        if (
+            not any(key in node for key in TYPED)
+            or node.get("type") == "object"
+            and not any(
+                key in node for key in ("properties", "additionalProperties", "oneOf", "anyOf")
+            )
+            or node.get("type") == "array"
+            and not node.get("items")
+        ):
             found.append(path)
 
     def walk(node: Any, path: str) -> None:

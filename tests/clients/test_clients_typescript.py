@@ -64,6 +64,15 @@ def test_the_client_type_checks(node) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_the_hand_written_layer_passes_its_own_tests(node) -> None:
+    # the SSE reader (chunks, heartbeats, resuming with Last-Event-ID), the retries, the bot's pick
+    built = run(node, "node_modules/typescript/bin/tsc", "-p", "tsconfig.json")
+    assert built.returncode == 0, built.stdout + built.stderr
+    done = run(node, "--test", "dist/layer.test.js")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-1000:]
+    assert "# fail 0" in done.stdout and "# pass 0" not in done.stdout
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_typescript_bot_plays_a_hand_to_its_end(node, live_server) -> None:
     # Given the client built,

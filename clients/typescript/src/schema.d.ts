@@ -1121,26 +1121,6 @@ export interface components {
             /** @description Pass as `cursor` for the next (older) page; null on the last page. */
             next: string | null;
         };
-        /** @description A move the caller may make now, exactly as it may be sent back to ``/moves``. */
-        LegalMove: {
-            type: components["schemas"]["TypeEnum"];
-            /** @description A kind code: 2V…9V, 2N…9N, 2S…9S or CC. */
-            card?: string;
-            /** @description declare: slug → count. */
-            cuoc?: {
-                [key: string]: number;
-            };
-            /** @description declare: let the server declare. */
-            auto?: boolean;
-            /** @description set_prefs */
-            auto_u?: boolean;
-            /** @description set_prefs */
-            auto_chiu?: boolean;
-            /** @description The acting seat: the caller's. */
-            seat: number;
-            /** @description eat: the hand card it pairs with. */
-            with?: string;
-        };
         MatGroup: {
             kind: components["schemas"]["MatGroupKindEnum"];
             cards: string[];
