@@ -3,6 +3,7 @@ effects a union by ``type`` matching the rules core, and a valid example on ever
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -225,3 +226,63 @@ def test_an_operation_without_an_example_is_found() -> None:
     assert (request, response, params) == ([], [], [])
     attach_examples(schema, {"x_get": {"response": {"ok": True}}})
     assert _examples(schema["paths"]["/x"]["get"])[1] == [{"ok": True}]
+
+
+@pytest.mark.parametrize("mode", ["basic", "advanced"])
+def test_every_effect_and_move_of_self_play_fits_the_schema(openapi, mode) -> None:
+    # Given the rules core's own hands (heuristic bots, 2 to 4 seats),
+    import random
+
+    from games.rules.bots import make_bot
+    from games.rules.deck import first_dealer, shuffle
+    from games.rules.engine import apply, legal_moves, new_hand
+    from games.rules.replay import CAUSES, system_effect
+    from games.rules.ruleset import build_ruleset
+    from games.rules.state import HandConfig, Mode, Phase
+
+    definitions = {name: json_schema(s) for name, s in openapi["components"]["schemas"].items()}
+
+    def validator(name: str) -> Draft7Validator:
+        return Draft7Validator({"$ref": f"#/definitions/{name}", "definitions": definitions})
+
+    effect, move = validator("HandEffect"), validator("Move")
+    shapes: set[str] = set()  # each distinct JSON validated once
+
+    def fits(check: Draft7Validator, value: dict) -> bool:
+        key = json.dumps(value, sort_keys=True)
+        if key in shapes:
+            return True
+        shapes.add(key)
+        return check.is_valid(value)
+
+    seen: set[str] = set()
+    bad: list[tuple[str, object]] = []
+    rng = random.Random(7)
+    for i in range(24):
+        seats = 2 + i % 3
+        config = HandConfig(
+            n_seats=seats, mode=Mode(mode), ruleset=build_ruleset({"preset": "vinagames"})
+        )
+        seed = f"schema:{mode}:{i}".encode()
+        state = new_hand(config, shuffle(seed), first_dealer(seed, seats))
+        # any legal move (odd hands) commits faults, báo, bỏ ù and nhái; heuristic bots win
+        bots = {s: make_bot("heuristic", rng) for s in range(seats)}
+        events = list(state.events)
+        while state.phase is not Phase.ENDED:
+            legal = legal_moves(state, state.turn)
+            for m in legal:
+                if not fits(move, m.to_dict()):
+                    bad.append(("legal", m.to_dict()))
+            pick = rng.choice(legal) if i % 2 else bots[state.turn].choose(state, state.turn)
+            state = apply(state, pick)
+            events += state.events
+        events += [system_effect(0, cause) for cause in CAUSES]
+        # then every effect is one of the schema's, and valid as it.
+        for e in events:
+            seen.add(e["type"])
+            if not fits(effect, e):
+                bad.append(("effect", e))
+    assert bad == []
+    assert {"deal", "discard", "eat", "draw", "drawn", "chiu", "win", "claim", "system"} <= seen
+    if mode == "advanced":  # ù láo and what it brings
+        assert {"fault", "bao"} <= seen
