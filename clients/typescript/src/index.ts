@@ -187,7 +187,14 @@ export class ChanClient {
     const headers: Record<string, string> = this.token ? { Authorization: `Bearer ${this.token}` } : {};
     const url = `${this.baseUrl}/api/v1/hands/${handId}/events`;
     for await (const event of sseEvents(url, { headers, lastEventId }) as AsyncGenerator<SseEvent>) {
-      if (event.event === "message" || event.event === "event") yield JSON.parse(event.data) as HandEvent;
+      // an event of the hand is a JSON object with its seq; anything else is the server's own
+      let data: unknown;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        continue;
+      }
+      if (data && typeof data === "object" && "seq" in data) yield data as HandEvent;
     }
   }
 }
