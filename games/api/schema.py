@@ -725,6 +725,34 @@ TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
 }
 
 
+# Card codes the serializers give as plain strings: each a `CardCode`.
+_CARD_NULL = ref("CardCode", nullable=True)
+_DOORS = {"type": "array", "items": CARDS}
+for _component, _prop, _schema in (
+    ("HandView", "hand", CARDS),
+    ("HandView", "doors", _DOORS),
+    ("HandView", "stock", CARDS),
+    ("HandReplay", "stock", CARDS),
+    ("HandReplay", "doors", _DOORS),
+    ("HandReplay", "deck", CARDS),
+    ("HandExport", "deck", CARDS),
+    ("Offer", "card", CARD),
+    ("MatGroup", "cards", CARDS),
+    ("MatGroup", "taken", CARD),
+    ("Win", "card", _CARD_NULL),
+    ("MissedWin", "card", CARD),
+    ("ExportMissedWin", "card", CARD),
+    ("PublicSeat", "hand", CARDS),
+    ("PublicSeat", "dealt", CARDS),
+    ("EvaluateOutput", "waiting", CARDS),
+):
+    TYPED_PROPERTIES[(_component, _prop)] = _schema
+# The type of an event: the deal, a move's type, or a record's.
+_EVENT_TYPE = {"type": "string", "enum": ["deal", *MOVE_FIELDS, "settled", "voided"]}
+TYPED_PROPERTIES[("HandEvent", "type")] = _EVENT_TYPE
+TYPED_PROPERTIES[("ExportEvent", "type")] = _EVENT_TYPE
+
+
 def type_components(result: dict) -> dict:
     """Add the typed components and put them in place of the untyped properties."""
     schemas = result.setdefault("components", {}).setdefault("schemas", {})

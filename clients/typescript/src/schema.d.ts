@@ -741,7 +741,7 @@ export interface components {
         EvaluateInputSourceEnum: "own_draw" | "other_draw" | "discard" | "returned" | "chiu" | "chiu_own_door" | "dealt";
         EvaluateOutput: {
             win: boolean;
-            waiting: string[];
+            waiting: components["schemas"]["CardCode"][];
             bach_thu: boolean;
             cuoc: {
                 [key: string]: number;
@@ -790,7 +790,8 @@ export interface components {
         };
         ExportEvent: {
             seq: number;
-            type: string;
+            /** @enum {string} */
+            type: "deal" | "discard" | "eat" | "draw" | "pass" | "chiu" | "tra_cua" | "u" | "declare" | "set_prefs" | "settled" | "voided";
             seat: number | null;
             system: boolean;
             /** @description A server bot's move (practice tables). */
@@ -837,7 +838,7 @@ export interface components {
         };
         /** @description A bỏ ù (RULES.md §4, §9): a stock card the seat could have won on and let go by. */
         ExportMissedWin: {
-            card: string;
+            card: components["schemas"]["CardCode"];
             /** @description The seq of the move that let it go; its event has a `bo_u` effect. */
             seq: number;
             /** @description The seat whose win on that card replaced the move (RULES.md §4), or null. */
@@ -873,7 +874,8 @@ export interface components {
         HandEvent: {
             /** @description 0 is the deal; moves are 1, 2, 3 …; after the end `settled`, then maybe `voided`. */
             seq: number;
-            type: string;
+            /** @enum {string} */
+            type: "deal" | "discard" | "eat" | "draw" | "pass" | "chiu" | "tra_cua" | "u" | "declare" | "set_prefs" | "settled" | "voided";
             /** @description The schema version the event was stored in: 1 (effects: the move, visible faults, draws, nhái, bỏ ù, automatic chíu, wins, hòa) or 2 (also hidden faults, báo, claims and the system moves' causes). */
             v: number;
             actor_seat: number | null;
@@ -917,7 +919,7 @@ export interface components {
             /** @description "sha256-ctr-fisher-yates-v1", or "fixed" (deck). */
             shuffle: string;
             /** @description Fixed-deck tables only. */
-            deck?: string[];
+            deck?: components["schemas"]["CardCode"][];
             events: components["schemas"]["ExportEvent"][];
             /** @description The log's hash chain (absent before issue 20). */
             chain: components["schemas"]["ExportChain"];
@@ -946,8 +948,8 @@ export interface components {
             mode: string;
             moves_played: number;
             stock_count: number;
-            stock: string[];
-            doors: string[][];
+            stock: components["schemas"]["CardCode"][];
+            doors: components["schemas"]["CardCode"][][];
             offer: components["schemas"]["Offer"] | null;
             seats: components["schemas"]["PublicSeat"][];
             players: components["schemas"]["Player"][];
@@ -960,7 +962,7 @@ export interface components {
             seed_hash: string;
             seed: string;
             fixed_deck: boolean;
-            deck: string[];
+            deck: components["schemas"]["CardCode"][];
             result: components["schemas"]["HandResult"] | null;
         };
         HandResult: {
@@ -1000,11 +1002,11 @@ export interface components {
             mode: components["schemas"]["ModeEnum"];
             moves_played: number;
             /** @description My cards (empty for a spectator). */
-            hand: string[];
+            hand: components["schemas"]["CardCode"][];
             /** @description Per seat. */
             mats: components["schemas"]["MatGroup"][][];
             /** @description Per seat. */
-            doors: string[][];
+            doors: components["schemas"]["CardCode"][][];
             stock_count: number;
             offer: components["schemas"]["Offer"] | null;
             seats: components["schemas"]["PublicSeat"][];
@@ -1035,7 +1037,7 @@ export interface components {
             /** @description The seed (hex), after the end. */
             seed: string | null;
             /** @description After the end. */
-            stock?: string[];
+            stock?: components["schemas"]["CardCode"][];
         };
         /** @description One hand of a player's history, from that player's seat. */
         HistoryHand: {
@@ -1123,8 +1125,8 @@ export interface components {
         };
         MatGroup: {
             kind: components["schemas"]["MatGroupKindEnum"];
-            cards: string[];
-            taken: string;
+            cards: components["schemas"]["CardCode"][];
+            taken: components["schemas"]["CardCode"];
             source: string;
             from_door: number;
         };
@@ -1137,7 +1139,7 @@ export interface components {
         MatGroupKindEnum: "chan" | "ca" | "chiu";
         /** @description A bỏ ù (RULES.md §4, §9): a stock card the seat could have won on and let go by. */
         MissedWin: {
-            card: string;
+            card: components["schemas"]["CardCode"];
             /** @description The seq of the move that let it go; its event has a `bo_u` effect. */
             seq: number;
             /** @description The seat whose win on that card replaced the move (RULES.md §4), or null. */
@@ -1188,7 +1190,7 @@ export interface components {
         /** @enum {unknown} */
         NullEnum: null;
         Offer: {
-            card: string;
+            card: components["schemas"]["CardCode"];
             door: number;
             source: components["schemas"]["OfferSourceEnum"];
             by: number;
@@ -1339,9 +1341,9 @@ export interface components {
             auto_chiu: boolean;
             faults: components["schemas"]["Fault"][];
             /** @description Only after the hand ends. */
-            hand?: string[];
+            hand?: components["schemas"]["CardCode"][];
             /** @description Only after the hand ends. */
-            dealt?: string[];
+            dealt?: components["schemas"]["CardCode"][];
             /** @description The seat's bỏ ù: only after the hand ends, never to a spectator. */
             bo_u?: components["schemas"]["MissedWin"][];
         };
@@ -1648,7 +1650,7 @@ export interface components {
         };
         Win: {
             seat: number;
-            card: string | null;
+            card: components["schemas"]["CardCode"] | null;
             source: string;
             by_chiu: boolean;
             bach_thu: boolean;
