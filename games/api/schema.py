@@ -686,6 +686,15 @@ _OVERRIDES = {
 # (component, property) → the schema that replaces the serializer's untyped one; ``[]`` after the
 # property: its items. The description the serializer gave is kept.
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
+    ("LimitsOutput", "play_blocked"): {
+        "type": "object",
+        "nullable": True,
+        "description": "Why I may not sit now, as the 409 a seat would get (its `code`, "
+        "`detail` and the error's own fields), or null.",
+        "properties": {"code": {"type": "string"}, "detail": {"type": "string"}},
+        "required": ["code", "detail"],
+        "additionalProperties": True,
+    },
     ("HandEvent", "move"): ref("Move", nullable=True),
     ("HandEvent", "record"): ref("HandRecord", nullable=True),
     ("HandEvent", "effects"): {"type": "array", "items": ref("HandEffect")},
