@@ -103,6 +103,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "chan_api.deprecations.DeprecationHeadersMiddleware",  # Deprecation/Sunset; 410 once retired
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "chan_api.middleware.RateLimitHeadersMiddleware",
@@ -299,6 +300,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "chan_api.schema.typed_schema_hook",
+        "chan_api.deprecations.mark_deprecated_operations",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TableStatusEnum": "games.models.Table.Status",
