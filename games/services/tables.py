@@ -14,7 +14,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.ledger_selectors import wallet_balance
+from accounts.hold_selectors import wallet_funds
 from accounts.models import User
 from accounts.services import user_ban_check
 from core.errors import Conflict, InvalidInput, NotFound
@@ -47,6 +47,13 @@ from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
 from games.services.practice import practice_seat_bots
 from games.services.quan_booking import hand_settle
+from games.services.seat_holds import (
+    CREATE_STAKES,
+    SIT_STAKES,
+    seat_hold_place,
+    seat_hold_release,
+    seat_holds_for_deal,
+)
 
 
 def fixed_deck_check(*, deck_given: bool) -> None:
@@ -80,9 +87,6 @@ def _fixed_deck(
             last=max_seats - 1,
         )
     return [CODES[k] for k in kinds], dealer
-
-
-CREATE_STAKES, SIT_STAKES = 10, 15  # balance needed to create a table / to sit (RULES.md §11)
 
 
 def room_missing_requirements(user: Any, *, room: Room, balance: int) -> list[dict[str, Any]]:
@@ -119,20 +123,11 @@ def _check_room_requirements(user: Any, *, room: Room, balance: int) -> None:
 
 
 def _check_balance(user: Any, *, stake: int, stakes: int, room: Room) -> None:
-    """The player meets the room's requirements (409 ``room_requirements_not_met``) and holds at
-    least ``stakes`` × stake (409 ``insufficient_balance`` with ``needed`` and ``balance``)."""
+    """The player meets the room's requirements (409 ``room_requirements_not_met``, its Quan
+    counted as what is available: balance − held). Whether ``stakes`` × stake is available is
+    checked again under the wallet's lock when the seat's hold is placed (seat_holds)."""
     user_ban_check(user)  # 403 player_banned: a banned player cannot sit
-    balance = wallet_balance(user)
-    _check_room_requirements(user, room=room, balance=balance)
-    needed = stakes * stake
-    if balance < needed:
-        raise Conflict(
-            _("Not enough Quan: %(needed)s needed, %(balance)s available."),
-            code="insufficient_balance",
-            extra={"needed": needed, "balance": balance},
-            needed=needed,
-            balance=balance,
-        )
+    _check_room_requirements(user, room=room, balance=wallet_funds(user).available)
 
 
 def _seat_taken() -> Conflict:
@@ -261,6 +256,7 @@ def table_create(
     seat_number = 0 if seat is None else seat
     _check_seat_number(table, seat_number)
     Seat.objects.create(table=table, player=owner, number=seat_number)
+    seat_hold_place(table=table, user=owner, stakes=CREATE_STAKES)
     if practice:
         practice_seat_bots(table=table, count=n_bots)
     return table
@@ -310,6 +306,7 @@ def seat_join(
             taken = Seat.objects.create(table=table, player=user, number=seat, **prefs)
     except IntegrityError as exc:  # a concurrent join took it first
         raise _seat_taken() from exc
+    seat_hold_place(table=table, user=user)  # 409 insufficient_balance under the wallet lock
     if not table.practice:
         pot_buy_in(table=table, user=user)
     return taken
@@ -393,6 +390,7 @@ def _seat_leave_once(table_id: int, user: Any) -> Table:
     else:
         seat.delete()
         pot_refund(table=table, user=user)
+        seat_hold_release(table=table, user=user)
         if not Seat.objects.filter(table=table, player__is_bot=False).exists():
             # The last player stood up: the table closes (no longer listed; nobody can join),
             # and a practice table's bots stand up with it.
@@ -503,6 +501,7 @@ def _deal_at_the_deadline(table: Table, seats: list[Seat], now: datetime) -> Han
     for seat in idle:
         seat.delete()
         pot_refund(table=table, user=seat.player)
+        seat_hold_release(table=table, user=seat.player)
     ready = [s for s in seats if s.ready]
     if len(ready) >= 2:
         return _deal_those_who_can_pay(table, ready)
@@ -519,18 +518,19 @@ def _deal_those_who_can_pay(table: Table, seats: list[Seat]) -> Hand | None:
 
 def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
     """Before a deal: the previous hand's settlement is booked (here if its task has not run
-    yet), then players holding less than 15 × stake are unseated (RULES.md §11). The caller
+    yet), then players who cannot hold 15 × stake at this table (their hold here plus their free Quan) are
+    unseated, and the others' holds are made whole (RULES.md §11, seat_holds). The caller
     holds the table row lock (``hand_settle`` takes it again, then the hand's)."""
     last = Hand.objects.filter(table=table, status=Hand.Status.ENDED, settled_at__isnull=True)
     for hand_id in last.values_list("pk", flat=True):
         hand_settle(hand_id=hand_id)
     if table.practice:
         return seats  # nothing is at stake at a practice table
-    needed = SIT_STAKES * table.stake
-    poor = [s for s in seats if wallet_balance(s.player) < needed]
+    poor = seat_holds_for_deal(table=table, seats=seats)  # the others' holds made whole
     for seat in poor:
         seat.delete()
         pot_refund(table=table, user=seat.player)
+        seat_hold_release(table=table, user=seat.player)
     return [s for s in seats if s not in poor]
 
 
@@ -673,7 +673,7 @@ def room_quick_join(*, room: str, user: Any, stake: int | None = None) -> tuple[
     room_row = Room.objects.filter(slug=room).first()
     if room_row is None:
         raise NotFound(_("No such room: %(room)s."), code="not_found", room=room)
-    balance = wallet_balance(user)
+    balance = wallet_funds(user).available  # what its seats do not hold already
     _check_room_requirements(user, room=room_row, balance=balance)
     candidates = (
         Table.objects.filter(
