@@ -106,3 +106,85 @@ def open_holds() -> list[tuple[int, int, int]]:
             """
         )
         return [tuple(row) for row in cursor.fetchall()]
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_held_matches_holds() -> list[Any]:
+    """Every account's ``held`` is the sum of its open holds, and no more than its balance."""
+    from accounts.ledger_selectors import LedgerProblem
+
+    totals: dict[int, int] = {}
+    for account_id, _table_id, amount in open_holds():
+        totals[account_id] = totals.get(account_id, 0) + amount
+    problems = []
+    rows = LedgerAccount.objects.filter(held__gt=0) | LedgerAccount.objects.filter(pk__in=totals)
+    for pk, held, balance in rows.order_by("pk").values_list("pk", "held", "balance"):
+        if held != totals.get(pk, 0):
+            problems.append(
+                LedgerProblem(
+                    "held_matches_holds",
+                    f"account {pk}: held {held}, its open holds sum to {totals.get(pk, 0)}",
+                )
+            )
+        if held > balance:
+            problems.append(
+                LedgerProblem("held_within_balance", f"account {pk}: holds {held} of {balance}")
+            )
+    return problems
+
+
+def check_hold_chain() -> list[Any]:
+    """Each wallet's hold events chain (``prev_hash`` is its previous event's ``hash``, each
+    ``hash`` that of its content), and each ``delta``/``held_after`` is the running sum."""
+    from accounts.holds import hold_hash
+    from accounts.ledger_selectors import LedgerProblem
+
+    problems = []
+    head: dict[int, str] = {}
+    held: dict[int, int] = {}
+    here: dict[tuple[int, int], int] = {}
+    columns = (
+        "id",
+        "account_id",
+        "table_id",
+        "kind",
+        "amount",
+        "delta",
+        "held_after",
+        "hand_id",
+        "reason",
+        "prev_hash",
+        "hash",
+    )
+    for row in LedgerHold.objects.order_by("id").values_list(*columns).iterator(chunk_size=2000):
+        pk, account, table, kind, amount, delta, after, hand, reason, prev, stored = row
+        if prev != head.get(account, GENESIS):
+            problems.append(
+                LedgerProblem("hold_chain", f"hold {pk}: prev_hash is not account {account}'s")
+            )
+        wanted = hold_hash(
+            prev=prev,
+            account=account,
+            table=table,
+            kind=kind,
+            amount=amount,
+            hand=hand,
+            reason=reason,
+        )
+        if stored != wanted:
+            problems.append(
+                LedgerProblem("hold_chain", f"hold {pk}: its hash is not its content's")
+            )
+        if delta != amount - here.get((account, table), 0):
+            problems.append(LedgerProblem("hold_chain", f"hold {pk}: delta {delta} is wrong"))
+        held[account] = held.get(account, 0) + amount - here.get((account, table), 0)
+        if after != held[account]:
+            problems.append(LedgerProblem("hold_chain", f"hold {pk}: held_after {after} is wrong"))
+        here[(account, table)] = amount
+        head[account] = stored
+    return problems
+
+
+HOLD_CHECKS = [check_held_matches_holds, check_hold_chain]
