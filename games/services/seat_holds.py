@@ -38,6 +38,14 @@ def seat_hold_place(*, table: Any, user: Any, stakes: int = SIT_STAKES) -> int:
     )
 
 
+def seat_wallet_lock(*, table: Any, user: Any) -> None:
+    """Lock ``user``'s wallet before its user row: a settlement locks wallets, then the players'
+    rows (their XP), so a join that locked the row first and then waited for the wallet could
+    close a cycle with it. The caller holds the table row lock."""
+    if not table.practice:
+        wallets_lock([user])
+
+
 def seat_hold_release(*, table: Any, user: Any, hand: Any = None) -> None:
     """Release ``user``'s hold at ``table`` (it stood up, or was unseated between hands)."""
     if not table.practice:

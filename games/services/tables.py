@@ -53,6 +53,7 @@ from games.services.seat_holds import (
     seat_hold_place,
     seat_hold_release,
     seat_holds_for_deal,
+    seat_wallet_lock,
 )
 
 
@@ -278,7 +279,9 @@ def seat_join(
     auto_u: bool | None = None,
     auto_chiu: bool | None = None,
 ) -> Seat:
-    """Sit down at a table: at ``seat``, or the lowest free seat. Locks the table row."""
+    """Sit down at a table: at ``seat``, or the lowest free seat; the seat holds 15 × stake of
+    the player's wallet (seat_holds). Locks the table row, then the player's wallet, then its
+    user row (the settlement's order: wallets before users)."""
     table = _lock_table(table_id)
     if table.status == Table.Status.CLOSED:
         raise Conflict(_("This table is closed."), code="table_closed")
@@ -295,6 +298,7 @@ def seat_join(
         _check_seat_number(table, seat)
         if seat in taken:
             raise _seat_taken()
+    seat_wallet_lock(table=table, user=user)  # the wallet before the player's row
     # The ban read under a lock on the player's row: a ban committing meanwhile either refuses
     # this join or waits for it, and then finds its seat to free (seats_vacate).
     user_ban_check(User.objects.select_for_update(no_key=True).get(pk=user.pk))
