@@ -4,14 +4,16 @@ own table and free Quan only; the database refuses a balance below what is held.
 
 from __future__ import annotations
 
+from io import StringIO
 from typing import Any
 
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 
 from accounts.hold_selectors import hold_amount, wallet_funds, wallet_holds
-from accounts.holds import hold_hash
+from accounts.holds import hold_hash, hold_set, wallets_lock
 from accounts.ledger import balance_adjust, wallet_for
 from accounts.ledger_selectors import ledger_problems
 from accounts.models import LedgerHold
@@ -274,4 +276,25 @@ def test_8_concurrent_joins_backed_by_one_seat_of_quan_exactly_one_succeeds(make
     assert Seat.objects.filter(player=hero.user).count() == 1
     assert wallet_funds(hero.user).held == 49_995
     assert Table.objects.filter(pk__in=table_ids).count() == 8
+    assert ledger_problems() == []
+
+
+def test_ledger_check_finds_a_hold_left_without_a_seat(make_player) -> None:
+    # Given a hold at a table where its player does not sit (a bug that forgot to release it),
+    owner, stranger = make_player(), make_player()
+    table_id = create(owner, 100)
+    table = Table.objects.get(pk=table_id)
+    with transaction.atomic():
+        account = wallets_lock([stranger.user])[stranger.user.pk]
+        hold_set(account=account, table=table, amount=500, reason="bug")
+    # ledger_check names it (and still finds held = Σ holds),
+    problems = ledger_problems()
+    assert [p.check for p in problems] == ["hold_seat"]
+    assert f"table {table_id}" in problems[0].detail
+    with pytest.raises(CommandError):
+        call_command("ledger_check", stdout=StringIO())
+    # and releasing it makes the books clean again.
+    with transaction.atomic():
+        account = wallets_lock([stranger.user])[stranger.user.pk]
+        hold_set(account=account, table=table, amount=0, reason="fix")
     assert ledger_problems() == []
