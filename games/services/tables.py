@@ -522,9 +522,9 @@ def _deal_those_who_can_pay(table: Table, seats: list[Seat]) -> Hand | None:
 
 def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
     """Before a deal: the previous hand's settlement is booked (here if its task has not run
-    yet), then players who cannot hold 15 × stake at this table (their hold here plus their free Quan) are
-    unseated, and the others' holds are made whole (RULES.md §11, seat_holds). The caller
-    holds the table row lock (``hand_settle`` takes it again, then the hand's)."""
+    yet), then players who cannot hold 15 × stake at this table (their hold here plus their
+    free Quan) are unseated, and the others' holds are made whole (RULES.md §11, seat_holds).
+    The caller holds the table row lock (``hand_settle`` takes it again, then the hand's)."""
     last = Hand.objects.filter(table=table, status=Hand.Status.ENDED, settled_at__isnull=True)
     for hand_id in last.values_list("pk", flat=True):
         hand_settle(hand_id=hand_id)
