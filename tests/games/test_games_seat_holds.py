@@ -11,12 +11,13 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
+from django.test import Client
 
 from accounts.hold_selectors import hold_amount, wallet_funds, wallet_holds
 from accounts.holds import hold_hash, hold_set, wallets_lock
 from accounts.ledger import balance_adjust, wallet_for
 from accounts.ledger_selectors import ledger_problems
-from accounts.models import LedgerHold
+from accounts.models import LedgerHold, User
 from games.models import Hand, Seat, Table
 from games.services.quan_booking import hand_settle
 from tests.games.conftest import start_table
@@ -298,3 +299,17 @@ def test_ledger_check_finds_a_hold_left_without_a_seat(make_player) -> None:
         account = wallets_lock([stranger.user])[stranger.user.pk]
         hold_set(account=account, table=table, amount=0, reason="fix")
     assert ledger_problems() == []
+
+
+def test_the_admin_shows_held_available_and_the_hold_events(make_player) -> None:
+    owner = make_player()
+    table_id = create(owner, 100)
+    staff = User.objects.create_superuser(username="holds-admin", password="x")
+    client = Client()
+    client.force_login(staff)
+    page = client.get(f"/admin/accounts/user/{owner.user.pk}/change/").content.decode()
+    assert "Quan held (seats)" in page and "1500" in page and "48500" in page
+    assert f"table {table_id}: 1500" in page
+    events = client.get("/admin/accounts/ledgerhold/")
+    assert events.status_code == 200 and b"placed" in events.content.lower()
+    assert client.get("/admin/accounts/ledgeraccount/").status_code == 200
