@@ -199,6 +199,7 @@ def test_a_capped_payer_exports_its_previous_ledger_entry(players, win_hand, che
         {
             "seat": seat,
             "account": entry.account_id,
+            "held_elsewhere": 0,
             "entry": {
                 "id": entry.pk,
                 "balance_after": 1,

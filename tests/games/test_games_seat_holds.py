@@ -4,21 +4,24 @@ own table and free Quan only; the database refuses a balance below what is held.
 
 from __future__ import annotations
 
+import json
 from io import StringIO
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 from django.test import Client
 
 from accounts.hold_selectors import hold_amount, wallet_funds, wallet_holds
-from accounts.holds import hold_hash, hold_set, wallets_lock
+from accounts.holds import hold_hash, hold_release, hold_set, wallets_lock
 from accounts.ledger import balance_adjust, wallet_for
 from accounts.ledger_selectors import ledger_problems
 from accounts.models import LedgerHold, User
 from games.models import Hand, Seat, Table
+from games.rules.verify import verify_export
 from games.services.quan_booking import hand_settle
 from tests.games.conftest import start_table
 from tests.games.decks import WIN_DECK, WIN_SEAT
@@ -313,3 +316,35 @@ def test_the_admin_shows_held_available_and_the_hold_events(make_player) -> None
     events = client.get("/admin/accounts/ledgerhold/")
     assert events.status_code == 200 and b"placed" in events.content.lower()
     assert client.get("/admin/accounts/ledgeraccount/").status_code == 200
+
+
+def test_a_capped_payer_holding_seats_elsewhere_exports_and_verifies(make_player) -> None:
+    # Given a payer that holds 150 at another table and has 1 Quan free besides (its seat here
+    # taken before holds existed: nothing held here),
+    seated = [make_player() for _ in range(4)]
+    payer = seated[1]
+    elsewhere = create(make_player(), 10)
+    assert join(payer, elsewhere).status_code == 200
+    ids = start_table(seated, WIN_DECK)
+    table = Table.objects.get(pk=ids["table"])
+    hold_release(user=payer.user, table=table)
+    balance_adjust(
+        user=payer.user, amount=151 - wallet_funds(payer.user).balance, reason="t", key="t:151"
+    )
+    play_to_end(seated, ids)
+    hand_settle(hand_id=ids["hand"])
+    hand = Hand.objects.get(pk=ids["hand"])
+    # the settlement capped it at the 1 Quan it had free, not at its 151,
+    assert hand.quan["capped"] == [1] and hand.quan["balances"][1] == 1
+    assert hold_amount(account_id=wallet_for(payer.user).pk, table_id=elsewhere) == 150
+    # and its export proves it: the previous entry's 151 less the 150 held elsewhere.
+    auditor = make_player()
+    auditor.user.user_permissions.add(Permission.objects.get(codename="audit_hands"))
+    doc = auditor.client.get(f"/api/v1/hands/{hand.pk}/export").json()
+    assert [(c["seat"], c["held_elsewhere"]) for c in doc["caps"]] == [(1, 150)]
+    assert doc["caps"][0]["entry"]["balance_after"] == 151
+    assert verify_export(doc) is None
+    forged = json.loads(json.dumps(doc))
+    forged["caps"][0]["held_elsewhere"] = 0
+    assert verify_export(forged) is not None
+    assert ledger_problems() == []
