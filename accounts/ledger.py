@@ -5,6 +5,9 @@ adjustments and hand settlements (games) all go through it. On PostgreSQL the da
 what must never happen even if this module had a bug (migration accounts 0004): an unbalanced
 transaction, a non-issuance balance below zero, an edited or deleted ledger row.
 
+A wallet's holds (accounts/holds.py) are not to be spent: a leg that would take a balance below
+what the account holds is refused like an overdraft.
+
 Lock order: whoever also locks a hand or a table locks it first (games), then the ledger accounts
 of the transaction, all at once, in ascending primary key (``SELECT … FOR UPDATE ORDER BY id``),
 then the ledger head (the transaction-level advisory lock ``LEDGER_HEAD_LOCK``, held to the
@@ -214,6 +217,27 @@ def _post(
                     },
                     needed=-amount,
                     balance=account.balance,
+                )
+            if account.held and account.balance + amount < account.held:
+                # Quan held for seats is not to be spent (accounts/holds.py; the database
+                # refuses it too, accounts 0014).
+                available = account.balance - account.held
+                raise Conflict(
+                    _(
+                        "Not enough Quan: %(needed)s needed, %(available)s available "
+                        "(%(held)s held)."
+                    ),
+                    code="insufficient_balance",
+                    extra={
+                        "needed": -amount,
+                        "balance": account.balance,
+                        "available": available,
+                        "held": account.held,
+                        "account_id": account.pk,
+                    },
+                    needed=-amount,
+                    available=available,
+                    held=account.held,
                 )
         try:
             with transaction.atomic():  # a savepoint: losing the key race leaves us usable

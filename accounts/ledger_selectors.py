@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Count, F, Q, Sum
 from django.utils.translation import gettext_lazy as _
 
+from accounts.hold_selectors import HOLD_CHECKS
 from accounts.ledger_hash import GENESIS, ledger_tx_hash
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
 from core.ascii_digits import ascii_int
@@ -218,6 +219,7 @@ LEDGER_CHECKS: list[Callable[[], list[LedgerProblem]]] = [
     check_transactions_balance,
     check_running_balances,
     check_chain,
+    *HOLD_CHECKS,
 ]
 
 

@@ -240,6 +240,12 @@ class LedgerAccount(models.Model):
         related_name="ga_gop_pot",
     )
     balance = models.BigIntegerField(default=0, editable=False)
+    held = models.BigIntegerField(
+        default=0,
+        editable=False,
+        help_text="Quan held for the seats the player takes (Σ of its open holds, kept by the "
+        "database from the hold events); available = balance − held.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects: ClassVar[models.Manager[LedgerAccount]] = AppendOnlyQuerySet.as_manager()
@@ -269,6 +275,11 @@ class LedgerAccount(models.Model):
                 fields=["kind"],
                 condition=Q(kind__in=["house", "issuance"]),
                 name="accounts_ledgeraccount_one_house_one_issuance",
+            ),
+            # A hold is backed by Quan the account has: held never exceeds the balance.
+            models.CheckConstraint(
+                condition=Q(held__gte=0) & (Q(held=0) | Q(kind="wallet", balance__gte=F("held"))),
+                name="accounts_ledgeraccount_held_within_balance",
             ),
         ]
 
@@ -528,3 +539,58 @@ class PlayerLimitChange(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.old_value} → {self.new_value} ({self.user_id})"
+
+
+class LedgerHold(models.Model):
+    """One event of a seat's hold (issue 21): Quan of a wallet set aside for a table while the
+    player sits there. A hold moves no Quan; it lowers what is available (balance − held).
+    Append-only: the hold at a table is the ``amount`` of its latest event; the database keeps
+    the wallet's ``held`` (Σ of its open holds) from these rows and refuses a balance below it
+    (migration accounts 0014). Each wallet's events chain their own previous one by hash."""
+
+    class Kind(models.TextChoices):
+        PLACED = "placed", "Placed"
+        RESIZED = "resized", "Resized"
+        RELEASED = "released", "Released"
+
+    account = models.ForeignKey(LedgerAccount, on_delete=models.PROTECT, related_name="holds")
+    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="holds")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    amount = models.BigIntegerField(help_text="The hold at this table after the event.")
+    delta = models.BigIntegerField(
+        default=0, editable=False, help_text="Change of the hold (set by the database)."
+    )
+    held_after = models.BigIntegerField(
+        default=0, editable=False, help_text="The wallet's total held just after (database)."
+    )
+    reason = models.CharField(max_length=64, blank=True)
+    hand = models.ForeignKey(
+        "games.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="holds"
+    )
+    prev_hash = models.CharField(max_length=64, help_text="The wallet's previous hold event.")
+    hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects: ClassVar[models.Manager[LedgerHold]] = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__gte=0), name="accounts_ledgerhold_amount_non_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["placed", "resized", "released"])
+                & (~Q(kind="released") | Q(amount=0))
+                & (~Q(kind="placed") | Q(amount__gt=0)),
+                name="accounts_ledgerhold_kind_amount",
+            ),
+        ]
+        indexes = [
+            # The latest event of a wallet's hold at a table; a wallet's chain head.
+            models.Index(fields=["account", "table", "-id"], name="accounts_hold_acct_table"),
+            models.Index(fields=["account", "-id"], name="accounts_hold_acct"),
+        ]
+
+    def __str__(self) -> str:
+        return f"hold {self.kind} {self.amount} on {self.account_id} at table {self.table_id}"

@@ -11,6 +11,7 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from accounts.hold_selectors import TableHold, wallet_funds, wallet_holds
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import AUDIT_HANDS_PERMISSION, TOKEN_PREFIX_LENGTH, ApiToken, User
 
@@ -56,6 +57,9 @@ class UserProfile:
     badge: bool
     is_staff: bool
     is_auditor: bool
+    held: int = 0
+    available: int = 0
+    holds: tuple[TableHold, ...] = ()
 
 
 def user_balance(user: User) -> int:
@@ -69,11 +73,15 @@ def user_is_auditor(user: User) -> bool:
 
 
 def user_profile(*, user: User) -> UserProfile:
+    funds = wallet_funds(user)
     return UserProfile(
         id=user.pk,
         username=user.username,
         display_name=user.display_name,
-        balance=user_balance(user),
+        balance=funds.balance,
+        held=funds.held,
+        available=funds.available,
+        holds=tuple(wallet_holds(user)) if funds.held else (),
         xp=user.xp,
         level=user.level,
         next_level_xp=next_level_xp(user.level),

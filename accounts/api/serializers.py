@@ -44,6 +44,16 @@ class TokenCreateInputSerializer(StrictInputSerializer):
     name = StrictCharField(max_length=_TOKEN_NAME_MAX, required=False, allow_blank=True)
 
 
+class TableHoldOutputSerializer(serializers.Serializer):
+    """Reads an ``accounts.hold_selectors.TableHold``."""
+
+    table_id = serializers.IntegerField()
+    table_name = serializers.CharField()
+    stake = serializers.IntegerField()
+    amount = serializers.IntegerField(help_text="Quan held for my seat there.")
+    since = serializers.DateTimeField(help_text="When the hold last changed.")
+
+
 class ProfileOutputSerializer(serializers.Serializer):
     """Reads a ``accounts.selectors.UserProfile``."""
 
@@ -51,6 +61,11 @@ class ProfileOutputSerializer(serializers.Serializer):
     username = serializers.CharField()
     display_name = serializers.CharField()
     balance = serializers.IntegerField(help_text="Quan balance.")
+    held = serializers.IntegerField(
+        help_text="Quan held for my seats (15 × stake a table); not to be spent."
+    )
+    available = serializers.IntegerField(help_text="balance − held: what I may stake or spend.")
+    holds = TableHoldOutputSerializer(many=True, help_text="My holds, one per table.")
     xp = serializers.IntegerField(help_text="Experience (RULES.md §11): +10 ù with gà, +3 ù, +1 …")
     level = serializers.IntegerField(
         help_text="Follows from xp (docs/decisions.md: the level table)."
