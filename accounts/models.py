@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 import pghistory
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Length, Lower
@@ -160,6 +161,11 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(
         null=True, blank=True, default=token_expiry, help_text="Empty: never expires."
     )
+    scopes = ArrayField(
+        models.CharField(max_length=32),
+        default=list,
+        help_text="What the token may do (accounts/scopes.py; docs/api.md: Scopes).",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -179,6 +185,9 @@ class ApiToken(models.Model):
             models.CheckConstraint(
                 condition=Q(revoked_at__isnull=True) | Q(revoked_at__gte=F("created_at")),
                 name="accounts_apitoken_revoked_after_created",
+            ),
+            models.CheckConstraint(
+                condition=Q(scopes__len__gte=1), name="accounts_apitoken_has_a_scope"
             ),
         ]
 

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from chan_api.schema import COMMON_HEADERS, problem_responses_for
 
 # The entry points of the API by name: every route of /api/v1/ without a path parameter …
@@ -70,6 +71,7 @@ class ApiRootOutputSerializer(serializers.Serializer):
 class ApiRootApi(APIView):
     """Open to anyone; a stale bearer header does not matter."""
 
+    required_scope = scopes.PUBLIC
     authentication_classes = ()
     permission_classes = (AllowAny,)
 

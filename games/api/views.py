@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from chan_api.schema import COMMON_HEADERS
 from games.api.long_poll import Pending, long_poll_deferrable, long_poll_pending
 from games.api.schema import (
@@ -125,6 +126,8 @@ HAND_ID = OpenApiParameter("hand_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
 
 class TableListCreateApi(APIView):
+    required_scope = {"GET": scopes.READ, "POST": scopes.PLAY}
+
     @extend_schema(
         operation_id="tables_list",
         tags=["tables"],
@@ -176,6 +179,8 @@ class TableListCreateApi(APIView):
 
 
 class TableDetailApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="tables_retrieve",
         tags=["tables"],
@@ -188,6 +193,8 @@ class TableDetailApi(APIView):
 
 
 class SeatJoinApi(APIView):
+    required_scope = scopes.PLAY
+
     @extend_schema(
         operation_id="tables_join",
         tags=["tables"],
@@ -206,6 +213,8 @@ class SeatJoinApi(APIView):
 
 
 class SeatLeaveApi(APIView):
+    required_scope = scopes.BOT_PLAY
+
     @extend_schema(
         operation_id="tables_leave",
         tags=["tables"],
@@ -220,6 +229,8 @@ class SeatLeaveApi(APIView):
 
 
 class SeatReadyApi(APIView):
+    required_scope = scopes.BOT_PLAY
+
     @extend_schema(
         operation_id="tables_ready",
         tags=["tables"],
@@ -239,6 +250,8 @@ class SeatReadyApi(APIView):
 
 
 class TableHandListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="tables_hands",
         tags=["tables"],
@@ -251,6 +264,8 @@ class TableHandListApi(APIView):
 
 
 class TableHandRedirectApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="tables_hand",
         tags=["tables"],
@@ -270,6 +285,8 @@ class TableHandRedirectApi(APIView):
 
 
 class RoomListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="rooms_list",
         tags=["rooms"],
@@ -282,6 +299,8 @@ class RoomListApi(APIView):
 
 
 class RoomQuickJoinApi(APIView):
+    required_scope = scopes.PLAY
+
     @extend_schema(
         operation_id="rooms_quick_join",
         tags=["rooms"],
@@ -317,6 +336,8 @@ BAD_HISTORY = {400: "`invalid`: `cursor` or `limit` is malformed (`errors` name 
 
 
 class MeHandListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="me_hands",
         tags=["me"],
@@ -335,6 +356,8 @@ class MeHandListApi(APIView):
 
 
 class PlayerDetailApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="players_retrieve",
         tags=["players"],
@@ -348,6 +371,8 @@ class PlayerDetailApi(APIView):
 
 
 class PlayerHandListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="players_hands",
         tags=["players"],
@@ -400,6 +425,8 @@ def _not_modified(etag: str) -> Response:
 
 
 class HandDetailApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="hands_retrieve",
         tags=["hands"],
@@ -453,6 +480,8 @@ class HandDetailApi(APIView):
 
 
 class HandEventListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="hands_events",
         tags=["hands"],
@@ -496,6 +525,8 @@ def _request_hash(hand_id: int, body: Any) -> str:
 
 
 class MoveSubmitApi(APIView):
+    required_scope = scopes.BOT_PLAY
+
     @extend_schema(
         operation_id="hands_moves_create",
         tags=["hands"],
@@ -539,6 +570,8 @@ class MoveSubmitApi(APIView):
 
 
 class HandReplayApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="hands_replay",
         tags=["hands"],
@@ -562,6 +595,8 @@ EXPORT_FORBIDDEN = {
 
 
 class HandExportApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="hands_export",
         tags=["hands"],
@@ -586,6 +621,8 @@ class HandExportApi(APIView):
 
 
 class RulesPresetListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="rules_presets",
         tags=["rules"],
@@ -598,6 +635,8 @@ class RulesPresetListApi(APIView):
 
 
 class RulesEvaluateApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="rules_evaluate",
         tags=["rules"],
@@ -630,6 +669,8 @@ class RulesEvaluateApi(APIView):
 
 
 class RulesScoreApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="rules_score",
         tags=["rules"],

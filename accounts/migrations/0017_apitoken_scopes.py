@@ -1,0 +1,44 @@
+"""Tokens carry scopes (accounts/scopes.py). The tokens issued before scopes existed keep every
+scope there was when scopes came (listed here by value, so a later scope is never granted to them
+by this migration)."""
+
+import django.contrib.postgres.fields
+from django.db import migrations, models
+
+# Every scope as of this migration (docs/api.md: Scopes).
+SCOPES_AT_0017 = ["read", "play", "bot:play", "ledger:read", "audit:read", "limits", "tokens"]
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("accounts", "0013_ledger_entry_own_transaction"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="apitoken",
+            name="scopes",
+            field=django.contrib.postgres.fields.ArrayField(
+                base_field=models.CharField(max_length=32),
+                default=list,
+                help_text="What the token may do (accounts/scopes.py; docs/api.md: Scopes).",
+                size=None,
+            ),
+        ),
+        migrations.RunSQL(
+            sql=[
+                (
+                    "UPDATE accounts_apitoken SET scopes = %s::varchar(32)[]"
+                    " WHERE cardinality(scopes) = 0",
+                    [SCOPES_AT_0017],
+                )
+            ],
+            reverse_sql=migrations.RunSQL.noop,
+        ),
+        migrations.AddConstraint(
+            model_name="apitoken",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("scopes__len__gte", 1)), name="accounts_apitoken_has_a_scope"
+            ),
+        ),
+    ]
