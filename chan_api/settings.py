@@ -82,7 +82,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "axes",
     "drf_spectacular_sidecar",
-    "oauth2_provider",  # OAuth 2 for third-party apps (/oauth/; accounts/oauth.py)
+    "oauth2_provider",  # OAuth 2 for third-party apps (/oauth/; accounts/api/oauth.py)
     # Change history with old and new values, kept by PostgreSQL triggers (docs/decisions.md).
     "pgtrigger",
     "pghistory",
@@ -127,12 +127,12 @@ AXES_HTTP_RESPONSE_CODE = 429
 AXES_CLIENT_IP_CALLABLE = "chan_api.throttles.client_address"
 AXES_LOCKOUT_CALLABLE = "chan_api.admin_lockout.lockout_response"
 
-# OAuth 2 for third-party apps acting for a player (django-oauth-toolkit; accounts/oauth.py,
+# OAuth 2 for third-party apps acting for a player (django-oauth-toolkit; accounts/api/oauth.py,
 # docs/api.md "OAuth", docs/decisions.md): authorization code with PKCE S256 only, refresh tokens
 # rotated, tokens stored hashed, the scopes of accounts/scopes.py (not `tokens`).
 OAUTH2_PROVIDER = {
-    "SCOPES_BACKEND_CLASS": "accounts.oauth.ChanScopes",
-    "OAUTH2_VALIDATOR_CLASS": "accounts.oauth.ChanOAuth2Validator",
+    "SCOPES_BACKEND_CLASS": "accounts.api.oauth.ChanScopes",
+    "OAUTH2_VALIDATOR_CLASS": "accounts.api.oauth.ChanOAuth2Validator",
     "DEFAULT_SCOPES": ["read"],
     "PKCE_REQUIRED": True,
     "ACCESS_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_ACCESS_TOKEN_SECONDS", "3600")),

@@ -235,7 +235,8 @@ class MeTokenListCreateApi(APIView):
             expires_in=data.get("expires_in"),
             granted_by=getattr(request.user, "token_scopes", None),
         )
-        body = MeTokenCreatedOutputSerializer(token).data | {"token": raw}
+        token.token = raw  # the secret, this once
+        body = MeTokenCreatedOutputSerializer(token).data
         return Response(body, status=status.HTTP_201_CREATED)
 
 
