@@ -20,8 +20,10 @@ from django.urls import path, reverse_lazy
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from oauth2_provider import views as oauth_views
+from oauth2_provider.exceptions import OAuthToolkitError
 from oauth2_provider.oauth2_validators import OAuth2Validator
 from oauth2_provider.scopes import BaseScopes
+from oauthlib.oauth2.rfc6749 import errors as oauth_errors
 
 from accounts import scopes
 
@@ -112,6 +114,20 @@ class ConsentView(PageLanguageMixin, oauth_views.AuthorizationView):
 
     template_name = "oauth/authorize.html"
     login_url = reverse_lazy("oauth-login")
+
+    def validate_authorization_request(self, request: Any) -> tuple[list[str], dict[str, Any]]:
+        """PKCE with S256 only: a ``plain`` challenge is refused before the page is shown
+        (django-oauth-toolkit would refuse it only once the player consented)."""
+        found_scopes, credentials = super().validate_authorization_request(request)
+        if credentials.get("code_challenge_method") != "S256":
+            raise OAuthToolkitError(
+                error=oauth_errors.UnsupportedCodeChallengeMethodError(
+                    description="PKCE needs code_challenge_method=S256.",
+                    state=credentials.get("state"),
+                ),
+                redirect_uri=credentials.get("redirect_uri"),
+            )
+        return found_scopes, credentials
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
