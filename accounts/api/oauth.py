@@ -132,6 +132,9 @@ class ConsentView(PageLanguageMixin, oauth_views.AuthorizationView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["lang"] = translation.get_language()
+        context["scope_items"] = list(
+            zip(context.get("scopes", []), context.get("scopes_descriptions", []), strict=False)
+        )
         return context
 
 

@@ -40,11 +40,13 @@ def app() -> Any:
     )
 
 
-def authorize_query(app: Any, challenge: str, scope: str = "read bot:play", **extra: str) -> str:
+def authorize_query(
+    app: Any, challenge: str, scope: str = "read bot:play", redirect: str = REDIRECT, **extra: str
+) -> str:
     params = {
         "response_type": "code",
         "client_id": app.client_id,
-        "redirect_uri": REDIRECT,
+        "redirect_uri": redirect,
         "scope": scope,
         "state": "s-123",
         "code_challenge": challenge,
@@ -78,6 +80,7 @@ def code_for(make_user, app: Any, scope: str = "read bot:play") -> tuple[Any, st
     response = consent(browser, app, challenge, scope)
     assert response.status_code == 302, response.content
     query = parse_qs(urlparse(response["Location"]).query)
+    assert query["state"] == ["s-123"] and query["iss"]  # RFC 9207: the issuer, against mix-ups
     return user, query["code"][0], verifier
 
 
