@@ -27,6 +27,8 @@ from django.db.models.functions import Length, Lower
 from django.db.models.lookups import Exact
 from django.utils import timezone
 
+from accounts.scopes import all_scopes
+
 TOKEN_PREFIX_LENGTH = 8
 # secrets.token_urlsafe: the URL-safe base64 alphabet.
 TOKEN_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
@@ -163,7 +165,7 @@ class ApiToken(models.Model):
     )
     scopes = ArrayField(
         models.CharField(max_length=32),
-        default=list,
+        default=all_scopes,
         help_text="What the token may do (accounts/scopes.py; docs/api.md: Scopes).",
     )
 

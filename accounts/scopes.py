@@ -58,6 +58,11 @@ OAUTH_SCOPES: tuple[str, ...] = tuple(s for s in SCOPES if s != TOKENS)
 ALL_SCOPES: tuple[str, ...] = tuple(SCOPES)
 
 
+def all_scopes() -> list[str]:
+    """Every scope: the default of a token made without naming its scopes (a login's)."""
+    return list(ALL_SCOPES)
+
+
 def expand(scopes: Iterable[str]) -> frozenset[str]:
     """The scopes granted, with those they imply."""
     granted = set(scopes)

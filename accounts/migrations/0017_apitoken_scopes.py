@@ -5,6 +5,8 @@ by this migration)."""
 import django.contrib.postgres.fields
 from django.db import migrations, models
 
+import accounts.scopes
+
 # Every scope as of this migration (docs/api.md: Scopes).
 SCOPES_AT_0017 = ["read", "play", "bot:play", "ledger:read", "audit:read", "limits", "tokens"]
 
@@ -34,6 +36,17 @@ class Migration(migrations.Migration):
                 )
             ],
             reverse_sql=migrations.RunSQL.noop,
+        ),
+        # New rows made without naming their scopes get every scope of their day.
+        migrations.AlterField(
+            model_name="apitoken",
+            name="scopes",
+            field=django.contrib.postgres.fields.ArrayField(
+                base_field=models.CharField(max_length=32),
+                default=accounts.scopes.all_scopes,
+                help_text="What the token may do (accounts/scopes.py; docs/api.md: Scopes).",
+                size=None,
+            ),
         ),
         migrations.AddConstraint(
             model_name="apitoken",

@@ -220,13 +220,39 @@ def test_the_auditor_power_needs_audit_read_through_a_token(make_user) -> None:
     assert client_with(raw).get("/api/v1/me").json()["is_auditor"] is True
 
 
-def test_tokens_from_before_scopes_keep_every_scope() -> None:
+def test_tokens_from_before_scopes_keep_every_scope(make_user) -> None:
     from importlib import import_module
 
+    from django.db import connection
+
+    from tests.db_owner import as_owner
+
+    # given a token as it stood before migration 0017 (no scopes; the constraint is the owner's
+    # to drop, inside this test's transaction)
+    user, _ = make_user()
+    old, _ = token_create(user=user)
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # no pending checks before the ALTER
+    as_owner("ALTER TABLE accounts_apitoken DROP CONSTRAINT accounts_apitoken_has_a_scope")
+    ApiToken.objects.filter(pk=old.pk).update(scopes=[])
+
+    # when the migration's data step runs
     migration = import_module("accounts.migrations.0017_apitoken_scopes")
-    # the scopes frozen in the migration are every scope the code knew when it came
-    assert set(migration.SCOPES_AT_0017) <= set(scopes.ALL_SCOPES)
-    assert set(migration.SCOPES_AT_0017) >= {"read", "play", "bot:play", "ledger:read"}
+    backfill = next(op for op in migration.Migration.operations if hasattr(op, "sql"))
+    with connection.cursor() as cursor:
+        for statement, params in backfill.sql:
+            cursor.execute(statement, params)
+
+    # then it holds every scope of that day, which are every scope the code knows today
+    old.refresh_from_db()
+    assert old.scopes == migration.SCOPES_AT_0017
+    assert set(migration.SCOPES_AT_0017) == set(scopes.ALL_SCOPES)
+
+
+def test_a_token_made_without_naming_scopes_has_every_scope(make_user) -> None:
+    user, _ = make_user()
+    token = ApiToken.objects.create(user=user, key_prefix="Ab-_0123", key_hash="ab" * 32)
+    assert token.scopes == list(scopes.ALL_SCOPES)
 
 
 # ------------------------------------------------------------------------------- the docs
