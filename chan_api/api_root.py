@@ -22,6 +22,8 @@ RESOURCES = {
     "check": "auth-check",
     "logout": "auth-logout",
     "tokens": "auth-tokens",
+    "my_tokens": "me-tokens",
+    "oauth_metadata": "oauth-server-metadata",
     "me": "me",
     "ledger": "me-ledger",
     "bonus": "me-bonus",
@@ -36,6 +38,7 @@ RESOURCES = {
 # … and every one with parameters, as an RFC 6570 URI template (``{hand_id}`` …).
 TEMPLATES = {
     "token_revoke": ("auth-token-revoke", {"token_id": 0}),
+    "my_token_revoke": ("me-token-revoke", {"token_id": 0}),
     "player": ("games:player-detail", {"username": "_"}),
     "player_hands": ("games:player-hands", {"username": "_"}),
     "room_quick_join": ("games:room-quick-join", {"slug": "_"}),

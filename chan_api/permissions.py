@@ -14,9 +14,11 @@ def view_scope(view: Any, method: str) -> str | None:
     mapping of HTTP method to one (HEAD reads as GET; OPTIONS needs any token). None: the view
     declares nothing (refused)."""
     declared = getattr(view, "required_scope", None)
+    if declared is None:
+        return None
+    if method == "OPTIONS":
+        return ANY
     if isinstance(declared, dict):
-        if method == "OPTIONS":
-            return ANY
         return declared.get("GET" if method == "HEAD" else method)
     return declared
 

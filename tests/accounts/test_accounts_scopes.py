@@ -278,3 +278,12 @@ def test_the_schema_declares_both_security_schemes_with_scopes(api_client) -> No
     assert {"oauth2": ["read"]} in listed
     # managing tokens is for personal tokens only
     assert schema["paths"]["/api/v1/me/tokens"]["post"]["security"] == [{"bearerAuth": []}]
+
+
+def test_a_missing_scope_tells_oauth_clients_in_www_authenticate(make_user) -> None:
+    _, client = scoped(make_user, scopes.READ)
+    response = client.post("/api/v1/me/bonus")
+    assert response.status_code == 403
+    assert response["WWW-Authenticate"] == 'Bearer error="insufficient_scope", scope="play"'
+    # OPTIONS needs no particular scope
+    assert client.options("/api/v1/me/bonus").status_code == 200
