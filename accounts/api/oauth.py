@@ -106,6 +106,9 @@ class OAuthLoginView(PageLanguageMixin, auth_views.LoginView):
 
 
 class OAuthLogoutView(auth_views.LogoutView):
+    """ "Not you?" on the consent page: sign out, then back to the same authorization request
+    (``next``), which asks for a sign-in again."""
+
     next_page = reverse_lazy("oauth-login")
 
 

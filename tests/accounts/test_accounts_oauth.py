@@ -321,3 +321,15 @@ def test_a_banned_players_app_token_stops_working(app, make_user) -> None:
 def test_apps_are_registered_in_the_admin(admin_client) -> None:
     response = admin_client.get("/admin/oauth2_provider/application/add/")
     assert response.status_code == 200
+
+
+def test_not_you_signs_out_and_returns_to_the_same_request(app, make_user) -> None:
+    user, _ = make_user()
+    browser = Client()
+    browser.force_login(user)
+    _, challenge = pkce()
+    url = authorize_query(app, challenge, "read")
+    assert 'id="consent-switch"' in browser.get(url).content.decode()
+    response = browser.post("/oauth/logout/", {"next": url})
+    assert response.status_code == 302 and response["Location"] == url
+    assert browser.get(url)["Location"].startswith("/oauth/login/")
