@@ -92,6 +92,9 @@ class User(AbstractUser):
         default=False,
         help_text="A server bot of the practice tables: never logs in, holds no Quan.",
     )
+    # Not a column: what the request's token may do, set by accounts.authentication (None for
+    # a request without a token, an admin session).
+    token_scopes: frozenset[str] | None = None
     signup_address = models.CharField(
         max_length=64,
         blank=True,

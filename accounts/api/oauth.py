@@ -16,7 +16,7 @@ from django import forms
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest, HttpResponse
-from django.urls import path, reverse_lazy
+from django.urls import path, reverse, reverse_lazy
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
 from oauth2_provider import views as oauth_views
@@ -109,7 +109,8 @@ class OAuthLogoutView(auth_views.LogoutView):
     """ "Not you?" on the consent page: sign out, then back to the same authorization request
     (``next``), which asks for a sign-in again."""
 
-    next_page = reverse_lazy("oauth-login")
+    def get_default_redirect_url(self) -> str:
+        return reverse("oauth-login")
 
 
 class ConsentView(PageLanguageMixin, oauth_views.AuthorizationView):

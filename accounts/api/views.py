@@ -233,10 +233,10 @@ class MeTokenListCreateApi(APIView):
             name=data.get("name", ""),
             scopes=data["scopes"],
             expires_in=data.get("expires_in"),
-            granted_by=getattr(request.user, "token_scopes", None),
+            granted_by=request.user.token_scopes,
         )
-        token.token = raw  # the secret, this once
-        body = MeTokenCreatedOutputSerializer(token).data
+        # MeTokenCreatedOutputSerializer's shape: the token as listed, plus its secret this once.
+        body = {**TokenOutputSerializer(token).data, "token": raw}
         return Response(body, status=status.HTTP_201_CREATED)
 
 
