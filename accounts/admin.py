@@ -371,10 +371,19 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
 class ApiTokenAdmin(admin.ModelAdmin):
     """Read-only: tokens are issued through the API; staff may only revoke them."""
 
-    list_display = ("id", "user", "name", "key_prefix", "created_at", "last_used_at", "revoked_at")
+    list_display = (
+        "id",
+        "user",
+        "name",
+        "key_prefix",
+        "scopes",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
     search_fields = ("user__username", "key_prefix", "name")
-    fields = ("user", "name", "key_prefix", "created_at", "last_used_at", "revoked_at")
+    fields = ("user", "name", "key_prefix", "scopes", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     list_select_related = ("user",)
     actions = ("revoke",)

@@ -20,11 +20,14 @@ from typing import Any, ClassVar
 import pghistory
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Length, Lower
 from django.db.models.lookups import Exact
 from django.utils import timezone
+
+from accounts.scopes import all_scopes
 
 TOKEN_PREFIX_LENGTH = 8
 # secrets.token_urlsafe: the URL-safe base64 alphabet.
@@ -89,6 +92,9 @@ class User(AbstractUser):
         default=False,
         help_text="A server bot of the practice tables: never logs in, holds no Quan.",
     )
+    # Not a column: what the request's token may do, set by accounts.authentication (None for
+    # a request without a token, an admin session).
+    token_scopes: frozenset[str] | None = None
     signup_address = models.CharField(
         max_length=64,
         blank=True,
@@ -160,6 +166,11 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(
         null=True, blank=True, default=token_expiry, help_text="Empty: never expires."
     )
+    scopes = ArrayField(
+        models.CharField(max_length=32),
+        default=all_scopes,
+        help_text="What the token may do (accounts/scopes.py; docs/api.md: Scopes).",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -179,6 +190,9 @@ class ApiToken(models.Model):
             models.CheckConstraint(
                 condition=Q(revoked_at__isnull=True) | Q(revoked_at__gte=F("created_at")),
                 name="accounts_apitoken_revoked_after_created",
+            ),
+            models.CheckConstraint(
+                condition=Q(scopes__len__gte=1), name="accounts_apitoken_has_a_scope"
             ),
         ]
 

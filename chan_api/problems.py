@@ -146,6 +146,9 @@ def problem_response(error: errors.DomainError) -> Response:
         response["Retry-After"] = str(max(1, error.retry_after))
     if isinstance(error, ServiceUnavailable):
         response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    if error.code == "missing_scope":  # RFC 6750 §3.1, for OAuth clients
+        scope = error.extra.get("scope", "")
+        response["WWW-Authenticate"] = f'Bearer error="insufficient_scope", scope="{scope}"'
     return response
 
 

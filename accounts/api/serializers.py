@@ -19,6 +19,8 @@ from accounts.limits import (
     SELF_EXCLUSION_MIN_DAYS,
 )
 from accounts.models import ApiToken, LedgerTransaction, User
+from accounts.scopes import ALL_SCOPES
+from accounts.services import TOKEN_EXPIRES_IN_MAX, TOKEN_EXPIRES_IN_MIN
 from chan_api.strict_input import (
     QueryIntegerField,
     StrictCharField,
@@ -42,6 +44,31 @@ class TokenCreateInputSerializer(StrictInputSerializer):
     username = StrictCharField(min_length=1, max_length=_USERNAME_MAX)
     password = StrictCharField(min_length=1, max_length=_PASSWORD_MAX, trim_whitespace=False)
     name = StrictCharField(max_length=_TOKEN_NAME_MAX, required=False, allow_blank=True)
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(ALL_SCOPES)),
+        required=False,
+        allow_empty=False,
+        max_length=len(ALL_SCOPES),
+        help_text="The new token's scopes (docs/api.md: Scopes); every scope if absent.",
+    )
+
+
+class MeTokenCreateInputSerializer(StrictInputSerializer):
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(ALL_SCOPES)),
+        allow_empty=False,
+        max_length=len(ALL_SCOPES),
+        help_text="What the new token may do (docs/api.md: Scopes): at most what the token "
+        "asking holds.",
+    )
+    name = StrictCharField(max_length=_TOKEN_NAME_MAX, required=False, allow_blank=True)
+    expires_in = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=TOKEN_EXPIRES_IN_MIN,
+        max_value=TOKEN_EXPIRES_IN_MAX,
+        help_text="Seconds until it stops working; absent or null: `CHAN_TOKEN_TTL_DAYS`.",
+    )
 
 
 class TableHoldOutputSerializer(serializers.Serializer):
@@ -99,6 +126,14 @@ class TokenOutputSerializer(serializers.Serializer):
         allow_null=True, help_text="When it stops working (`CHAN_TOKEN_TTL_DAYS`); null: never."
     )
     expired = serializers.BooleanField(source="is_expired")
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(ALL_SCOPES)),
+        help_text="What the token may do (docs/api.md: Scopes).",
+    )
+
+
+class MeTokenCreatedOutputSerializer(TokenOutputSerializer):
+    token = serializers.CharField(help_text="The bearer token. Shown this once; store it.")
 
 
 class TokenCheckOutputSerializer(serializers.Serializer):

@@ -272,6 +272,7 @@ def test_token_list_shows_own_tokens_without_secrets(api_client, make_user):
             "last_used_at",
             "name",
             "revoked",
+            "scopes",
         )
     }
     text = response.content.decode()
