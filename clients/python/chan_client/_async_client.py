@@ -255,10 +255,28 @@ class AsyncChanClient:
         return cast(dict[str, Any], await self._json("GET", "/api/v1/auth/check"))
 
     async def tokens(self) -> list[dict[str, Any]]:
-        """My tokens (never their secrets)."""
-        return cast(list[dict[str, Any]], await self._json("GET", "/api/v1/auth/tokens"))
+        """My tokens (never their secrets), with their scopes."""
+        return cast(list[dict[str, Any]], await self._json("GET", "/api/v1/me/tokens"))
+
+    async def create_token(
+        self, scopes: list[str], *, name: str = "", expires_in: int | None = None
+    ) -> dict[str, Any]:
+        """A new token with ``scopes`` (at most this client's); its secret is in the answer
+        once (``token``), never again."""
+        body: dict[str, Any] = {"scopes": scopes, "name": name}
+        if expires_in is not None:
+            body["expires_in"] = expires_in
+        return cast(dict[str, Any], await self._json("POST", "/api/v1/me/tokens", json=body))
 
     async def revoke_token(self, token_id: int) -> None:
+        await self.request("DELETE", f"/api/v1/me/tokens/{token_id}")
+
+    async def legacy_tokens(self) -> list[dict[str, Any]]:
+        """``GET /auth/tokens``: deprecated (Sunset 2027-06-01), use :meth:`tokens`."""
+        return cast(list[dict[str, Any]], await self._json("GET", "/api/v1/auth/tokens"))
+
+    async def legacy_revoke_token(self, token_id: int) -> None:
+        """``DELETE /auth/tokens/{id}``: deprecated (Sunset 2027-06-01), use :meth:`revoke_token`."""
         await self.request("DELETE", f"/api/v1/auth/tokens/{token_id}")
 
     async def me(self) -> Me:

@@ -257,10 +257,28 @@ class ChanClient:
         return cast(dict[str, Any], self._json("GET", "/api/v1/auth/check"))
 
     def tokens(self) -> list[dict[str, Any]]:
-        """My tokens (never their secrets)."""
-        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/auth/tokens"))
+        """My tokens (never their secrets), with their scopes."""
+        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/me/tokens"))
+
+    def create_token(
+        self, scopes: list[str], *, name: str = "", expires_in: int | None = None
+    ) -> dict[str, Any]:
+        """A new token with ``scopes`` (at most this client's); its secret is in the answer
+        once (``token``), never again."""
+        body: dict[str, Any] = {"scopes": scopes, "name": name}
+        if expires_in is not None:
+            body["expires_in"] = expires_in
+        return cast(dict[str, Any], self._json("POST", "/api/v1/me/tokens", json=body))
 
     def revoke_token(self, token_id: int) -> None:
+        self.request("DELETE", f"/api/v1/me/tokens/{token_id}")
+
+    def legacy_tokens(self) -> list[dict[str, Any]]:
+        """``GET /auth/tokens``: deprecated (Sunset 2027-06-01), use :meth:`tokens`."""
+        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/auth/tokens"))
+
+    def legacy_revoke_token(self, token_id: int) -> None:
+        """``DELETE /auth/tokens/{id}``: deprecated (Sunset 2027-06-01), use :meth:`revoke_token`."""
         self.request("DELETE", f"/api/v1/auth/tokens/{token_id}")
 
     def me(self) -> Me:

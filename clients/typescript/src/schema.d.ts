@@ -111,7 +111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List my tokens (newest first, at most 100) */
+        /**
+         * List my tokens (newest first, at most 100)
+         * @deprecated
+         */
         get: operations["auth_tokens_list"];
         put?: never;
         post?: never;
@@ -131,7 +134,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke one of my tokens */
+        /**
+         * Revoke one of my tokens
+         * @deprecated
+         */
         delete: operations["auth_tokens_revoke"];
         options?: never;
         head?: never;
@@ -371,6 +377,47 @@ export interface paths {
         /** Exclude myself for 183 days or more (null: permanently), at once */
         post: operations["me_self_exclusion"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my personal tokens (newest first, at most 100)
+         * @description My personal tokens: list them, or mint one with chosen scopes (its secret shown once).
+         */
+        get: operations["me_tokens_list"];
+        put?: never;
+        /**
+         * Create a personal token with the scopes I choose (the secret is shown once)
+         * @description My personal tokens: list them, or mint one with chosen scopes (its secret shown once).
+         */
+        post: operations["me_tokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of my personal tokens */
+        delete: operations["me_tokens_revoke"];
         options?: never;
         head?: never;
         patch?: never;
@@ -665,6 +712,10 @@ export interface components {
             /** Format: uri */
             tokens: string;
             /** Format: uri */
+            my_tokens: string;
+            /** Format: uri */
+            oauth_metadata: string;
+            /** Format: uri */
             me: string;
             /** Format: uri */
             ledger: string;
@@ -688,6 +739,7 @@ export interface components {
         /** @description The URLs that take an id or a name, as RFC 6570 templates (`…/hands/{hand_id}`): fill in the braces. */
         ApiRootTemplates: {
             token_revoke: string;
+            my_token_revoke: string;
             player: string;
             player_hands: string;
             room_quick_join: string;
@@ -832,6 +884,8 @@ export interface components {
             seat: number;
             /** @description Its wallet. */
             account: number | null;
+            /** @description What the wallet held then for its seats at other tables (issue 21): the cap is the entry's balance_after less this. */
+            held_elsewhere: number;
             /** @description The wallet's last ledger entry before the settlement (null: it had none). */
             entry: components["schemas"]["ExportCapEntry"] | null;
         };
@@ -1269,6 +1323,35 @@ export interface components {
          * @enum {string}
          */
         MatGroupKindEnum: "chan" | "ca" | "chiu";
+        /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
+        MeTokenCreateInput: {
+            /** @description What the new token may do (docs/api.md: Scopes): at most what the token asking holds. */
+            scopes: components["schemas"]["ScopesEnum"][];
+            name?: string;
+            /** @description Seconds until it stops working; absent or null: `CHAN_TOKEN_TTL_DAYS`. */
+            expires_in?: number | null;
+        };
+        /** @description A token as its owner may see it: never the hash, never the plaintext. */
+        MeTokenCreatedOutput: {
+            id: number;
+            name: string;
+            key_prefix: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            revoked: boolean;
+            /**
+             * Format: date-time
+             * @description When it stops working (`CHAN_TOKEN_TTL_DAYS`); null: never.
+             */
+            expires_at: string | null;
+            expired: boolean;
+            /** @description What the token may do (docs/api.md: Scopes). */
+            scopes: components["schemas"]["ScopesEnum"][];
+            /** @description The bearer token. Shown this once; store it. */
+            token: string;
+        };
         /** @description A bỏ ù (RULES.md §4, §9): a stock card the seat could have won on and let go by. */
         MissedWin: {
             card: components["schemas"]["CardCode"];
@@ -1457,6 +1540,12 @@ export interface components {
             display_name: string;
             /** @description Quan balance. */
             balance: number;
+            /** @description Quan held for my seats (15 × stake a table); not to be spent. */
+            held: number;
+            /** @description balance − held: what I may stake or spend. */
+            available: number;
+            /** @description My holds, one per table. */
+            holds: components["schemas"]["TableHoldOutput"][];
             /** @description Experience (RULES.md §11): +10 ù with gà, +3 ù, +1 … */
             xp: number;
             /** @description Follows from xp (docs/decisions.md: the level table). */
@@ -1569,6 +1658,17 @@ export interface components {
                 [key: string]: components["schemas"]["RulesetValue"];
             };
         };
+        /**
+         * @description * `read` - read
+         *     * `play` - play
+         *     * `bot:play` - bot:play
+         *     * `ledger:read` - ledger:read
+         *     * `audit:read` - audit:read
+         *     * `limits` - limits
+         *     * `tokens` - tokens
+         * @enum {string}
+         */
+        ScopesEnum: "read" | "play" | "bot:play" | "ledger:read" | "audit:read" | "limits" | "tokens";
         /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
         ScoreInput: {
             /** @description The default preset if omitted. */
@@ -1675,6 +1775,19 @@ export interface components {
             /** Format: date-time */
             ended_at: string | null;
         };
+        /** @description Reads an ``accounts.hold_selectors.TableHold``. */
+        TableHoldOutput: {
+            table_id: number;
+            table_name: string;
+            stake: number;
+            /** @description Quan held for my seat there. */
+            amount: number;
+            /**
+             * Format: date-time
+             * @description When the hold last changed.
+             */
+            since: string;
+        };
         TableOutput: {
             id: number;
             name: string;
@@ -1710,8 +1823,8 @@ export interface components {
             reality_check?: components["schemas"]["RealityCheck"] | null;
         };
         /**
-         * @description A problem+json body of the table endpoints: ``insufficient_balance`` carries ``needed``
-         *     and ``balance``; ``room_requirements_not_met`` carries ``room`` and ``missing``.
+         * @description A problem+json body of the table endpoints: ``insufficient_balance`` carries ``needed``,
+         *     ``available``, ``held`` and ``balance``; ``room_requirements_not_met`` carries ``room`` and ``missing``.
          */
         TableProblem: {
             type: string;
@@ -1731,6 +1844,10 @@ export interface components {
             needed?: number;
             /** @description The player's Quan. */
             balance?: number;
+            /** @description balance − held: what the player's seats do not hold. */
+            available?: number;
+            /** @description Quan held for the player's seats (15 × stake a table). */
+            held?: number;
             /** @description The room's slug. */
             room?: string;
             /** @description What the player lacks, e.g. `[{"requirement": "balance", "needed": 150000, "have": 50000}]`. */
@@ -1771,6 +1888,8 @@ export interface components {
             username: string;
             password: string;
             name?: string;
+            /** @description The new token's scopes (docs/api.md: Scopes); every scope if absent. */
+            scopes?: components["schemas"]["ScopesEnum"][];
         };
         TokenIssuedOutput: {
             /** @description The bearer token. Shown this once; store it. */
@@ -1794,6 +1913,8 @@ export interface components {
              */
             expires_at: string | null;
             expired: boolean;
+            /** @description What the token may do (docs/api.md: Scopes). */
+            scopes: components["schemas"]["ScopesEnum"][];
         };
         /**
          * @description * `discard` - discard
@@ -2472,6 +2593,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -2529,6 +2659,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2784,6 +2923,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -2841,6 +2989,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2954,7 +3111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3058,7 +3215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3140,7 +3297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `hand_not_ended` (a participant, before the end) or `not_a_participant`. */
+            /** @description `hand_not_ended` (a participant, before the end) or `not_a_participant`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3239,7 +3396,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MoveProblem"];
                 };
             };
-            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3257,7 +3414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MoveProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3369,7 +3526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3449,6 +3606,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3511,6 +3677,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3566,6 +3741,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BonusAlreadyClaimed"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3650,6 +3834,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3750,6 +3943,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3825,6 +4027,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3880,6 +4091,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3955,6 +4175,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4055,6 +4284,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -4066,6 +4304,261 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_tokens_list: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOutput"][];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_tokens_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeTokenCreateInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeTokenCreatedOutput"];
+                };
+            };
+            /** @description Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with `errors` per field). Registration also refuses weak passwords (`invalid`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_tokens_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @example 11 */
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no such token among yours. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4130,6 +4623,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4223,6 +4725,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -4287,6 +4798,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4382,6 +4902,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -4391,7 +4920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4493,6 +5022,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -4573,6 +5111,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4641,6 +5188,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4756,6 +5312,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4833,7 +5398,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4924,6 +5498,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -4999,6 +5582,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5065,6 +5657,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5158,6 +5759,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5167,7 +5777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5258,6 +5868,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5267,7 +5886,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5353,6 +5972,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5362,7 +5990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
