@@ -117,7 +117,7 @@ def opening(fmt: str) -> bytes:
 
 
 def render_chunk(
-    source: str, ident: int, seat: int | None, cursor: int, fmt: str
+    source: str, ident: int, seat: int | None, cursor: int, fmt: str, *, release: bool = True
 ) -> tuple[bytes, int, bool]:
     """The frames after ``cursor`` of a hand's events for ``seat`` (``source`` "events",
     ``ident`` the hand; cursor -1: from the deal) or of a player's feed ("feed", the user).
@@ -138,7 +138,8 @@ def render_chunk(
         body = b"".join(frame(fmt, e["seq"], e["kind"], e) for e in page["entries"])
         return body, page["next_after"], page["has_more"]
     finally:
-        close_old_connections()
+        if release:  # a worker thread of the event loop's: its connection as Django's threads
+            close_old_connections()
 
 
 def wsgi_stream(
@@ -150,7 +151,7 @@ def wsgi_stream(
         yield opening(fmt)
         position, more = cursor, True
         while more:
-            body, position, more = render_chunk(source, ident, seat, position, fmt)
+            body, position, more = render_chunk(source, ident, seat, position, fmt, release=False)
             yield body
         yield heartbeat(fmt)
 
