@@ -59,10 +59,11 @@ from django.db import transaction
 from accounts.models import User
 from games.services.feed import FeedNote, feed_append
 users = list(User.objects.filter(username__startswith=sys.argv[1]).values_list("pk", flat=True))
+import time
 with transaction.atomic():
     feed_append(notes=[FeedNote(u, "hand_voided", "bench:call", data={"seq": 0}) for u in users])
-import time
-print(len(users), time.time())  # committed: the clock the polls' answers are timed from
+    committing = time.time()  # the clock the polls' answers are timed from: the COMMIT next
+print(len(users), committing)
 """
 
 

@@ -34,15 +34,6 @@ LAST_EVENT_ID = OpenApiParameter(
     required=False,
     description="A stream resumes after this seq (what the last event's `id` said).",
 )
-ACCEPT_STREAM = OpenApiParameter(
-    "Accept",
-    str,
-    OpenApiParameter.HEADER,
-    required=False,
-    description="`text/event-stream` (Server-Sent Events) or `application/x-ndjson` for a "
-    "stream instead of a page.",
-)
-_ENTITY_TAG_RE_SPLIT = ","
 
 
 def if_none_match(request: Request) -> list[str] | None:
@@ -113,7 +104,6 @@ class MeFeedApi(APIView):
         parameters=[
             FeedQuerySerializer,
             IF_NONE_MATCH,
-            ACCEPT_STREAM,
             LAST_EVENT_ID,
             ETAG,
             *COMMON_HEADERS,
@@ -151,16 +141,18 @@ class MeFeedApi(APIView):
             if head <= after:
                 if long_poll_deferrable(request):  # under ASGI: wait without this thread
                     pending = Pending(
-                        "replay",
+                        "feed",
                         0,
                         head,
                         after,
                         None,
                         wait,
+                        tags=if_none_match(request),
+                        limit=limit,
                         topic=feed_topic(user_id),
                         user=user_id,
                     )
-                    return long_poll_pending(request, pending)
+                    return _conditional_headers(long_poll_pending(request, pending), "")
                 with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
                     feed_wait(user_id=user_id, after=after, timeout=wait)
         page = feed_page(user_id=user_id, after=after, limit=limit)

@@ -53,6 +53,7 @@ from games.hand_store import long_poll_slot_take, long_poll_slots_free
 from games.live import streams
 from games.live.subscription import Subscription as HandFeed
 from games.live.subscription import hand_feed
+from games.selectors.feed import feed_etag, feed_page
 from games.selectors.hands import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
 
 logger = logging.getLogger(__name__)
@@ -72,8 +73,9 @@ Send = Callable[[Message], Awaitable[None]]
 class Pending(NamedTuple):
     """What the view hands over to :class:`LongPollApp` (the marker header, as JSON)."""
 
-    kind: str  # "hand" (the view, with an ETag), "events" (a page after after_seq), "replay"
-    # (Django answers once woken: the feed, a table, the lobby) or "stream" (games.live.streams)
+    kind: str  # "hand" (the view, with an ETag), "events" (a page after after_seq), "feed" (a
+    # player's page after after_seq, with an ETag), "replay" (Django answers once woken: a
+    # table, the lobby) or "stream" (games.live.streams)
     hand: int  # the hand's id ("hand", "events", a hand's stream); else 0
     seq: int  # the hand's seq when Django checked it
     after_seq: int
@@ -129,6 +131,15 @@ def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
         close_old_connections()
 
 
+def _feed_answer(user_id: int, after: int, limit: int) -> tuple[str, bytes]:
+    """The player's feed page after ``after`` and its ETag, as ``MeFeedApi`` renders them."""
+    try:
+        page = feed_page(user_id=user_id, after=after, limit=limit)
+        return feed_etag(user_id, page["head"], after, limit), _render(page)
+    finally:
+        close_old_connections()
+
+
 def _events_answer(hand_id: int, seat: int | None, after_seq: int, limit: int) -> bytes:
     try:
         hand = hand_get(hand_id=hand_id)
@@ -180,6 +191,9 @@ class _Answer(NamedTuple):
 def _job(p: Pending, seq: int) -> tuple[tuple[Any, ...], Callable[[], Any]]:
     """The key of ``p``'s answer at ``seq`` (the same for every waiter of the same seat and
     page) and how to render it."""
+    if p.kind == "feed":
+        key = ("feed", p.user, seq, p.after_seq, p.limit)
+        return key, lambda: _feed_answer(p.user or 0, p.after_seq, p.limit)
     if p.kind == "events":
         key = ("events", p.hand, seq, p.seat, p.after_seq, p.limit)
         return key, lambda: _events_answer(p.hand, p.seat, p.after_seq, p.limit)
@@ -317,7 +331,7 @@ class LongPollApp:
         """Render the answers an announcement's waiters will need, before they wake
         (``HandFeed.prepare``): one per seat and page, in worker threads, at the same time."""
         started = time.perf_counter()
-        jobs = dict(_job(p, seq) for p in pendings if p.kind in ("hand", "events"))
+        jobs = dict(_job(p, seq) for p in pendings if p.kind in ("hand", "events", "feed"))
         jobs.update(streams.job(p, seq, p.after_seq) for p in pendings if p.kind == "stream")
         if not jobs:
             return  # (replayed waits: Django answers each)
@@ -372,7 +386,7 @@ class LongPollApp:
             if pending.kind == "replay":  # Django answers: the request again, without wait
                 return await self.app(_without_wait(scope), _replayed_body(receive), send)
             if seq == _TIMED_OUT:  # the seq is the same unless the feed missed something
-                seq = feed.seq_if_known(pending.hand, pending.seq, epoch)
+                seq = feed.seq_if_known(pending.key, pending.seq, epoch)
             try:
                 if seq == -1:
                     raise LookupError("the hand is gone")
