@@ -136,11 +136,13 @@ class TableListCreateApi(APIView):
         description=(
             "A JSON array of tables, newest first, `limit` (at most and by default 100) a page. "
             'When there are older tables the response has a `Link: <…&cursor=…>; rel="next"` '
-            "header: follow it for the next page."
+            "header: follow it for the next page. A content `ETag`: `If-None-Match` → 304; with "
+            "`?wait=N` (≤ 30 s) too, the answer comes as soon as a table changes."
         ),
-        parameters=[TableListQuerySerializer, LINK_NEXT, *COMMON_HEADERS],
+        parameters=[TableListQuerySerializer, IF_NONE_MATCH, ETAG, LINK_NEXT, *COMMON_HEADERS],
         responses={
             200: TableOutputSerializer(many=True),
+            304: OpenApiResponse(description="Not modified (the ETag still matches)."),
             **problem_responses(400, descriptions=BAD_QUERY),
         },
     )
