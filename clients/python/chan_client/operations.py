@@ -28,6 +28,7 @@ OPERATIONS: dict[str, str] = {
     "me_bonus_claim": "claim_bonus",
     "me_hands": "my_hands",
     "me_ledger": "my_ledger",
+    "me_feed": "feed",
     "me_limits_retrieve": "limits",
     "me_limits_update": "set_limits",
     "me_cool_off": "cool_off",
