@@ -32,6 +32,7 @@ from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone, translation
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import pgettext
 
 from accounts.admin import HistoryContextAdmin, reason_action
 from accounts.models import LedgerTransaction
@@ -39,9 +40,9 @@ from accounts.selectors import user_is_auditor
 from games.export import hand_export
 from games.hand_store import hand_seats_load
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
+from games.replay_labels import replay_labels
 from games.rule_errors import rule_error
 from games.rules.quan import FeeSchedule, FeesError
-from games.replay_labels import replay_labels
 from games.selectors.replay import hand_replay_steps
 from games.services.quan_booking import settlement_key
 from games.services.void import hand_void, void_key
@@ -295,9 +296,10 @@ class HandAdmin(ReadOnlyAdmin):
         lang = "vi" if str(lang).startswith("vi") else "en"
         with translation.override(lang):
             labels = replay_labels()
+            title = pgettext("replay", "Replay of hand %(hand)s") % {"hand": hand.pk}
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Replay of hand {hand.pk}",
+            "title": title,
             "hand": hand,
             "opts": self.model._meta,
             "replay": hand_replay_steps(hand),

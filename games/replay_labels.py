@@ -70,6 +70,7 @@ UI = {
     "amount": _("Amount (Quan)"),
     "purpose_settlement": _("settlement"),
     "purpose_void": _("reversal (void)"),
+    "replay": _("Replay"),
     "help": _("Keys: ← previous, → next, Home first, End last. Link to a step with ?seq=N."),
 }
 MOVES = {

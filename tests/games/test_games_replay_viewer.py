@@ -129,7 +129,9 @@ def test_the_dispute_data_holds_the_cuoc_table_legal_moves_faults_ledger_and_zon
     # and every time in Asia/Ho_Chi_Minh with its offset, beside UTC.
     at = eat["at"]
     assert (at["zone"], at["offset"]) == ("Asia/Ho_Chi_Minh", "UTC+07:00")
-    assert at["utc"].endswith("Z") and at["local"][11:13] == f"{(int(at['utc'][11:13]) + 7) % 24:02}"
+    assert (
+        at["utc"].endswith("Z") and at["local"][11:13] == f"{(int(at['utc'][11:13]) + 7) % 24:02}"
+    )
     assert data["ended"]["zone"] == "Asia/Ho_Chi_Minh"
 
 
@@ -308,7 +310,9 @@ def test_a_disputed_hand_in_a_real_browser(browser, live_server, make_user, disp
     chosen = css(browser, "#replay-legal-moves li.legal-chosen")
     assert [li.get_attribute("data-move") for li in chosen] == ["eat:3V+3S"]
     assert "chosen" in chosen[0].text
-    assert "draw" in [li.get_attribute("data-move") for li in css(browser, "#replay-legal-moves li")]
+    assert "draw" in [
+        li.get_attribute("data-move") for li in css(browser, "#replay-legal-moves li")
+    ]
     assert "Legal moves of the mover" in text(browser, "replay-legal")
     marker = css(browser, "#replay-faults .fault-marker")
     assert [m.get_attribute("data-fault") for m in marker] == [FAULT_SLUG]
@@ -360,6 +364,7 @@ def test_a_disputed_hand_in_a_real_browser(browser, live_server, make_user, disp
         assert label in end
     assert "Sai: xướng cước không có trên bài" in end
     assert "Thời gian" in browser.find_element(By.ID, "replay").text
+    assert f"Xem lại ván {hand.pk}" in browser.find_element(By.ID, "content").text
     browser.get(url + f"?seq={FAULT_SEQ}")
     assert "Các nước hợp lệ của người đi" in text(browser, "replay-legal")
     assert "ẩn" in css(browser, "#replay-faults .fault-marker")[0].text
