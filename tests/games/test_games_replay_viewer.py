@@ -107,6 +107,8 @@ def test_the_dispute_data_holds_the_cuoc_table_legal_moves_faults_ledger_and_zon
     assert {"type": "eat", "card": "3V", "with": "3S"} in eat["legal"]["moves"]
     assert {"type": "draw"} in eat["legal"]["moves"] and eat["legal"]["chosen_legal"] is True
     assert steps[0]["legal"] == {"moves": [], "chosen_legal": None}  # the deal
+    moves = [s for s in data["steps"] if s["seq"] > 0 and s["type"] not in ("settled", "voided")]
+    assert moves and all(s["legal"]["moves"] and s["legal"]["chosen_legal"] for s in moves)
     # the hidden fault at the step it was made, and nowhere else,
     assert eat["new_faults"] == [{"seat": 1, "slug": FAULT_SLUG, "visible": False, "move": 1}]
     assert all(not s["new_faults"] for q, s in steps.items() if q != FAULT_SEQ)
@@ -133,6 +135,43 @@ def test_the_dispute_data_holds_the_cuoc_table_legal_moves_faults_ledger_and_zon
         at["utc"].endswith("Z") and at["local"][11:13] == f"{(int(at['utc'][11:13]) + 7) % 24:02}"
     )
     assert data["ended"]["zone"] == "Asia/Ho_Chi_Minh"
+
+
+@pytest.mark.django_db
+def test_a_voided_hand_lists_its_reversal_and_the_selector_only_reads(
+    make_user, disputed_hand
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from games.selectors.replay import hand_replay_steps
+    from games.services.void import hand_void
+
+    staff = staff_user(make_user, "auditor", auditor=True)
+    hand_void(hand_id=disputed_hand, staff=staff, reason="collusion")
+    hand = Hand.objects.select_related("table", "room").get(pk=disputed_hand)
+    with CaptureQueriesContext(connection) as queries:
+        data = hand_replay_steps(hand)
+    assert all(q["sql"].lstrip().upper().startswith("SELECT") for q in queries.captured_queries)
+    assert len(queries.captured_queries) <= 4  # the events, the seats, the ledger entries
+    by_purpose: dict[str, list[int]] = {}
+    for entry in data["ledger"]:
+        by_purpose.setdefault(entry["purpose"], []).append(entry["amount"])
+    assert sorted(by_purpose["void"]) == sorted(-a for a in by_purpose["settlement"])
+    assert data["voided"]["zone"] == "Asia/Ho_Chi_Minh" and data["void_reason"].startswith(
+        "collusion"
+    )
+    assert data["steps"][-1]["type"] == "voided" and data["steps"][-1]["legal"]["moves"] == []
+
+
+@pytest.mark.django_db
+def test_a_hoa_has_no_cuoc_table_and_no_winning_card(make_user, players, hoa_hand) -> None:
+    play_to_end(players, hoa_hand)
+    auditor = client_for(staff_user(make_user, "auditor", auditor=True))
+    page = auditor.get(f"/admin/games/hand/{hoa_hand['hand']}/replay/")
+    data = replay_data(page.content.decode())
+    assert data["cuoc"] is None and data["win"] is None and data["ledger"] == []
+    assert data["steps"][-1]["view"]["outcome"] == {"result": "hoa"}
 
 
 @pytest.mark.django_db
