@@ -369,6 +369,13 @@ def test_a_disputed_hand_in_a_real_browser(browser, live_server, make_user, disp
     css(browser, "#replay-marks .fault-mark")[0].click()
     assert text(browser, "replay-seq") == f"Event {FAULT_SEQ} of {hand.seq}"
 
+    # At the declaration: the auto-declaration the rules core lists, and the declaration made.
+    declared_at = HandEvent.objects.get(hand_id=hand.pk, type="declare").seq
+    browser.get(url + f"?lang=en&seq={declared_at}")
+    chosen = css(browser, "#replay-legal-moves li.legal-chosen")
+    assert len(chosen) == 1 and "Xuông, Chì" in chosen[0].text
+    assert len(css(browser, "#replay-legal-moves li")) == 2
+
     # At the end: the winning card, the declared and the true cước with their points and the
     # verdict, the Quan and the ledger entries.
     browser.find_element(By.ID, "replay-last").click()

@@ -68,7 +68,12 @@
   }
 
   function cuocText(cuoc) {
-    return Object.keys(cuoc || {}).map(function (slug) {
+    // In the rules' order (the catalogue lists the cước in it), whatever the payload's order.
+    var known = Object.keys(L.cuoc_names);
+    var slugs = Object.keys(cuoc || {}).sort(function (a, b) {
+      return (known.indexOf(a) + 1 || 99) - (known.indexOf(b) + 1 || 99);
+    });
+    return slugs.map(function (slug) {
       var n = cuoc[slug];
       return (L.cuoc_names[slug] || slug) + (n > 1 ? " ×" + n : "");
     }).join(", ");
@@ -220,10 +225,13 @@
     var ul = $("replay-legal-moves");
     ul.textContent = "";
     box.hidden = !legal.moves.length;
-    legal.moves.forEach(function (m) {
+    var moves = legal.moves.slice();
+    // The rules core lists the auto-declaration only; a declaration of a chosen cước map is
+    // accepted too, so it is shown beside it as the choice.
+    if (step.move.type === "declare" && !step.move.auto) { moves.push(step.move); }
+    moves.forEach(function (m) {
       var chosen = m.type === step.move.type && (m.card || null) === (step.move.card || null) &&
-        (m["with"] || null) === (step.move["with"] || null);
-      if (m.type === "declare" && step.move.type === "declare") { chosen = true; }
+        (m["with"] || null) === (step.move["with"] || null) && !m.auto === !step.move.auto;
       var li = el("li", chosen ? "legal-chosen" : "", moveText(m) + (chosen ? " ✓ " + L.chosen : ""));
       li.setAttribute("data-move", m.type + (m.card ? ":" + m.card : "") + (m["with"] ? "+" + m["with"] : ""));
       ul.appendChild(li);
