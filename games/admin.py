@@ -10,8 +10,9 @@ holds only what every seat sees (moves, drawn cards, the deal without its hands)
 A hand's page names its players (not seat numbers), gives times to the second, shows its booked
 Quan and ledger transaction, and links its export (``games.export``) once the hand has ended, or
 at any time for auditors, and (for auditors only) its replay viewer: every event of the hand
-stepped through with every seat's hand face up (``full_view``), its faults, verdict, cước and
-Quan. Staff with ``games.change_hand`` may void an ended, settled hand (``hand_void``).
+stepped through with every seat's hand face up (``full_view``), the mover's legal moves and its
+choice, its faults (hidden ones too), verdict, declared and true cước, winning card, Quan and
+ledger entries (``games.selectors.replay``; docs/audit.md "The replay viewer"). Staff with ``games.change_hand`` may void an ended, settled hand (``hand_void``).
 
 Every change made here is recorded with its old and new values (django-pghistory, under
 "Events"), and in Django's own admin log.
