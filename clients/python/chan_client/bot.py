@@ -182,6 +182,93 @@ class Bot:
         return view.get("outcome")
 
 
+class FeedBot:
+    """One player at many tables from one process, driven by its feed (``GET /me/feed``).
+
+    It says ready at each table, then follows its feed with long polls: on ``your_turn`` or
+    ``claim_window`` it reads that hand's view and plays from it (then goes on while the view
+    still offers it moves); on ``hand_ended`` it counts the hand and, while the table owes it
+    hands, says ready again. Nothing is polled per table: one long poll waits for all of them.
+    """
+
+    def __init__(
+        self,
+        client: ChanClient,
+        username: str,
+        *,
+        rng: random.Random | None = None,
+        wait: int = 25,
+        timeout: float = 600.0,
+    ) -> None:
+        self.client = client
+        self.rng = rng or random.Random()
+        self.wait = wait
+        self.timeout = timeout
+        self.result = BotResult(username)
+        self.hands_by_table: dict[int, list[int]] = {}
+
+    def play(self, table_ids: Sequence[int], *, hands: int = 1, leave: bool = True) -> BotResult:
+        """Play ``hands`` hands at each table, all at once; then leave them."""
+        started = time.monotonic()
+        self.hands_by_table = {t: [] for t in table_ids}
+        cursor = self.client.feed()["head"]  # what happened before this run is not ours
+        try:
+            for table_id in table_ids:
+                self._ready(table_id)
+            while any(len(h) < hands for h in self.hands_by_table.values()):
+                if time.monotonic() - started > self.timeout:
+                    raise TimeoutError(
+                        f"{self.result.username}: hands unfinished after "
+                        f"{self.timeout:.0f} s: {self.hands_by_table}"
+                    )
+                page = self.client.feed(after=cursor, wait=self.wait)
+                cursor = page["next_after"]
+                for entry in page["entries"]:
+                    self._on(entry, hands)
+        finally:
+            self.result.seconds = time.monotonic() - started
+        if leave:
+            for table_id in table_ids:
+                self.client.leave(table_id)
+        return self.result
+
+    def _ready(self, table_id: int) -> None:
+        try:
+            self.client.ready(table_id)
+        except ApiError as e:
+            if e.code != "hand_in_progress":
+                raise
+
+    def _on(self, entry: dict[str, Any], hands: int) -> None:
+        table_id, hand_id = entry.get("table_id"), entry.get("hand_id")
+        if table_id not in self.hands_by_table or hand_id is None:
+            return
+        if entry["kind"] in ("your_turn", "claim_window"):
+            self._move_while_offered(hand_id)
+        elif entry["kind"] == "hand_ended":
+            done = self.hands_by_table[table_id]
+            if hand_id not in done:
+                done.append(hand_id)
+                self.result.hands.append(hand_id)
+                if len(done) < hands:
+                    self._ready(table_id)
+
+    def _move_while_offered(self, hand_id: int) -> None:
+        view, _etag = self.client.hand(hand_id)
+        while view is not None and view["status"] != "ended":
+            move = choose_move(view, self.rng)
+            if move is None:
+                return
+            try:
+                view = self.client.move(hand_id, move, expected_seq=view["seq"])["state"]
+            except ApiError as e:
+                if e.code not in RACED:
+                    raise
+                self.result.raced[e.code or ""] += 1
+                return  # the hand moved on: the feed says what comes next
+            self.result.moves += 1
+
+
 DEFAULT_URL = "http://127.0.0.1:8000"  # `make run` on its default PORT
 
 
@@ -204,12 +291,23 @@ def build_parser() -> argparse.ArgumentParser:
         help="default: $CHAN_BOT_PASSWORD",
     )
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--table", type=int, help="join this table")
+    where.add_argument(
+        "--table", type=int, action="append", help="join this table (repeat: several tables)"
+    )
     where.add_argument("--room", help="quick-join this room (a slug, e.g. nen-dat)")
     where.add_argument("--create", action="store_true", help="open a table (basic mode)")
     p.add_argument("--stake", type=int, help="the stake (quick-join: exactly this stake)")
     p.add_argument("--max-seats", type=int, default=2, help="with --create (default 2)")
-    p.add_argument("--hands", type=int, default=1, help="hands to play; 0 = until stopped")
+    p.add_argument(
+        "--tables",
+        type=int,
+        default=1,
+        help="with --create or --room: open or quick-join this many tables and play them all at "
+        "once, driven by the player's feed (default 1)",
+    )
+    p.add_argument(
+        "--hands", type=int, default=1, help="hands to play (at each table); 0 = until stopped"
+    )
     p.add_argument("--no-leave", action="store_true", help="stay seated after the last hand")
     p.add_argument("--wait", type=int, default=25, help="long-poll seconds (≤ 30)")
     p.add_argument("--attempts", type=int, default=8, help="tries per request (429, 5xx)")
@@ -241,19 +339,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     retry = RetryPolicy(attempts=args.attempts, max_delay=args.max_delay)
     with ChanClient(args.url, retry=retry) as client:
-        bot = Bot(client, args.username, rng=random.Random(args.seed), wait=args.wait)
+        rng = random.Random(args.seed)
+        bot = Bot(client, args.username, rng=rng, wait=args.wait)
         try:
             client.login_or_register(args.username, args.password)
-            table_id = bot.sit(
-                table_id=args.table,
-                room=args.room,
-                stake=args.stake,
-                create=args.create,
-                max_seats=args.max_seats,
-                name=f"{args.username}'s table",
-            )
-            print(f"table {table_id}", flush=True)
-            bot.play(table_id, hands=args.hands, leave=not args.no_leave)
+            table_ids = list(args.table or [])
+            for n in range(0 if table_ids else max(1, args.tables)):
+                table_ids.append(
+                    bot.sit(
+                        room=args.room,
+                        stake=args.stake,
+                        create=args.create,
+                        max_seats=args.max_seats,
+                        name=f"{args.username}'s table {n + 1}",
+                    )
+                )
+            for table_id in table_ids:
+                if args.table:
+                    client.join(table_id)
+                print(f"table {table_id}", flush=True)
+            if len(table_ids) == 1:
+                bot.play(table_ids[0], hands=args.hands, leave=not args.no_leave)
+            else:  # many tables from one process: the feed says where to play
+                many = FeedBot(client, args.username, rng=rng, wait=args.wait)
+                bot.result = many.result
+                many.play(table_ids, hands=max(1, args.hands), leave=not args.no_leave)
+            bot.result.table_id = table_ids[0]
             code = 0
         except (ApiError, TimeoutError, httpx.HTTPError) as e:
             print(f"chan-bot {args.username}: {e}", file=sys.stderr)
