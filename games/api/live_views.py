@@ -26,7 +26,7 @@ from games.live.long_poll import Pending, long_poll_deferrable, long_poll_pendin
 from games.live.streams import STREAM_RENDERERS, resume_cursor, stream_format, wsgi_stream
 from games.live.waits import change_wait, feed_wait
 from games.selectors.feed import feed_etag, feed_head, feed_page
-from games.services.feed import feed_bonus_check
+from games.services.feed import feed_bonus_check, feed_reality_check
 
 LAST_EVENT_ID = OpenApiParameter(
     "Last-Event-ID",
@@ -120,6 +120,7 @@ class MeFeedApi(APIView):
         query = dict(_valid(FeedQuerySerializer, request))
         user_id = request.user.pk
         feed_bonus_check(user=request.user)
+        feed_reality_check(user=request.user)
         fmt = stream_format(request)
         if fmt is not None:
             cursor = resume_cursor(request, query["after"] or None, 0)

@@ -710,6 +710,10 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "ready": {"type": "boolean"},
     "amount": {"type": "integer"},
     "day": {"type": "string", "format": "date"},
+    "minutes_played": {"type": "integer", "description": "Minutes since the session began."},
+    "net": {"type": "integer", "description": "Quan won in the session (negative: lost)."},
+    "reminder_minutes": {"type": "integer"},
+    "next_at": {"type": "string", "format": "date-time", "nullable": True},
 }
 
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {

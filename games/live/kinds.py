@@ -56,6 +56,12 @@ FEED_KINDS: dict[str, FeedKind] = {
             ("change", "seat", "user_id", "username", "ready"),
         ),
         FeedKind(
+            "reality_check",
+            "My own reminder (`reminder_minutes`, GET /me/limits) came due: how long this "
+            "session has lasted and what it has won or lost.",
+            ("minutes_played", "net", "reminder_minutes", "next_at"),
+        ),
+        FeedKind(
             "bonus_available",
             "Today's daily bonus can be claimed (`POST /me/bonus`): its amount and local day.",
             ("amount", "day"),

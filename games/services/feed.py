@@ -260,3 +260,30 @@ def feed_bonus_check(*, user: User, now: Any = None) -> None:
         return
     data = {"amount": daily_bonus_amount(user), "day": day.isoformat()}
     feed_append(notes=[FeedNote(user.pk, "bonus_available", key, data=data)])
+
+
+def feed_reality_check(*, user: User, now: Any = None) -> None:
+    """Append ``reality_check`` each time the player's session reaches another multiple of its
+    ``reminder_minutes`` (its own limit, accounts.limits): checked when it reads its feed, once
+    per reminder (the key names the session and the reminder's number)."""
+    from games.selectors.reality_check import reality_check_for
+
+    if getattr(user, "is_bot", False):
+        return
+    check = reality_check_for(user=user, now=now or timezone.now())
+    if not check or not check["due"]:
+        return
+    key = f"reality:{check['session_started_at'].isoformat()}:{check['reminders']}"
+    if FeedEntry.objects.filter(user_id=user.pk, key=key).exists():
+        return
+    data = {
+        "minutes_played": check["minutes_played"],
+        "net": check["net"],
+        "reminder_minutes": check["reminder_minutes"],
+        "next_at": _utc(check["next_at"]),
+    }
+    feed_append(notes=[FeedNote(user.pk, "reality_check", key, data=data)])
+
+
+def _utc(value: Any) -> str | None:
+    return None if value is None else value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")

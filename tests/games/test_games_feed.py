@@ -233,3 +233,30 @@ def test_one_client_plays_four_tables_at_once_driven_only_by_its_feed(
     settled = [e for e in feed(me, after=cursor)["entries"] if e["kind"] == "hand_settled"]
     assert {e["hand_id"] for e in settled} == set(hand_ids)
     assert all(e["data"]["quan"] is not None for e in settled)
+
+
+# ------------------------------------------------------------------------- reality checks
+
+
+def test_my_own_reminder_comes_once_per_period_in_the_feed(make_player) -> None:
+    from accounts.limits import limits_set
+    from games.models import Seat
+
+    # Given a player who asked for a reality check every 5 minutes, seated for 11 minutes
+    me = make_player()
+    limits_set(user=me.user, changes={"reminder_minutes": 5})
+    table_id = me.client.post(
+        "/api/v1/tables", {"name": "rc", "stake": 10, "max_seats": 2}, format="json"
+    ).json()["id"]
+    assert feed(me)["entries"] == [] or "reality_check" not in kinds(feed(me))
+    Seat.objects.filter(table_id=table_id, player=me.user).update(
+        created_at=timezone.now() - timezone.timedelta(minutes=11)
+    )
+    # When it reads its feed, twice
+    first = [e for e in feed(me)["entries"] if e["kind"] == "reality_check"]
+    again = [e for e in feed(me)["entries"] if e["kind"] == "reality_check"]
+    # Then one reminder, the second of the session, with what it played and won
+    assert len(first) == 1 and again == first
+    data = first[0]["data"]
+    assert data["minutes_played"] == 11 and data["reminder_minutes"] == 5 and data["net"] == 0
+    assert data["next_at"].endswith("Z")
