@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -29,8 +30,8 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.ledger_hash import GENESIS, LEDGER_HEAD_LOCK, ledger_tx_hash
-from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
+from accounts.ledger_hash import GENESIS, ledger_tx_hash
+from accounts.models import LedgerAccount, LedgerTransaction, User
 from core import metrics
 from core.errors import Conflict, InvalidInput
 
@@ -65,15 +66,50 @@ def wallet_for(user: User) -> LedgerAccount:
     return _account_get_or_create(kind=LedgerAccount.Kind.WALLET, user=user)
 
 
-def house_account() -> LedgerAccount:
-    """The house: it collects the fees of hands (RULES.md §11)."""
-    return _account_get_or_create(kind=LedgerAccount.Kind.HOUSE)
+def ledger_shards() -> int:
+    """How many sub-accounts the house and the issuance account have (``CHAN_HOUSE_SHARDS``),
+    which is also how many hash chains the ledger has."""
+    return max(1, int(settings.CHAN_HOUSE_SHARDS))
 
 
-def issuance_account() -> LedgerAccount:
+def shard_of(obj: Any) -> int:
+    """The shard of a hand, a user or a table: its id mod ``CHAN_HOUSE_SHARDS``."""
+    return int(obj.pk) % ledger_shards()
+
+
+def _family_account(kind: str, shard: int | None) -> LedgerAccount:
+    """The parent of ``kind`` (``shard`` None) or its child ``shard`` (created on first use)."""
+    if shard is None:
+        return _account_get_or_create(kind=kind, parent=None)
+    if isinstance(shard, bool) or not isinstance(shard, int) or shard < 0:
+        raise InvalidInput(_("A shard is a whole number from 0."), code="invalid")
+    # (kind, shard) names one child: only the house and issuance families have shards.
+    child = LedgerAccount.objects.filter(kind=kind, shard=shard, parent__isnull=False).first()
+    if child is not None:
+        return child
+    parent = _account_get_or_create(kind=kind, parent=None)
+    return _account_get_or_create(kind=kind, parent=parent, shard=shard)
+
+
+def house_account(*, shard: int | None = None, hand: Any = None) -> LedgerAccount:
+    """The house: it collects the fees of hands (RULES.md §11). A hand's fee goes to the house's
+    sub-account ``hand id mod CHAN_HOUSE_SHARDS`` (``hand=``; or ``shard=`` directly), so that
+    settlements of different hands do not queue on one row; with neither, the parent, whose
+    own balance is what the house held before the split (accounts 0016). The house's balance is
+    the family's sum (``ledger_selectors.house_balance``)."""
+    if hand is not None:
+        shard = shard_of(hand)
+    return _family_account(LedgerAccount.Kind.HOUSE, shard)
+
+
+def issuance_account(*, shard: int | None = None, user: Any = None) -> LedgerAccount:
     """The counterpart of every grant, bonus and admin adjustment: the only account that may
-    go below zero; minus its balance is all the Quan ever put into play."""
-    return _account_get_or_create(kind=LedgerAccount.Kind.ISSUANCE)
+    go below zero; minus its balance is all the Quan ever put into play. A player's grants come
+    from the sub-account ``user id mod CHAN_HOUSE_SHARDS`` (``user=``; or ``shard=``); with
+    neither, the parent (see :func:`house_account`)."""
+    if user is not None:
+        shard = shard_of(user)
+    return _family_account(LedgerAccount.Kind.ISSUANCE, shard)
 
 
 def pot_account(table: Any) -> LedgerAccount:
@@ -125,13 +161,88 @@ def _pk(obj: Any) -> int | None:
     return None if obj is None else obj.pk
 
 
-def _ledger_head_lock() -> str:
-    """Take the ledger head (held to the commit; after the accounts' locks) and return the hash
-    of the last transaction (``GENESIS`` on an empty ledger)."""
+def _chain_of(legs: Sequence[tuple[LedgerAccount, int]], **owners: Any) -> int:
+    """The hash chain a transaction extends: the shard of its house or issuance sub-account if
+    it has one, else that of its hand, user or table (in that order), else chain 0. So a hand's
+    settlement, its refunds and its pot moves all extend the hand's chain, and a player's grants
+    the chain of the player's issuance shard."""
+    shards = sorted(account.shard for account, _amount in legs if account.shard is not None)
+    if shards:
+        return shards[0] % ledger_shards()
+    for name in ("hand", "user", "table"):
+        if owners.get(name) is not None:
+            return shard_of(owners[name])
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class LockedAccount:
+    """An account of a transaction being posted, as read under its row lock."""
+
+    pk: int
+    kind: str
+    balance: int
+
+
+@dataclass(frozen=True, slots=True)
+class PostLocks:
+    """What the first round trip of a post returns (``chan_ledger_lock``, accounts 0016): the
+    accounts locked in ascending id, the hash at the head of the chain (now held to the commit)
+    and the id of a transaction already booked under the key, if any."""
+
+    accounts: list[LockedAccount]
+    head: str
+    existing: int | None
+
+
+def _post_lock(account_ids: Sequence[int], *, chain: int, key: str) -> PostLocks:
+    """Lock the accounts (``SELECT … FOR UPDATE`` in ascending id), then the chain's head (the
+    advisory lock ``LEDGER_HEAD_LOCK + chain``, to the commit), then look the key up: one
+    statement."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LEDGER_HEAD_LOCK])
-    head = LedgerTransaction.objects.order_by("-id").values_list("hash", flat=True).first()
-    return head if head is not None else GENESIS
+        cursor.execute(
+            "SELECT o_ids, o_kinds, o_balances, o_head, o_existing"
+            " FROM chan_ledger_lock(%s::bigint[], %s, %s)",
+            [list(account_ids), chain, key],
+        )
+        ids, kinds, balances, head, existing = cursor.fetchone()
+    return PostLocks(
+        accounts=[LockedAccount(*row) for row in zip(ids, kinds, balances, strict=True)],
+        head=head or GENESIS,
+        existing=existing,
+    )
+
+
+def _check_funds(locked: Sequence[LockedAccount], legs: Mapping[int, int]) -> None:
+    """Refuse a leg that would take a non-issuance account below zero (under its row lock).
+    The one place the post path asks whether an account can pay."""
+    for account in locked:
+        amount = legs[account.pk]
+        if account.kind != LedgerAccount.Kind.ISSUANCE and account.balance + amount < 0:
+            raise Conflict(
+                _("Not enough Quan: %(needed)s needed, %(balance)s available."),
+                code="insufficient_balance",
+                extra={"needed": -amount, "balance": account.balance, "account_id": account.pk},
+                needed=-amount,
+                balance=account.balance,
+            )
+
+
+INSERT_TX_AND_ENTRIES = """
+WITH tx AS (
+    INSERT INTO accounts_ledgertransaction
+        (kind, idempotency_key, memo, user_id, hand_id, table_id, prev_hash, hash, chain,
+         created_at)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id
+)
+INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
+SELECT tx.id, leg.account_id, leg.amount, 0
+FROM tx, unnest(%s::bigint[], %s::bigint[]) AS leg(account_id, amount)
+ORDER BY leg.account_id
+RETURNING transaction_id
+"""
 
 
 def ledger_post(
@@ -189,65 +300,68 @@ def _post(
             total=total,
         )
 
+    chain = _chain_of(legs, hand=hand, user=user, table=table)
+    account_ids = sorted(merged)
     with transaction.atomic():
-        locked = list(
-            LedgerAccount.objects.select_for_update().filter(pk__in=merged).order_by("pk")
-        )
-        if len(locked) != len(merged):
+        locks = _post_lock(account_ids, chain=chain, key=key)
+        if len(locks.accounts) != len(merged):
             raise InvalidInput(_("A ledger leg names an unknown account."), code="invalid")
-        prev = _ledger_head_lock()
         # Under the locks, a committed transaction with this key is visible (READ COMMITTED).
-        existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
-        if existing is not None:
+        if locks.existing is not None:
+            existing = LedgerTransaction.objects.get(pk=locks.existing)
             return _replay(existing, kind, merged), False
-        for account in locked:
-            amount = merged[account.pk]
-            if account.kind != LedgerAccount.Kind.ISSUANCE and account.balance + amount < 0:
-                raise Conflict(
-                    _("Not enough Quan: %(needed)s needed, %(balance)s available."),
-                    code="insufficient_balance",
-                    extra={
-                        "needed": -amount,
-                        "balance": account.balance,
-                        "account_id": account.pk,
-                    },
-                    needed=-amount,
-                    balance=account.balance,
-                )
-        try:
-            with transaction.atomic():  # a savepoint: losing the key race leaves us usable
-                memo = memo[:255]
-                tx = LedgerTransaction.objects.create(
-                    kind=kind,
-                    idempotency_key=key,
-                    memo=memo,
-                    user=user,
-                    hand=hand,
-                    table=table,
-                    prev_hash=prev,
-                    hash=ledger_tx_hash(
-                        prev=prev,
-                        kind=kind,
-                        key=key,
-                        memo=memo,
-                        user=_pk(user),
-                        hand=_pk(hand),
-                        table=_pk(table),
-                        entries=merged.items(),
-                    ),
-                )
-        except IntegrityError:
+        _check_funds(locks.accounts, merged)
+        memo = memo[:255]
+        digest = ledger_tx_hash(
+            prev=locks.head,
+            kind=kind,
+            key=key,
+            memo=memo,
+            user=_pk(user),
+            hand=_pk(hand),
+            table=_pk(table),
+            entries=merged.items(),
+        )
+        now = timezone.now()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                INSERT_TX_AND_ENTRIES,
+                [
+                    kind,
+                    key,
+                    memo,
+                    _pk(user),
+                    _pk(hand),
+                    _pk(table),
+                    locks.head,
+                    digest,
+                    chain,
+                    now,
+                    account_ids,
+                    [merged[pk] for pk in account_ids],
+                ],
+            )
+            rows = cursor.fetchall()
+        if not rows:
             # The same key, booked at the same time on other accounts (whose locks we do not
-            # hold), committed first. Any other integrity error is a bug and stays one.
-            existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
-            if existing is None:
-                raise
+            # hold), committed first: ON CONFLICT inserted nothing.
+            existing = LedgerTransaction.objects.get(idempotency_key=key)
             return _replay(existing, kind, merged), False
-        entries = [
-            LedgerEntry(transaction=tx, account=account, amount=merged[account.pk])
-            for account in locked
-        ]
-        LedgerEntry.objects.bulk_create(entries)
+        tx = LedgerTransaction(
+            pk=rows[0][0],
+            kind=kind,
+            idempotency_key=key,
+            memo=memo,
+            user=user,
+            hand=hand,
+            table=table,
+            prev_hash=locks.head,
+            hash=digest,
+            chain=chain,
+            created_at=now,
+        )
+        tx._state.adding = False
+        tx._state.db = connection.alias
         metrics.ledger_booked(kind=kind)
     return tx, True
 
@@ -277,7 +391,7 @@ def welcome_grant_book(*, user: User) -> LedgerTransaction:
     return ledger_post(
         kind=Kind.WELCOME_GRANT,
         key=f"grant:welcome:{user.pk}",
-        legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+        legs=[(issuance_account(user=user), -amount), (wallet_for(user), amount)],
         memo="Welcome grant",
         user=user,
     )
@@ -331,7 +445,7 @@ def bonus_claim(*, user: User, now: dt.datetime | None = None) -> LedgerTransact
         tx, booked = _post(
             kind=Kind.DAILY_BONUS,
             key=key,
-            legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+            legs=[(issuance_account(user=user), -amount), (wallet_for(user), amount)],
             memo=f"Daily bonus {day.isoformat()}",
             user=user,
             hand=None,
@@ -373,7 +487,7 @@ def balance_adjust(
     return ledger_post(
         kind=Kind.ADJUSTMENT,
         key=f"adjust:{key}:{user.pk}",
-        legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+        legs=[(issuance_account(user=user), -amount), (wallet_for(user), amount)],
         memo=f"{reason}{by}"[:255],
         user=user,
     )
