@@ -50,9 +50,7 @@ def settlement_accounts(
             pot = account
         else:
             houses[account.pk] = account
-    for pk in sorted(booked):
-        house = houses.get(pk)
-        break
+    house = houses.get(min(booked)) if booked else None
     if house is None:
         shard = shard_of(hand)
         house = next(
