@@ -11,6 +11,10 @@ shard (issue 21: a ledger that keeps up).
   far was on the one global chain, which becomes chain 0 (the column's default): no hash changes.
   The chain trigger (0012) takes the head of the transaction's own chain (the advisory lock
   ``LEDGER_HEAD_LOCK + chain``) and wants ``prev_hash`` to be that chain's last hash.
+* The deferred balance check runs once per transaction at commit, no longer once per entry as
+  well: since 0013 an entry joins only a transaction inserted by its own database transaction,
+  whose check (``accounts_ledgertransaction_balanced``) sums all its entries at that commit, so
+  the per-entry trigger checked the same sum five or six times over.
 * ``chan_ledger_lock(account ids, chain, key)``: the first round trip of ``ledger_post`` — the
   accounts locked in ascending id, then the chain's head, then the key looked up under those
   locks — returning the locked accounts' kinds and balances, the head's hash and any transaction
@@ -78,6 +82,8 @@ BEGIN
 END;
 $$ LANGUAGE plpgsql;
 
+DROP TRIGGER IF EXISTS accounts_ledgerentry_balanced ON accounts_ledgerentry;
+
 CREATE OR REPLACE FUNCTION chan_ledger_lock(account_ids bigint[], chain_no integer, tx_key text)
 RETURNS TABLE(o_ids bigint[], o_kinds text[], o_balances bigint[], o_head text, o_existing bigint)
 AS $$
@@ -105,6 +111,11 @@ $$ LANGUAGE plpgsql VOLATILE;
 # 0012's chain trigger and 0004's guard, as they were.
 DROP = rf"""
 DROP FUNCTION IF EXISTS chan_ledger_lock(bigint[], integer, text);
+DROP TRIGGER IF EXISTS accounts_ledgerentry_balanced ON accounts_ledgerentry;
+CREATE CONSTRAINT TRIGGER accounts_ledgerentry_balanced
+    AFTER INSERT ON accounts_ledgerentry
+    DEFERRABLE INITIALLY DEFERRED
+    FOR EACH ROW EXECUTE FUNCTION accounts_ledger_balanced();
 CREATE OR REPLACE FUNCTION accounts_ledgertransaction_chain() RETURNS trigger AS $$
 DECLARE
     head text;
