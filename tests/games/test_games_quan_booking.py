@@ -56,6 +56,27 @@ def test_a_won_hand_is_booked_once_in_quan_and_shown_in_the_view(players, win_ha
     call_command("ledger_check")
 
 
+def test_a_hands_fee_goes_to_its_house_shard_and_the_audit_names_that_shard(
+    players, win_hand, settings
+) -> None:
+    from accounts.ledger import house_account
+    from games.rules.quan import HOUSE
+    from games.services.settlement_parties import settlement_accounts
+
+    settings.CHAN_HOUSE_SHARDS = 8
+    play_to_end(players, win_hand)
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    tx = hand_settle(hand_id=hand.pk)
+    hand.refresh_from_db()
+    # the fee went to the house's sub-account hand id mod 8, on that shard's chain
+    shard = house_account(hand=hand)
+    assert (shard.shard, tx.chain) == (hand.pk % 8, hand.pk % 8)
+    assert shard.balance == hand.quan["fees"] > 0
+    assert settlement_accounts(hand)[HOUSE] == shard  # what the audit and the export read
+    call_command("ledger_check")
+    call_command("check_hands")
+
+
 def test_creating_needs_10_stakes_and_sitting_15(make_player) -> None:
     poor = make_player()
     r = poor.client.post("/api/v1/tables", {"name": "t", "stake": 5001}, format="json")
