@@ -5,16 +5,26 @@ adjustments and hand settlements (games) all go through it. On PostgreSQL the da
 what must never happen even if this module had a bug (migration accounts 0004): an unbalanced
 transaction, a non-issuance balance below zero, an edited or deleted ledger row.
 
+Sub-accounts and chains (accounts 0016): the house and the issuance account are families, a
+parent and ``CHAN_HOUSE_SHARDS`` children; a hand's fee goes to the house child ``table id mod N``
+of its table and a player's grants come from the issuance child ``user id mod N``, so settlements
+at different tables do not queue on one row. The ledger has one hash chain per shard: a
+transaction extends the chain of its house or issuance child, else of its table, hand's table or
+user (:func:`_chain_of`).
+
 Lock order: whoever also locks a hand or a table locks it first (games), then the ledger accounts
 of the transaction, all at once, in ascending primary key (``SELECT … FOR UPDATE ORDER BY id``),
-then the ledger head (the transaction-level advisory lock ``LEDGER_HEAD_LOCK``, held to the
-commit), which serialises the hash chain: each transaction's ``prev_hash`` is the hash of the one
-before it (accounts/ledger_hash.py; a database trigger, accounts 0012, refuses any other).
-So two settlements touching the same wallets in any order queue up instead of deadlocking. A
-database transaction that books a second ledger transaction (a settlement, then a leaving
-player's pot refund) locks that one's accounts while holding the head: should another session
-hold one of them and wait for the head, PostgreSQL's deadlock detector aborts one of the two and
-its caller retries (the settlement task does).
+then the head of the transaction's chain (the transaction-level advisory lock
+``LEDGER_HEAD_LOCK + chain``, held to the commit), which serialises that chain: each
+transaction's ``prev_hash`` is the hash of the one before it on its chain (accounts/ledger_hash.py;
+a database trigger, accounts 0016, refuses any other). All three are taken by one statement
+(``chan_ledger_lock``), the rows and entries written by a second. So two settlements touching the
+same wallets in any order queue up instead of deadlocking, and two on different shards share no
+lock but their players' wallets. A database transaction that books a second ledger transaction (a
+settlement, then a leaving player's pot refund) locks that one's accounts while holding a chain
+head; both are on the table's chain, so they take no second head, but should another
+session hold one of the second's accounts and wait for that head, PostgreSQL's deadlock detector
+aborts one of the two and its caller retries (the settlement task does).
 """
 
 from __future__ import annotations
@@ -73,7 +83,7 @@ def ledger_shards() -> int:
 
 
 def shard_of(obj: Any) -> int:
-    """The shard of a hand, a user or a table: its id mod ``CHAN_HOUSE_SHARDS``."""
+    """The shard of a user or a table: its id mod ``CHAN_HOUSE_SHARDS``."""
     return int(obj.pk) % ledger_shards()
 
 
@@ -93,12 +103,14 @@ def _family_account(kind: str, shard: int | None) -> LedgerAccount:
 
 def house_account(*, shard: int | None = None, hand: Any = None) -> LedgerAccount:
     """The house: it collects the fees of hands (RULES.md §11). A hand's fee goes to the house's
-    sub-account ``hand id mod CHAN_HOUSE_SHARDS`` (``hand=``; or ``shard=`` directly), so that
-    settlements of different hands do not queue on one row; with neither, the parent, whose
-    own balance is what the house held before the split (accounts 0016). The house's balance is
-    the family's sum (``ledger_selectors.house_balance``)."""
+    sub-account ``table id mod CHAN_HOUSE_SHARDS`` of the hand's table (``hand=``; or ``shard=``
+    directly), so that settlements at different tables do not queue on one row, while all the
+    ledger transactions of one table (which its row lock serialises anyway) share one shard and
+    one chain; with neither, the parent, whose own balance is what the house held before the
+    split (accounts 0016). The house's balance is the family's sum
+    (``ledger_selectors.house_balance``)."""
     if hand is not None:
-        shard = shard_of(hand)
+        shard = int(hand.table_id) % ledger_shards()
     return _family_account(LedgerAccount.Kind.HOUSE, shard)
 
 
@@ -163,15 +175,19 @@ def _pk(obj: Any) -> int | None:
 
 def _chain_of(legs: Sequence[tuple[LedgerAccount, int]], **owners: Any) -> int:
     """The hash chain a transaction extends: the shard of its house or issuance sub-account if
-    it has one, else that of its hand, user or table (in that order), else chain 0. So a hand's
-    settlement, its refunds and its pot moves all extend the hand's chain, and a player's grants
-    the chain of the player's issuance shard."""
+    it has one, else that of its table, its hand's table or its user (in that order), else
+    chain 0. So a table's settlements, pot moves and refunds all extend the table's chain (one
+    chain head per database transaction, whatever it books), and a player's grants the chain of
+    the player's issuance shard."""
     shards = sorted(account.shard for account, _amount in legs if account.shard is not None)
     if shards:
         return shards[0] % ledger_shards()
-    for name in ("hand", "user", "table"):
-        if owners.get(name) is not None:
-            return shard_of(owners[name])
+    if owners.get("table") is not None:
+        return shard_of(owners["table"])
+    if owners.get("hand") is not None:
+        return int(owners["hand"].table_id) % ledger_shards()
+    if owners.get("user") is not None:
+        return shard_of(owners["user"])
     return 0
 
 

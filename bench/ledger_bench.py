@@ -10,7 +10,7 @@ Measured:
 
 * concurrent settlements (``--writers``, 8, processes with their own connections, for
   ``--seconds`` each round): ``ledger_post`` of a hand settlement — 4 wallets (each writer its own
-  table's players), the house (the hand's sub-account, accounts 0016) and the table's pot — and
+  table's players), the house (the table's sub-account, accounts 0016) and the table's pot — and
   beside it, in the same run, the floor: the same rows (balances updated, one transaction row,
   6 entry rows) written by plain SQL on trigger-less copies of the ledger's tables, no checks,
   no chain. Prints ``settlements/s: N``, ``floor/s: N``, ``ratio: R``, ``deadlocks: N`` and
@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import statistics
 import sys
 import time
@@ -214,15 +213,15 @@ def _writer(
     houses = [by_id[pk] for pk in accounts["houses"]]
     connection.ensure_connection()
     raw = connection.connection if mode == "floor" else None
-    hands = random.Random(f"{round_no}:{writer}")  # the same hands for ledger and floor
+    # A hand's fee goes to the house shard of its table (accounts/ledger.py: house_account).
+    house = houses[accounts["tables"][writer] % len(houses)]
     start.wait()
     t0 = time.perf_counter()
     end = t0 + seconds
     n = 0
     while time.perf_counter() < end:
         n += 1
-        hand = hands.randrange(10**9)  # a hand id, as a busy server's: its house shard
-        legs = _settlement_legs(wallets, pot, houses[hand % len(houses)], n)
+        legs = _settlement_legs(wallets, pot, house, n)
         key = f"bench:{mode}:{round_no}:{writer}:{n}"
         try:
             if mode == "ledger":
@@ -272,14 +271,17 @@ def concurrent_settlements(writers: int, seconds: float, rounds: int) -> dict[st
     except ImportError:  # the ledger before sub-accounts (a "before" run)
         houses = [house_account()]
     owner = User.objects.create_user(username="bench-owner")
-    wallets, pots = [], []
+    wallets, pots, tables = [], [], []
     for w in range(writers):
         players = [User.objects.create_user(username=f"w{w}p{i}") for i in range(4)]
         for player in players:
             balance_adjust(user=player, amount=10**9, reason="bench", key=f"wfund{player.pk}")
         wallets.append([wallet_for(p).pk for p in players])
-        pots.append(pot_account(Table.objects.create(owner=owner, name=f"b{w}", stake=10)).pk)
+        table = Table.objects.create(owner=owner, name=f"b{w}", stake=10)
+        tables.append(table.pk)
+        pots.append(pot_account(table).pk)
     accounts = {
+        "tables": tables,
         "wallets": wallets,
         "pots": pots,
         "houses": [h.pk for h in houses],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from accounts.ledger import house_account, pot_account, shard_of, wallet_for
+from accounts.ledger import house_account, ledger_shards, pot_account, wallet_for
 from accounts.models import LedgerAccount, LedgerEntry
 from games.models import Hand
 from games.rules.quan import HOUSE, POT
@@ -52,7 +52,7 @@ def settlement_accounts(
             houses[account.pk] = account
     house = houses.get(min(booked)) if booked else None
     if house is None:
-        shard = shard_of(hand)
+        shard = hand.table_id % ledger_shards()
         house = next(
             (a for a in houses.values() if a.parent_id is not None and a.shard == shard), None
         )

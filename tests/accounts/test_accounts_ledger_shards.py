@@ -37,14 +37,15 @@ def funded(name: str, amount: int = 10_000) -> User:
 
 
 class FakeHand:
-    """What the ledger reads of a hand to choose its shard: its id."""
+    """What the ledger reads of a hand to choose its shard: its table's id."""
 
-    def __init__(self, pk: int) -> None:
-        self.pk = pk
+    def __init__(self, table_id: int) -> None:
+        self.table_id = table_id
 
 
 def settle(players: list[User], hand_id: int, *, fee: int = 10) -> LedgerTransaction:
-    """Hand ``hand_id``: the others pay the first 100 each, the house takes ``fee`` of it."""
+    """A hand at table ``hand_id`` (its shard): the others pay the first 100 each, the house
+    takes ``fee`` of it."""
     losers = players[1:]
     legs = [(wallet_for(u), -100) for u in losers]
     legs += [(wallet_for(players[0]), 100 * len(losers) - fee)]
@@ -53,10 +54,10 @@ def settle(players: list[User], hand_id: int, *, fee: int = 10) -> LedgerTransac
 
 
 @pytest.mark.django_db
-def test_a_hands_fee_goes_to_its_shard_and_the_house_is_the_familys_sum(settings):
+def test_a_hands_fee_goes_to_its_tables_shard_and_the_house_is_the_familys_sum(settings):
     settings.CHAN_HOUSE_SHARDS = 8
     players = [funded(n) for n in ("a", "b", "c", "d")]
-    # given hands 3, 11 (both shard 3) and 12 (shard 4)
+    # given hands at tables 3, 11 (both shard 3) and 12 (shard 4)
     for hand_id in (3, 11, 12):
         settle(players, hand_id)
     # then shard 3 took two fees, shard 4 one, the parent none; the house is their sum
@@ -88,7 +89,7 @@ def test_each_shard_extends_its_own_chain(settings):
     settings.CHAN_HOUSE_SHARDS = 8
     players = [funded(n) for n in ("a", "b")]
     first, other, second = settle(players, 5), settle(players, 6), settle(players, 13)
-    # hands 5 and 13 share shard 5: the second chains the first; hand 6 is on chain 6
+    # tables 5 and 13 share shard 5: the second chains the first; table 6 is on chain 6
     assert (first.chain, other.chain, second.chain) == (5, 6, 5)
     assert second.prev_hash == first.hash
     assert other.prev_hash != first.hash
@@ -99,7 +100,7 @@ def test_each_shard_extends_its_own_chain(settings):
 
 
 @pytest.mark.django_db
-def test_a_transaction_without_a_shard_leg_takes_the_chain_of_its_hand_user_or_table(settings):
+def test_a_transaction_without_a_shard_leg_takes_the_chain_of_its_table_or_user(settings):
     settings.CHAN_HOUSE_SHARDS = 8
     owner = funded("owner")
     table = Table.objects.create(owner=owner, name="t", stake=10)
@@ -110,14 +111,16 @@ def test_a_transaction_without_a_shard_leg_takes_the_chain_of_its_hand_user_or_t
         table=table,
     )
     assert tx.chain == shard_of(table) == table.pk % 8
-    by_user = ledger_post(
+    refund = ledger_post(
         kind="ga_gop_refund",
         key="pot-out",
         legs=[(pot_account(table), -5), (wallet_for(owner), 5)],
         user=owner,
         table=table,
     )
-    assert by_user.chain == owner.pk % 8
+    assert refund.chain == table.pk % 8  # the table's chain, as the pot's other moves
+    grant = balance_adjust(user=owner, amount=5, reason="x", key="more")
+    assert grant.chain == owner.pk % 8  # the player's issuance shard
     assert ledger_problems() == []
 
 

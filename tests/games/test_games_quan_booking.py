@@ -56,7 +56,7 @@ def test_a_won_hand_is_booked_once_in_quan_and_shown_in_the_view(players, win_ha
     call_command("ledger_check")
 
 
-def test_a_hands_fee_goes_to_its_house_shard_and_the_audit_names_that_shard(
+def test_a_hands_fee_goes_to_its_tables_house_shard_and_the_audit_names_that_shard(
     players, win_hand, settings
 ) -> None:
     from accounts.ledger import house_account
@@ -68,9 +68,9 @@ def test_a_hands_fee_goes_to_its_house_shard_and_the_audit_names_that_shard(
     hand = Hand.objects.get(pk=win_hand["hand"])
     tx = hand_settle(hand_id=hand.pk)
     hand.refresh_from_db()
-    # the fee went to the house's sub-account hand id mod 8, on that shard's chain
+    # the fee went to the house's sub-account table id mod 8, on that shard's chain
     shard = house_account(hand=hand)
-    assert (shard.shard, tx.chain) == (hand.pk % 8, hand.pk % 8)
+    assert (shard.shard, tx.chain) == (hand.table_id % 8, hand.table_id % 8)
     assert shard.balance == hand.quan["fees"] > 0
     assert settlement_accounts(hand)[HOUSE] == shard  # what the audit and the export read
     call_command("ledger_check")
