@@ -73,6 +73,30 @@ def test_a_hands_fee_goes_to_its_tables_shard_and_the_house_is_the_familys_sum(s
 
 
 @pytest.mark.django_db
+def test_what_the_parents_held_before_the_split_still_counts(settings):
+    settings.CHAN_HOUSE_SHARDS = 8
+    players = [funded(n) for n in ("a", "b")]
+    # given postings to the parents, as every posting was before accounts 0016
+    ledger_post(
+        kind="adjustment",
+        key="old-grant",
+        legs=[(issuance_account(), -700), (wallet_for(players[1]), 700)],
+    )
+    ledger_post(
+        kind="hand_settlement",
+        key="old-hand",
+        legs=[(wallet_for(players[1]), -50), (wallet_for(players[0]), 45), (house_account(), 5)],
+    )
+    # and postings to the shards since
+    settle(players, 3)
+    # then each family's balance is its parent's and its children's, and the books reconcile
+    assert (house_account().balance, house_balance()) == (5, 15)
+    assert issuance_account().balance == -700 and issuance_balance() == -700 - 2 * 10_000
+    assert sum(wallet_balance(u) for u in players) + house_balance() == -issuance_balance()
+    assert ledger_problems() == []
+
+
+@pytest.mark.django_db
 def test_a_players_grants_come_from_its_issuance_shard(settings):
     settings.CHAN_HOUSE_SHARDS = 4
     users = [funded(f"u{i}", 100 * (i + 1)) for i in range(6)]

@@ -77,6 +77,27 @@ def test_a_hands_fee_goes_to_its_tables_house_shard_and_the_audit_names_that_sha
     call_command("check_hands")
 
 
+def test_a_hand_booked_to_the_house_before_the_split_is_audited_against_the_parent(
+    players, win_hand
+) -> None:
+    from accounts.ledger import house_account, ledger_post, wallet_for
+    from games.rules.quan import HOUSE
+    from games.services.settlement_parties import settlement_accounts
+
+    play_to_end(players, win_hand)
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    # given a hand whose fee was booked to the one house row of before accounts 0016
+    ledger_post(
+        kind="hand_settlement",
+        key=f"legacy:{hand.pk}",
+        legs=[(wallet_for(players[0].user), -5), (house_account(), 5)],
+        hand=hand,
+    )
+    # then its parties name that row, not the table's shard
+    assert settlement_accounts(hand)[HOUSE] == house_account()
+    assert settlement_accounts(hand, create=True)[HOUSE] == house_account(hand=hand)
+
+
 def test_creating_needs_10_stakes_and_sitting_15(make_player) -> None:
     poor = make_player()
     r = poor.client.post("/api/v1/tables", {"name": "t", "stake": 5001}, format="json")
