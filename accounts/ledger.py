@@ -280,8 +280,8 @@ def ledger_post(
     refused (``insufficient_balance``, with ``needed``, ``balance`` and ``account_id``).
 
     Locks: the legs' accounts, ``SELECT … FOR UPDATE`` in ascending id, after any hand or table
-    lock the caller holds, then the ledger head (see the module docstring). Runs in the caller's
-    transaction if any.
+    lock the caller holds, then the head of its chain (see the module docstring). Runs in the
+    caller's transaction if any.
     """
     tx, _booked = _post(kind=kind, key=key, legs=legs, memo=memo, user=user, hand=hand, table=table)
     return tx
