@@ -21,7 +21,7 @@ VAR := $(or $(CHAN_VAR_DIR),var)
 # pay. TEST_WORKERS=0 runs it in one process. Tests are dealt two at a time as workers free up.
 TEST_WORKERS ?= 4
 
-.PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages
+.PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages py-client ts-client
 
 # The settings default to production-safe values (DEBUG off, SECRET_KEY required, no fixed decks).
 # The development targets turn DEBUG on unless the environment says otherwise: a dev-only key,
@@ -92,6 +92,13 @@ test: lint typecheck
 	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); o=os.environ.get('DATABASE_OWNER_URL'); print('make test: database =', ('PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') + ' as ' + d.parse(u)['USER'] + (', owner ' + d.parse(o)['USER'] if o else ' (the owner too: set DATABASE_OWNER_URL for two roles)')) if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg, as chan_app, owner postgres (set DATABASE_URL for another server)')"
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 2 $(PYTEST_ARGS)
 
+# The TypeScript client's types from the schema as served (clients/typescript: openapi.json, then
+# src/schema.d.ts by openapi-typescript), and a type check. One command after any API change;
+# tests/clients/test_clients_typescript.py fails while the committed files are stale.
+ts-client: $(STAMP)
+	DEBUG=1 $(BIN)/python manage.py spectacular --format openapi-json --file clients/typescript/openapi.json
+	cd clients/typescript && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run -s generate && npx tsc --noEmit
+
 db-stop:   # stop the embedded PostgreSQL (the next command that needs it starts it again)
 	@if [ -x $(BIN)/python ]; then $(BIN)/python -m chan_api.embedded_db stop; fi
 
@@ -106,3 +113,8 @@ simulate: $(STAMP)
 
 clean: db-stop
 	rm -rf $(VENV) var .pytest_cache .ruff_cache .mypy_cache .hypothesis
+
+# The synchronous Python client is written from the asynchronous one (clients/python/unasync.py);
+# run this after editing clients/python/chan_client/_async_client.py.
+py-client: $(DEV_STAMP)
+	$(BIN)/python clients/python/unasync.py

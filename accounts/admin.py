@@ -26,6 +26,7 @@ from django.template.response import TemplateResponse
 
 from accounts.ledger import MAX_ADJUSTMENT, balance_adjust
 from accounts.ledger_selectors import wallet_balance
+from accounts.limit_admin import LIMIT_INLINES
 from accounts.models import ApiToken, LedgerAccount, LedgerEntry, LedgerTransaction, User
 from accounts.services import signup_address_digest, token_revoke, user_ban, user_unban
 from core.errors import DomainError
@@ -236,6 +237,7 @@ class LogEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(User)
 class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
+    inlines = LIMIT_INLINES  # the limits the player set itself, read-only (limit_admin.py)
     fieldsets = (
         *DjangoUserAdmin.fieldsets,
         (

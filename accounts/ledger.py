@@ -41,6 +41,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger_hash import GENESIS, ledger_tx_hash
+from accounts.limit_selectors import bonus_check
 from accounts.models import LedgerAccount, LedgerTransaction, User
 from core import metrics
 from core.errors import Conflict, InvalidInput
@@ -452,6 +453,7 @@ def bonus_claim(*, user: User, now: dt.datetime | None = None) -> LedgerTransact
     Locks: the issuance account and the wallet, in id order (:func:`ledger_post`).
     """
     now = now or timezone.now()
+    bonus_check(user, now)  # cooling off or self-excluded: no bonus (accounts/limits.py)
     day, next_claim_at = _local_day(now)
     key = f"bonus:daily:{user.pk}:{day.isoformat()}"
     if LedgerTransaction.objects.filter(idempotency_key=key).exists():

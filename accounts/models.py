@@ -407,3 +407,158 @@ class LedgerEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.amount:+d} on {self.account_id} (tx {self.transaction_id})"
+
+
+# --------------------------------------------------------------------------- self-set limits
+# Limits players set for themselves (issue 21; docs/decisions.md, "Limits players set for
+# themselves"). The services are accounts/limits.py, the reads accounts/limit_selectors.py.
+
+
+class LimitKind(models.TextChoices):
+    LOSS_LIMIT_DAY = "loss_limit_day", "Loss limit per day"
+    LOSS_LIMIT_WEEK = "loss_limit_week", "Loss limit per week"
+    LOSS_LIMIT_MONTH = "loss_limit_month", "Loss limit per month"
+    MAX_STAKE = "max_stake", "Highest stake"
+    REMINDER_MINUTES = "reminder_minutes", "Reality check every N minutes"
+
+
+LIMIT_KINDS = [kind.value for kind in LimitKind]
+
+
+class PlayerLimit(models.Model):
+    """One limit of one player: the ``value`` in force (null: none) and, after a raise or a
+    removal, the ``pending_value`` that replaces it at ``pending_at`` (24 hours after the
+    request). A pending change whose time has come is in force as soon as it is read
+    (``limit_selectors``); the next write folds it into ``value``."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="limits"
+    )
+    kind = models.CharField(max_length=32, choices=LimitKind.choices)
+    value = models.PositiveBigIntegerField(null=True, blank=True)
+    pending_value = models.PositiveBigIntegerField(null=True, blank=True)
+    pending_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["user_id", "kind"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind"], name="accounts_playerlimit_one_kind"),
+            models.CheckConstraint(
+                condition=Q(kind__in=LIMIT_KINDS), name="accounts_playerlimit_kind_known"
+            ),
+            models.CheckConstraint(
+                condition=Q(value__isnull=True) | Q(value__gte=1),
+                name="accounts_playerlimit_value_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(pending_at__isnull=False)
+                | Q(pending_at__isnull=True, pending_value__isnull=True),
+                name="accounts_playerlimit_pending_has_time",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}={self.value} ({self.user_id})"
+
+
+class AppendOnlyModel(models.Model):
+    """A row written once: ``save()`` of a stored row and ``delete()`` are refused in Python,
+    as the database refuses UPDATE and DELETE (migration accounts 0015)."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise LedgerWriteError(f"{type(self).__name__} rows are append-only.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        raise LedgerWriteError(f"{type(self).__name__} rows are append-only.")
+
+
+class PlayerExclusion(AppendOnlyModel):
+    """A cooling-off period or a self-exclusion: from ``starts_at`` to ``ends_at`` (null:
+    permanent) the player cannot sit, quick-join, open tables or claim a bonus. Append-only,
+    enforced by PostgreSQL (migration accounts 0015): nobody, staff included, shortens one."""
+
+    class Kind(models.TextChoices):
+        COOL_OFF = "cool_off", "Cooling off"
+        SELF_EXCLUSION = "self_exclusion", "Self-exclusion"
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="exclusions"
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    days = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: permanent.")
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField(null=True, blank=True, help_text="Empty: permanent.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects: ClassVar[models.Manager[PlayerExclusion]] = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-starts_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["cool_off", "self_exclusion"]),
+                name="accounts_playerexclusion_kind_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="cool_off", days__gte=1, days__lte=42, ends_at__isnull=False)
+                | Q(kind="self_exclusion", days__gte=183, ends_at__isnull=False)
+                | Q(kind="self_exclusion", days__isnull=True, ends_at__isnull=True),
+                name="accounts_playerexclusion_days_in_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(ends_at__isnull=True) | Q(ends_at__gt=F("starts_at")),
+                name="accounts_playerexclusion_ends_after_start",
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "-starts_at"], name="accounts_excl_user")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.user_id} until {self.ends_at or 'forever'}"
+
+
+class PlayerLimitChange(AppendOnlyModel):
+    """The history of a player's limits, a row per change (append-only, enforced by
+    PostgreSQL): which limit, the value before and after (null: none), when it takes effect
+    and who asked (the player, or staff)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="limit_changes"
+    )
+    kind = models.CharField(max_length=32)
+    old_value = models.PositiveBigIntegerField(null=True, blank=True)
+    new_value = models.PositiveBigIntegerField(null=True, blank=True)
+    effective_at = models.DateTimeField()
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField()
+
+    objects: ClassVar[models.Manager[PlayerLimitChange]] = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=[*LIMIT_KINDS, "cool_off", "self_exclusion"]),
+                name="accounts_playerlimitchange_kind_known",
+            ),
+            models.CheckConstraint(
+                condition=Q(effective_at__gte=F("created_at")),
+                name="accounts_playerlimitchange_not_backdated",
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "-created_at"], name="accounts_limchg_user")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.old_value} → {self.new_value} ({self.user_id})"

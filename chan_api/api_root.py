@@ -53,14 +53,35 @@ TEMPLATES = {
 DOCS = {"schema": "schema", "docs": "swagger-ui", "redoc": "redoc"}
 
 
-class ApiRootOutputSerializer(serializers.Serializer):
-    resources = serializers.DictField(
-        child=serializers.URLField(), help_text="Absolute URLs of the API's entry points."
-    )
-    templates = serializers.DictField(
-        child=serializers.CharField(),
-        help_text="The URLs that take an id or a name, as RFC 6570 templates "
+def _fields_of(keys: object, field: type[serializers.Field]) -> dict[str, serializers.Field]:
+    return {key: field() for key in keys}  # type: ignore[attr-defined]
+
+
+# One named field per link, so that the schema lists them (a client's `root.resources.tables`).
+ApiRootResourcesSerializer = type(
+    "ApiRootResourcesSerializer",
+    (serializers.Serializer,),
+    {
+        "__doc__": "Absolute URLs of the API's entry points.",
+        **_fields_of(RESOURCES, serializers.URLField),
+    },
+)
+ApiRootTemplatesSerializer = type(
+    "ApiRootTemplatesSerializer",
+    (serializers.Serializer,),
+    {
+        "__doc__": "The URLs that take an id or a name, as RFC 6570 templates "
         "(`…/hands/{hand_id}`): fill in the braces.",
+        **_fields_of(TEMPLATES, serializers.CharField),
+    },
+)
+
+
+class ApiRootOutputSerializer(serializers.Serializer):
+    resources = ApiRootResourcesSerializer(help_text="Absolute URLs of the API's entry points.")
+    templates = ApiRootTemplatesSerializer(
+        help_text="The URLs that take an id or a name, as RFC 6570 templates "
+        "(`…/hands/{hand_id}`): fill in the braces."
     )
     schema = serializers.URLField(help_text="The OpenAPI 3 schema.")
     docs = serializers.URLField(help_text="Swagger UI.")

@@ -111,3 +111,61 @@ def problem_responses_for(
         )
         for status in sorted(codes)
     }
+
+
+def typed_schema_hook(result: dict, generator: object, request: object, public: bool) -> dict:
+    """drf-spectacular postprocessing hook: the typed components of the rules core's JSON
+    (games/api/schema.py) in place of free JSON, then an example on every operation
+    (games/api/examples.py, accounts/api/examples.py, by operation id)."""
+    from accounts.api.examples import EXAMPLES as ACCOUNT_EXAMPLES
+    from games.api.examples import EXAMPLES as GAME_EXAMPLES
+    from games.api.schema import type_components
+
+    type_components(result)
+    attach_examples(result, {**ACCOUNT_EXAMPLES, **GAME_EXAMPLES})
+    return result
+
+
+def attach_examples(result: dict, examples: Mapping[str, Mapping[str, object]]) -> None:
+    """Put each operation's examples in place: ``request`` on its JSON body, ``response`` on
+    its first 2xx JSON response (``status`` picks another), ``parameters`` (name → value) on
+    the operation's parameters."""
+    for item in result.get("paths", {}).values():
+        for operation in item.values():
+            if not isinstance(operation, dict) or "operationId" not in operation:
+                continue
+            spec = examples.get(operation["operationId"])
+            if not spec:
+                continue
+            if "request" in spec:
+                body = operation.get("requestBody", {}).get("content", {})
+                for media in body.values():
+                    media["examples"] = _named(spec["request"])
+            if "response" in spec:
+                responses = operation.get("responses", {})
+                status = str(
+                    spec.get("status")
+                    or next(
+                        (s for s in responses if s.startswith("2") and responses[s].get("content")),
+                        "",
+                    )
+                )
+                content = responses.get(status, {}).get("content", {})
+                for media_type, media in content.items():
+                    if "json" in media_type and "problem" not in media_type:
+                        media["examples"] = _named(spec["response"])
+            for param in operation.get("parameters", []):
+                value = (spec.get("parameters") or {}).get(param.get("name"))
+                if value is not None:
+                    param["example"] = value
+
+
+def _named(value: object) -> dict[str, dict[str, object]]:
+    """``examples``: a mapping of name → value as given, or one example named ``default``."""
+    if (
+        isinstance(value, dict)
+        and value
+        and all(isinstance(v, dict) and "value" in v for v in value.values())
+    ):
+        return dict(value)  # type: ignore[arg-type]
+    return {"default": {"value": value}}

@@ -295,6 +295,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # The enums first, then the rules core's JSON typed and an example on every operation.
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "chan_api.schema.typed_schema_hook",
+    ],
     "ENUM_NAME_OVERRIDES": {
         "TableStatusEnum": "games.models.Table.Status",
         "HandStatusEnum": "games.models.Hand.Status",

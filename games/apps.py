@@ -21,3 +21,12 @@ class GamesConfig(AppConfig):
             weak=False,
             dispatch_uid="games.seats_vacate",
         )
+        # A player cooling off or self-excluded is freed of its seats after the hand in play.
+        from accounts.signals import player_excluded
+        from games.services.table_limits import seats_release_excluded
+
+        player_excluded.connect(
+            lambda sender, user_id, **kw: seats_release_excluded(user_id=user_id),
+            weak=False,
+            dispatch_uid="games.seats_release_excluded",
+        )

@@ -8,11 +8,23 @@ from __future__ import annotations
 
 import datetime as dt
 
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from accounts.ledger_selectors import LEDGER_PAGE_DEFAULT, LEDGER_PAGE_MAX
+from accounts.limits import (
+    COOL_OFF_DAYS,
+    LIMIT_RANGES,
+    SELF_EXCLUSION_MAX_DAYS,
+    SELF_EXCLUSION_MIN_DAYS,
+)
 from accounts.models import ApiToken, LedgerTransaction, User
-from chan_api.strict_input import QueryIntegerField, StrictCharField, StrictInputSerializer
+from chan_api.strict_input import (
+    QueryIntegerField,
+    StrictCharField,
+    StrictInputSerializer,
+    StrictIntegerField,
+)
 
 _USERNAME_MAX = User._meta.get_field("username").max_length
 _DISPLAY_NAME_MAX = User._meta.get_field("display_name").max_length
@@ -152,4 +164,92 @@ class LedgerHeadOutputSerializer(serializers.Serializer):
     count = serializers.IntegerField(help_text="How many ledger transactions there are.")
     chains = LedgerChainHeadOutputSerializer(
         many=True, help_text="The head of each hash chain in use, by chain."
+    )
+
+
+# --------------------------------------------------------------------------- self-set limits
+
+
+def _limit_field(kind: str, help_text: str) -> StrictIntegerField:
+    low, high = LIMIT_RANGES[kind]
+    return StrictIntegerField(
+        min_value=low, max_value=high, allow_null=True, required=False, help_text=help_text
+    )
+
+
+class LimitsInputSerializer(StrictInputSerializer):
+    """``PUT /me/limits``: the limits to change (any of them); ``null`` removes one."""
+
+    loss_limit_day = _limit_field("loss_limit_day", "Most Quan to lose in a calendar day.")
+    loss_limit_week = _limit_field("loss_limit_week", "… in a calendar week (from Monday).")
+    loss_limit_month = _limit_field("loss_limit_month", "… in a calendar month.")
+    max_stake = _limit_field("max_stake", "The highest stake of a table I may sit at or open.")
+    reminder_minutes = _limit_field(
+        "reminder_minutes", "A reality check every N minutes of play (5 to 1440)."
+    )
+
+    def validate(self, attrs: dict[str, object]) -> dict[str, object]:
+        if not attrs:
+            raise serializers.ValidationError(
+                {"non_field_errors": [_("Name at least one limit to change.")]}
+            )
+        return attrs
+
+
+class PendingLimitSerializer(serializers.Serializer):
+    value = serializers.IntegerField(allow_null=True, help_text="Null: the limit is removed.")
+    effective_at = serializers.DateTimeField(**UTC_DATETIME, help_text="UTC.")
+
+
+class LimitOutputSerializer(serializers.Serializer):
+    value = serializers.IntegerField(allow_null=True, help_text="In force now; null: none.")
+    pending = PendingLimitSerializer(
+        allow_null=True, help_text="A raise or removal waiting for its 24 hours."
+    )
+
+
+class LossesOutputSerializer(serializers.Serializer):
+    day = serializers.IntegerField()
+    week = serializers.IntegerField()
+    month = serializers.IntegerField()
+
+
+class ExclusionOutputSerializer(serializers.Serializer):
+    kind = serializers.ChoiceField(choices=["cool_off", "self_exclusion"])
+    days = serializers.IntegerField(allow_null=True, help_text="Null: permanent.")
+    starts_at = serializers.DateTimeField(**UTC_DATETIME)
+    ends_at = serializers.DateTimeField(**UTC_DATETIME, allow_null=True, help_text="Null: never.")
+    permanent = serializers.BooleanField()
+
+
+class LimitsOutputSerializer(serializers.Serializer):
+    """Reads ``accounts.limit_selectors.limits_view``."""
+
+    loss_limit_day = LimitOutputSerializer()
+    loss_limit_week = LimitOutputSerializer()
+    loss_limit_month = LimitOutputSerializer()
+    max_stake = LimitOutputSerializer()
+    reminder_minutes = LimitOutputSerializer()
+    losses = LossesOutputSerializer(
+        help_text="Quan lost in settled hands this day, week and month (Asia/Ho_Chi_Minh)."
+    )
+    cool_off = ExclusionOutputSerializer(allow_null=True)
+    self_exclusion = ExclusionOutputSerializer(allow_null=True)
+    play_blocked = serializers.JSONField(
+        allow_null=True,
+        help_text="Why I may not sit now (`code`, `detail` and the error's fields), or null.",
+    )
+    now = serializers.DateTimeField(**UTC_DATETIME)
+
+
+class CoolOffInputSerializer(StrictInputSerializer):
+    days = StrictIntegerField(min_value=COOL_OFF_DAYS[0], max_value=COOL_OFF_DAYS[1])
+
+
+class SelfExclusionInputSerializer(StrictInputSerializer):
+    days = StrictIntegerField(
+        min_value=SELF_EXCLUSION_MIN_DAYS,
+        max_value=SELF_EXCLUSION_MAX_DAYS,
+        allow_null=True,
+        help_text="183 days or more; null: permanent.",
     )

@@ -5,8 +5,11 @@ from django.urls import path
 from accounts.api.views import (
     LedgerHeadApi,
     MeBonusApi,
+    MeCoolOffApi,
     MeDetailApi,
     MeLedgerApi,
+    MeLimitsApi,
+    MeSelfExclusionApi,
     TokenCheckApi,
     TokenCreateApi,
     TokenListApi,
@@ -25,5 +28,8 @@ urlpatterns = [
     path("me", MeDetailApi.as_view(), name="me"),
     path("me/bonus", MeBonusApi.as_view(), name="me-bonus"),
     path("me/ledger", MeLedgerApi.as_view(), name="me-ledger"),
+    path("me/limits", MeLimitsApi.as_view(), name="me-limits"),
+    path("me/cool-off", MeCoolOffApi.as_view(), name="me-cool-off"),
+    path("me/self-exclusion", MeSelfExclusionApi.as_view(), name="me-self-exclusion"),
     path("ledger/head", LedgerHeadApi.as_view(), name="ledger-head"),
 ]

@@ -23,11 +23,16 @@ from accounts.api.schema import (
 )
 from accounts.api.serializers import (
     BonusOutputSerializer,
+    CoolOffInputSerializer,
+    ExclusionOutputSerializer,
     LedgerHeadOutputSerializer,
     LedgerPageOutputSerializer,
     LedgerQuerySerializer,
+    LimitsInputSerializer,
+    LimitsOutputSerializer,
     ProfileOutputSerializer,
     RegisterInputSerializer,
+    SelfExclusionInputSerializer,
     TokenCheckOutputSerializer,
     TokenCreateInputSerializer,
     TokenIssuedOutputSerializer,
@@ -36,7 +41,9 @@ from accounts.api.serializers import (
 from accounts.api.throttles import AuthRateThrottle
 from accounts.ledger import bonus_claim, next_bonus_at
 from accounts.ledger_selectors import ledger_head, ledger_page, wallet_balance
-from accounts.models import ApiToken, User
+from accounts.limit_selectors import limits_view
+from accounts.limits import cool_off_start, limits_set, self_exclusion_start
+from accounts.models import ApiToken, PlayerExclusion, User
 from accounts.selectors import token_list, user_profile
 from accounts.services import token_create, token_revoke, user_authenticate, user_register
 from chan_api.schema import COMMON_HEADERS
@@ -210,7 +217,9 @@ class MeBonusApi(APIView):
                 409,
                 descriptions={
                     409: "`bonus_already_claimed`, with `next_claim_at` (UTC): the bonus "
-                    "of this calendar day (Asia/Ho_Chi_Minh) was already booked."
+                    "of this calendar day (Asia/Ho_Chi_Minh) was already booked; "
+                    "`cooling_off` or `self_excluded` (with `ends_at`): no bonus during a "
+                    "break the player took (docs/api.md, limits)."
                 },
                 body=BonusAlreadyClaimedSerializer,
             ),
@@ -262,3 +271,85 @@ class LedgerHeadApi(APIView):
     )
     def get(self, request: Request) -> Response:
         return Response(LedgerHeadOutputSerializer(ledger_head()).data)
+
+
+# --------------------------------------------------------------------------- self-set limits
+
+LIMITS_400 = {400: "`invalid`: a limit or `days` is malformed or out of range (`errors` name it)."}
+
+
+def _exclusion_response(exclusion: PlayerExclusion) -> Response:
+    body = {
+        "kind": exclusion.kind,
+        "days": exclusion.days,
+        "starts_at": exclusion.starts_at,
+        "ends_at": exclusion.ends_at,
+        "permanent": exclusion.ends_at is None,
+    }
+    return Response(ExclusionOutputSerializer(body).data, status=status.HTTP_201_CREATED)
+
+
+class MeLimitsApi(APIView):
+    @extend_schema(
+        operation_id="me_limits_retrieve",
+        tags=["me"],
+        summary="My limits: loss limits, highest stake, reality check; cool-off, self-exclusion",
+        parameters=COMMON_HEADERS,
+        responses={200: LimitsOutputSerializer, **problem_responses()},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(LimitsOutputSerializer(limits_view(user=request.user)).data)
+
+    @extend_schema(
+        operation_id="me_limits_update",
+        tags=["me"],
+        summary="Set my limits (lower: at once; raise or remove: 24 hours later, pending)",
+        parameters=COMMON_HEADERS,
+        request=LimitsInputSerializer,
+        responses={
+            200: LimitsOutputSerializer,
+            **problem_responses(request_body=True, descriptions=LIMITS_400),
+        },
+    )
+    def put(self, request: Request) -> Response:
+        serializer = LimitsInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        limits_set(user=request.user, changes=serializer.validated_data)
+        return Response(LimitsOutputSerializer(limits_view(user=request.user)).data)
+
+
+class MeCoolOffApi(APIView):
+    @extend_schema(
+        operation_id="me_cool_off",
+        tags=["me"],
+        summary="Take a break of 1 to 42 days, at once (cannot be undone)",
+        parameters=COMMON_HEADERS,
+        request=CoolOffInputSerializer,
+        responses={
+            201: ExclusionOutputSerializer,
+            **problem_responses(request_body=True, descriptions=LIMITS_400),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = CoolOffInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return _exclusion_response(cool_off_start(user=request.user, **serializer.validated_data))
+
+
+class MeSelfExclusionApi(APIView):
+    @extend_schema(
+        operation_id="me_self_exclusion",
+        tags=["me"],
+        summary="Exclude myself for 183 days or more (null: permanently), at once",
+        parameters=COMMON_HEADERS,
+        request=SelfExclusionInputSerializer,
+        responses={
+            201: ExclusionOutputSerializer,
+            **problem_responses(request_body=True, descriptions=LIMITS_400),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = SelfExclusionInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        exclusion = self_exclusion_start(user=request.user, **serializer.validated_data)
+        return _exclusion_response(exclusion)

@@ -22,7 +22,9 @@ _DESCRIPTIONS = {
     "`not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; "
     "`room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, "
     "VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake "
-    "to create, 15 × stake to sit).",
+    "to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): "
+    "`limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, "
+    "`period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`).",
     422: "A rule refused the move: the fault's slug (RULES.md §9, basic mode; a `u` without a "
     "winning hand is `u_lao`) or the rules core's code (`card_not_in_hand`, `card_not_offered`, "
     "`not_a_pair`, `cannot_chiu`, `no_card_to_discard`, `bao`, `stock_exhausted`, "
@@ -195,3 +197,581 @@ def problem_responses(
     return problem_responses_for(
         statuses, {**_DESCRIPTIONS, **(descriptions or {})}, body, request_body=request_body
     )
+
+
+# --------------------------------------------------------------------------- typed JSON
+# What the serializers carry as free JSON (the rules core's dicts) described exactly, for client
+# generators: the move a `oneOf` over its types with a `type` discriminator (one schema per class
+# of games/rules/moves.py), each effect of an event likewise, the results and the records. The
+# postprocessing hook (chan_api.schema.typed_schema_hook) adds these components and puts them in
+# place of the untyped properties listed in TYPED_PROPERTIES.
+
+REF = "#/components/schemas/"
+
+
+def ref(name: str, *, nullable: bool = False, description: str | None = None) -> dict:
+    """A reference to a component; OpenAPI 3.0 wants a nullable one wrapped in ``allOf``."""
+    out: dict = (
+        {"allOf": [{"$ref": REF + name}]} if nullable or description else {"$ref": REF + name}
+    )
+    if nullable:
+        out["nullable"] = True
+    if description:
+        out["description"] = description
+    return out
+
+
+SEAT = {"type": "integer", "minimum": 0, "maximum": 3, "description": "A hand seat (0..n-1)."}
+CARD = ref("CardCode")
+CARDS = {"type": "array", "items": ref("CardCode")}
+CUOC_COUNTS = {
+    "type": "object",
+    "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 10},
+    "description": "Cước slug → count (RULES.md §8).",
+}
+
+# The fields of each move type beyond `type` and `seat`: the rules core's move classes
+# (games/rules/moves.py; a test checks that both name the same fields).
+MOVE_FIELDS: dict[str, dict[str, dict]] = {
+    "discard": {"card": ref("CardCode", description="The card discarded.")},
+    "eat": {
+        "card": ref("CardCode", description="The offered card eaten."),
+        "with": ref("CardCode", description="The hand card it pairs with."),
+    },
+    "draw": {},
+    "pass": {},
+    "chiu": {"card": ref("CardCode", description="The offered card chíu'd (three in hand).")},
+    "tra_cua": {"card": ref("CardCode", description="The card returned (trả cửa).")},
+    "u": {},
+    "declare": {
+        "cuoc": CUOC_COUNTS,
+        "auto": {"type": "boolean", "description": "Let the server declare (instead of cuoc)."},
+    },
+    "set_prefs": {"auto_u": {"type": "boolean"}, "auto_chiu": {"type": "boolean"}},
+}
+# The fields a move of that type must carry (declare: `cuoc` or `auto`; set_prefs: one of them).
+MOVE_REQUIRED: dict[str, list[str]] = {
+    "discard": ["card"],
+    "eat": ["card", "with"],
+    "chiu": ["card"],
+    "tra_cua": ["card"],
+}
+MOVE_SUMMARY = {
+    "discard": "Discard a card to my door.",
+    "eat": "Eat the offered card with a hand card (a chắn or a cạ).",
+    "draw": "Draw from the stock.",
+    "pass": "Let the offered card go by.",
+    "chiu": "Chíu the offered card with three of it in hand.",
+    "tra_cua": "Trả cửa: return a card after a chíu.",
+    "u": "Declare a win (ù) on the offered card.",
+    "declare": "Xướng: declare the cước of my win.",
+    "set_prefs": "Turn automatic ù / chíu on or off.",
+}
+
+
+def _camel(slug: str) -> str:
+    return "".join(part.capitalize() for part in slug.split("_"))
+
+
+def _type_prop(value: str) -> dict:
+    return {"type": "string", "enum": [value]}
+
+
+def _union(name_of: dict[str, str], description: str) -> dict:
+    return {
+        "oneOf": [{"$ref": REF + n} for n in name_of.values()],
+        "discriminator": {
+            "propertyName": "type",
+            "mapping": {t: REF + n for t, n in name_of.items()},
+        },
+        "description": description,
+    }
+
+
+def move_components() -> dict[str, dict]:
+    """``<Type>Move`` (as the server says a move: legal moves, a hand event's move),
+    ``<Type>MoveInput`` (the body of ``POST /hands/{id}/moves``) and the unions ``Move`` and
+    ``MoveInput``."""
+    out: dict[str, dict] = {}
+    moves, inputs = {}, {}
+    for mtype, fields in MOVE_FIELDS.items():
+        required = MOVE_REQUIRED.get(mtype, [])
+        name = f"{_camel(mtype)}Move"
+        out[name] = {
+            "type": "object",
+            "description": MOVE_SUMMARY[mtype],
+            "properties": {
+                "type": _type_prop(mtype),
+                **fields,
+                "seat": {**SEAT, "description": "The acting seat."},
+                "system": {
+                    "type": "boolean",
+                    "description": "Present (true) on a move the server made for the seat.",
+                },
+            },
+            "required": ["type", *required, "seat"],
+            "additionalProperties": False,
+        }
+        out[name + "Input"] = {
+            "type": "object",
+            "description": MOVE_SUMMARY[mtype],
+            "properties": {
+                "type": _type_prop(mtype),
+                **fields,
+                "seat": {**SEAT, "description": "Optional; must be the caller's own seat."},
+                "expected_seq": {
+                    "type": "integer",
+                    "minimum": 0,
+                    "description": "Refuse the move (409 stale_seq) unless the hand is at this "
+                    "seq.",
+                },
+            },
+            "required": ["type", *required],
+            "additionalProperties": False,
+        }
+        moves[mtype], inputs[mtype] = name, name + "Input"
+    out["Move"] = _union(moves, "A move in the rules core's JSON, by `type` (RULES.md §4).")
+    out["MoveInput"] = _union(
+        inputs,
+        "One move, by `type`, plus an optional `expected_seq`; only the fields of its type.",
+    )
+    return out
+
+
+def _effect(description: str, properties: dict, required: list[str]) -> dict:
+    return {
+        "type": "object",
+        "description": description,
+        "properties": properties,
+        "required": ["type", *required],
+    }
+
+
+HIDDEN = {
+    "type": "boolean",
+    "description": "Private to its seat until the end (never shown to a spectator).",
+}
+# The effects that are not a move (games/rules/engine.py, games/rules/replay.py).
+EFFECT_COMPONENTS: dict[str, dict] = {
+    "DealEffect": _effect(
+        "The deal: the dealer and the stock; the caller's own dealt cards, every seat's and "
+        "the deck once the hand has ended.",
+        {
+            "type": _type_prop("deal"),
+            "dealer": SEAT,
+            "stock_count": {"type": "integer"},
+            "hand": {**CARDS, "description": "The caller's dealt cards (players only)."},
+            "hands": {
+                "type": "array",
+                "items": CARDS,
+                "description": "Every seat's dealt cards: after the end.",
+            },
+            "deck": {**CARDS, "description": "The whole deck in order: after the end."},
+        },
+        ["dealer", "stock_count"],
+    ),
+    "DrawnEffect": _effect(
+        "The card a draw turned up.",
+        {"type": _type_prop("drawn"), "seat": SEAT, "card": CARD},
+        ["seat", "card"],
+    ),
+    "FaultEffect": _effect(
+        "A fault (RULES.md §9) the move committed.",
+        {
+            "type": _type_prop("fault"),
+            "seat": SEAT,
+            "fault": {"type": "string", "description": "The fault's slug."},
+            "bao": {"type": "boolean", "description": "The fault makes the seat báo."},
+            "hidden": HIDDEN,
+        },
+        ["seat", "fault"],
+    ),
+    "BaoEffect": _effect(
+        "The seat is báo: the server plays its turns to the end.",
+        {"type": _type_prop("bao"), "seat": SEAT},
+        ["seat"],
+    ),
+    "NhaiEffect": _effect(
+        "Nhái: the seat ate a card matching a pair already on its mat.",
+        {"type": _type_prop("nhai"), "seat": SEAT, "card": CARD, "points": {"type": "integer"}},
+        ["seat", "card", "points"],
+    ),
+    "BoUEffect": _effect(
+        "Bỏ ù: the seat let go a card it could have won on (private to it until the end).",
+        {
+            "type": _type_prop("bo_u"),
+            "seat": SEAT,
+            "card": CARD,
+            "replaced_by": {
+                **SEAT,
+                "nullable": True,
+                "description": "The seat whose win replaced the move, or null.",
+            },
+        },
+        ["seat", "card", "replaced_by"],
+    ),
+    "ChiuEffect": _effect(
+        "A chíu: the seat's own move, or (`auto`) made by its auto_chiu preference.",
+        {
+            "type": _type_prop("chiu"),
+            "seat": SEAT,
+            "card": CARD,
+            "auto": {"type": "boolean"},
+            "system": {"type": "boolean"},
+        },
+        ["seat", "card"],
+    ),
+    "WinEffect": _effect(
+        "A win (ù).",
+        {
+            "type": _type_prop("win"),
+            "seat": SEAT,
+            "card": ref("CardCode", nullable=True),
+            "source": {"type": "string", "description": "Where the winning card came from."},
+        },
+        ["seat", "card", "source"],
+    ),
+    "ClaimEffect": _effect(
+        "Who got a card several seats could win on, and by which rule.",
+        {
+            "type": _type_prop("claim"),
+            "seat": SEAT,
+            "card": CARD,
+            "rule": {"type": "string"},
+            "replaced": {
+                **SEAT,
+                "nullable": True,
+                "description": "The seat whose move the win replaced, or null.",
+            },
+            "pending": {"type": "boolean", "description": "Waits for the drawer."},
+            "hidden": HIDDEN,
+        },
+        ["seat", "card", "rule"],
+    ),
+    "ClaimLostEffect": _effect(
+        "A seat that could have won on the card lost it to another (private to it).",
+        {
+            "type": _type_prop("claim_lost"),
+            "seat": SEAT,
+            "card": CARD,
+            "to": SEAT,
+            "hidden": HIDDEN,
+        },
+        ["seat", "card", "to"],
+    ),
+    "HoaEffect": _effect("Hòa: the stock ran out; nobody pays.", {"type": _type_prop("hoa")}, []),
+    "SystemEffect": _effect(
+        "Why the server made this move for the seat.",
+        {
+            "type": _type_prop("system"),
+            "seat": SEAT,
+            "cause": {"type": "string", "enum": ["timeout", "bao", "left", "bot"]},
+        },
+        ["seat", "cause"],
+    ),
+}
+EFFECT_TYPES = {
+    "deal": "DealEffect",
+    "drawn": "DrawnEffect",
+    "fault": "FaultEffect",
+    "bao": "BaoEffect",
+    "nhai": "NhaiEffect",
+    "bo_u": "BoUEffect",
+    "win": "WinEffect",
+    "claim": "ClaimEffect",
+    "claim_lost": "ClaimLostEffect",
+    "hoa": "HoaEffect",
+    "system": "SystemEffect",
+}
+
+
+def effect_components() -> dict[str, dict]:
+    """Each effect type's schema and the ``HandEffect`` union: the move itself (by its type;
+    a chíu also as the automatic one) and what the server derived from it."""
+    mapping = {
+        mtype: ("ChiuEffect" if mtype == "chiu" else f"{_camel(mtype)}Move")
+        for mtype in MOVE_FIELDS
+    }
+    mapping.update(EFFECT_TYPES)
+    return {
+        **EFFECT_COMPONENTS,
+        "HandEffect": _union(mapping, "One effect of an event, by `type`."),
+    }
+
+
+_SCORE = {
+    "type": "object",
+    "properties": {k: {"type": "integer"} for k in ("base", "ga", "total")},
+    "required": ["base", "ga", "total"],
+}
+_INTS = {"type": "array", "items": {"type": "integer"}}
+QUAN_SEAT = {
+    "type": "object",
+    "properties": {
+        "seat": SEAT,
+        **{k: {"type": "integer"} for k in ("paid", "received", "fee", "net", "to_pot")},
+    },
+    "required": ["seat", "paid", "received", "fee", "net"],
+}
+POT_FLOWS = {
+    "type": "object",
+    "properties": {"in": {"type": "integer"}, "out": {"type": "integer"}},
+    "required": ["in", "out"],
+}
+QUAN_PROPERTIES = {
+    "seats": {"type": "array", "items": {"$ref": REF + "QuanSeat"}},
+    "fees": {"type": "integer", "description": "Fees the house took, in Quan."},
+    "fee_percent": {"type": "integer"},
+    "pot": {"$ref": REF + "PotFlows"},
+    "capped": {**_INTS, "description": "Seats whose payment was capped by their balance."},
+    "dropped": _INTS,
+    "practice": {"type": "boolean"},
+}
+RULESET_VALUE = {
+    "description": "A ruleset option's value: a flag, a number, a name, or a table.",
+    "anyOf": [
+        {"type": "boolean"},
+        {"type": "integer"},
+        {"type": "string"},
+        {"type": "object", "additionalProperties": True},
+    ],
+}
+RESULT_COMPONENTS: dict[str, dict] = {
+    "CardCode": {
+        "type": "string",
+        "enum": list(CODES),
+        "description": "A kind code: 2V…9V, 2N…9N, 2S…9S or CC.",
+    },
+    **move_components(),
+    **effect_components(),
+    "Outcome": {
+        "type": "object",
+        "description": 'How the hand ended: `{"result": "u", "seat": n}` or `{"result": "hoa"}`.',
+        "properties": {
+            "result": {"type": "string", "enum": ["u", "u_lao", "hoa"]},
+            "seat": {**SEAT, "description": "The winner (u) or the seat at fault (u_lao)."},
+        },
+        "required": ["result"],
+    },
+    "Score": _SCORE,
+    "Declaration": {
+        "type": "object",
+        "description": "The winner's xướng against the true cước (RULES.md §8).",
+        "properties": {
+            "cuoc": CUOC_COUNTS,
+            "auto": {"type": "boolean"},
+            "verdict": {"type": "string", "enum": ["dung", "thieu", "sai"]},
+            "true_cuoc": CUOC_COUNTS,
+            "declared_score": {"$ref": REF + "Score"},
+            "true_score": {"$ref": REF + "Score"},
+        },
+        "required": ["cuoc", "auto", "verdict", "true_cuoc", "declared_score", "true_score"],
+    },
+    "Transfer": {
+        "type": "object",
+        "properties": {
+            "from": SEAT,
+            "to": {
+                "oneOf": [SEAT, {"type": "string", "enum": ["pot"]}],
+                "description": "A seat or the pot (gà góp).",
+            },
+            "points": {"type": "integer"},
+            "reason": {"type": "string"},
+        },
+        "required": ["from", "to", "points", "reason"],
+    },
+    "SettlementFacts": {
+        "type": "object",
+        "description": "Empty for a hòa.",
+        "properties": {
+            "winner": SEAT,
+            "verdict": {"type": "string", "enum": ["dung", "thieu", "sai"]},
+            "declared_score": {"type": "integer"},
+            "true_score": {"type": "integer"},
+            "winner_faults": {"type": "array", "items": {"type": "string"}},
+            "penalty": {"type": "string", "nullable": True},
+            "bao": _INTS,
+            "takes_pot": {"type": "boolean"},
+        },
+    },
+    "QuanSeat": QUAN_SEAT,
+    "PotFlows": POT_FLOWS,
+    "QuanSettlement": {
+        "type": "object",
+        "description": "The settlement booked in Quan.",
+        "properties": {
+            **QUAN_PROPERTIES,
+            "balances": {**_INTS, "description": "Export only: the wallets it was booked against."},
+            "pot_before": {"type": "integer", "description": "Export only."},
+        },
+        "required": ["seats", "fees", "fee_percent", "pot", "capped", "dropped"],
+    },
+    "Settlement": {
+        "type": "object",
+        "description": "The points settlement (RULES.md §10) and, once booked, its Quan.",
+        "properties": {
+            "result": {"type": "string", "enum": ["u", "u_lao", "hoa"]},
+            "transfers": {"type": "array", "items": {"$ref": REF + "Transfer"}},
+            "facts": {"$ref": REF + "SettlementFacts"},
+            "thong_next": {**SEAT, "nullable": True},
+            "quan": ref("QuanSettlement", nullable=True),
+        },
+        "required": ["result", "transfers", "facts", "thong_next"],
+    },
+    "SettledRecord": {
+        "type": "object",
+        "description": "The `settled` record: the Quan booked, and the ledger transaction.",
+        "properties": {
+            "type": _type_prop("settled"),
+            **QUAN_PROPERTIES,
+            "transaction": {"type": "integer", "nullable": True},
+        },
+        "required": ["type", "seats", "fees", "fee_percent", "pot", "practice", "transaction"],
+    },
+    "VoidedRecord": {
+        "type": "object",
+        "description": "The `voided` record: who voided the hand, why, and the reversal.",
+        "properties": {
+            "type": _type_prop("voided"),
+            "by": {"type": "string"},
+            "reason": {"type": "string"},
+            "transaction": {"type": "integer", "nullable": True},
+        },
+        "required": ["type", "by", "reason"],
+    },
+    "HandRecord": _union(
+        {"settled": "SettledRecord", "voided": "VoidedRecord"}, "A record after the end."
+    ),
+    "Analysis": {
+        "type": "object",
+        "description": "Basic mode: my hand grouped, the cards worth discarding, my waiting set.",
+        "properties": {
+            "chan": {"type": "array", "items": CARDS},
+            "ca": {"type": "array", "items": CARDS},
+            "ba_dau": {"type": "array", "items": CARDS},
+            "que": CARDS,
+            "chan_count": {"type": "integer"},
+            "ca_count": {"type": "integer"},
+            "trash": CARDS,
+            "quick_select": ref("CardCode", nullable=True),
+            "blocked": {
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+                "description": "Card code → the fault its discard would be.",
+            },
+            "forced": {"type": "boolean"},
+            "waiting": CARDS,
+            "eat_with": CARDS,
+        },
+    },
+    "RulesetValue": RULESET_VALUE,
+}
+_BY_PLAYERS = {"type": "object", "additionalProperties": {"type": "integer"}}
+RESULT_COMPONENTS["FeeSchedule"] = {
+    "type": "object",
+    "description": "A room's fees in percent of each seat's gain (RULES.md §11).",
+    "properties": {
+        "declared": {"type": "integer"},
+        "auto": {"type": "integer"},
+        "by_players": {**_BY_PLAYERS, "description": "Number of players → percent."},
+        "xuong_sai": {**_BY_PLAYERS, "description": "Number of players → percent."},
+    },
+}
+_OVERRIDES = {
+    "type": "object",
+    "additionalProperties": ref("RulesetValue"),
+    "description": "Ruleset key → value (RULES.md §7).",
+}
+
+# (component, property) → the schema that replaces the serializer's untyped one; ``[]`` after the
+# property: its items. The description the serializer gave is kept.
+TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
+    ("HandEvent", "move"): ref("Move", nullable=True),
+    ("HandEvent", "record"): ref("HandRecord", nullable=True),
+    ("HandEvent", "effects"): {"type": "array", "items": ref("HandEffect")},
+    ("HandView", "legal_moves"): {"type": "array", "items": ref("Move")},
+    ("HandView", "analysis"): ref("Analysis", nullable=True),
+    ("HandView", "declaration"): ref("Declaration", nullable=True),
+    ("HandView", "outcome"): ref("Outcome", nullable=True),
+    ("HandView", "settlement"): ref("Settlement", nullable=True),
+    ("HandResult", "outcome"): ref("Outcome"),
+    ("HandResult", "declaration"): ref("Declaration", nullable=True),
+    ("HandResult", "settlement"): ref("Settlement", nullable=True),
+    ("HandReplay", "declaration"): ref("Declaration", nullable=True),
+    ("HandReplay", "outcome"): ref("Outcome", nullable=True),
+    ("HandReplay", "settlement"): ref("Settlement", nullable=True),
+    ("HandExport", "quan"): ref("QuanSettlement", nullable=True),
+    ("ExportEvent", "payload"): {
+        "type": "object",
+        "description": "The payload as stored: the move (a `Move`) or the record (a "
+        '`HandRecord`), with the schema version `v` it was stored in; `{"v": n}` at the deal.',
+        "properties": {"type": {"type": "string"}, "v": {"type": "integer"}},
+        "additionalProperties": True,
+    },
+    ("ExportEvent", "effects"): {"type": "array", "items": ref("HandEffect")},
+    ("ExportConfig", "ruleset"): _OVERRIDES,
+    ("ExportRoom", "fees"): ref("FeeSchedule"),
+    ("RoomOutput", "fees"): ref("FeeSchedule"),
+    ("ExportLedgerEntry", "party"): {
+        "nullable": True,
+        "oneOf": [SEAT, {"type": "string", "enum": ["pot", "house"]}],
+    },
+    ("MissingRequirement", "needed"): {"oneOf": [{"type": "integer"}, {"type": "boolean"}]},
+    ("MissingRequirement", "have"): {"oneOf": [{"type": "integer"}, {"type": "boolean"}]},
+    ("Preset", "den_lang"): {
+        "oneOf": [{"type": "string", "enum": ["declared"]}, {"type": "integer"}]
+    },
+    ("Preset", "overrides"): _OVERRIDES,
+    ("Ruleset", "overrides"): _OVERRIDES,
+    ("RulesetSpec", "overrides"): _OVERRIDES,
+}
+
+
+# Card codes the serializers give as plain strings: each a `CardCode`.
+_CARD_NULL = ref("CardCode", nullable=True)
+_DOORS = {"type": "array", "items": CARDS}
+for _component, _prop, _schema in (
+    ("HandView", "hand", CARDS),
+    ("HandView", "doors", _DOORS),
+    ("HandView", "stock", CARDS),
+    ("HandReplay", "stock", CARDS),
+    ("HandReplay", "doors", _DOORS),
+    ("HandReplay", "deck", CARDS),
+    ("HandExport", "deck", CARDS),
+    ("Offer", "card", CARD),
+    ("MatGroup", "cards", CARDS),
+    ("MatGroup", "taken", CARD),
+    ("Win", "card", _CARD_NULL),
+    ("MissedWin", "card", CARD),
+    ("ExportMissedWin", "card", CARD),
+    ("PublicSeat", "hand", CARDS),
+    ("PublicSeat", "dealt", CARDS),
+    ("EvaluateOutput", "waiting", CARDS),
+):
+    TYPED_PROPERTIES[(_component, _prop)] = _schema
+# The type of an event: the deal, a move's type, or a record's.
+_EVENT_TYPE = {"type": "string", "enum": ["deal", *MOVE_FIELDS, "settled", "voided"]}
+TYPED_PROPERTIES[("HandEvent", "type")] = _EVENT_TYPE
+TYPED_PROPERTIES[("ExportEvent", "type")] = _EVENT_TYPE
+
+
+def type_components(result: dict) -> dict:
+    """Add the typed components and put them in place of the untyped properties."""
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas.pop("LegalMove", None)  # the legal moves are `Move`s now
+    for name, schema in RESULT_COMPONENTS.items():
+        schemas[name] = schema
+    for (component, prop), schema in TYPED_PROPERTIES.items():
+        props = schemas.get(component, {}).get("properties", {})
+        if prop not in props:
+            continue  # a serializer renamed or dropped: the schema test names what is untyped
+        old = props[prop]
+        new = dict(schema)
+        if "description" in old and "description" not in new:
+            if "$ref" in new:
+                new = {"allOf": [new]}
+            new["description"] = old["description"]
+        if old.get("readOnly"):
+            new["readOnly"] = True
+        props[prop] = new
+    return result

@@ -206,6 +206,18 @@ class UserRefSerializer(serializers.Serializer):
     username = serializers.CharField()
 
 
+class RealityCheckSerializer(serializers.Serializer):
+    """Reads ``games.selectors.reality_check.reality_check_for``."""
+
+    reminder_minutes = serializers.IntegerField(allow_null=True, help_text="Null: none set.")
+    session_started_at = serializers.DateTimeField()
+    minutes_played = serializers.IntegerField()
+    net = serializers.IntegerField(help_text="Quan won (negative: lost) in the session's hands.")
+    reminders = serializers.IntegerField(help_text="Reminder periods reached in the session.")
+    due = serializers.BooleanField(help_text="At least one reminder period played.")
+    next_at = serializers.DateTimeField(allow_null=True)
+
+
 class TableOutputSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
@@ -233,6 +245,12 @@ class TableOutputSerializer(serializers.Serializer):
     )
     bot_delay = serializers.IntegerField(help_text="Seconds a server bot waits before it moves.")
     created_at = serializers.DateTimeField()
+    reality_check = RealityCheckSerializer(
+        allow_null=True,
+        required=False,
+        help_text="To a player seated here (GET /tables/{id}, join): how long its session has "
+        "lasted and its net result (docs/api.md, limits); null otherwise.",
+    )
 
 
 class TableHandSerializer(serializers.Serializer):

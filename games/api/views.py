@@ -76,6 +76,7 @@ from games.selectors.hands import (
 )
 from games.selectors.history import hand_history
 from games.selectors.players import player_by_username, player_profile
+from games.selectors.reality_check import reality_check_for
 from games.selectors.rooms import room_catalogue
 from games.selectors.rules import rules_evaluate, rules_presets, rules_score
 from games.selectors.tables import (
@@ -108,8 +109,11 @@ def _body(serializer_class: type, request: Request) -> dict[str, Any]:
     return dict(serializer.validated_data)
 
 
-def _table_response(table_id: int, code: int = status.HTTP_200_OK) -> Response:
-    body = TableOutputSerializer(table_summary(table_id=table_id)).data
+def _table_response(table_id: int, code: int = status.HTTP_200_OK, *, user: Any = None) -> Response:
+    summary = table_summary(table_id=table_id)
+    if user is not None and any(s["user_id"] == user.pk for s in summary["seats"]):
+        summary["reality_check"] = reality_check_for(user=user)  # a seated player's own view
+    body = TableOutputSerializer(summary).data
     return Response(body, status=code)
 
 
@@ -184,7 +188,7 @@ class TableDetailApi(APIView):
         responses={200: TableOutputSerializer, **problem_responses(404)},
     )
     def get(self, request: Request, table_id: int) -> Response:
-        return _table_response(table_id)
+        return _table_response(table_id, user=request.user)
 
 
 class SeatJoinApi(APIView):
@@ -202,7 +206,7 @@ class SeatJoinApi(APIView):
     def post(self, request: Request, table_id: int) -> Response:
         data = _body(SeatJoinInputSerializer, request)
         seat_join(table_id=table_id, user=request.user, **data)
-        return _table_response(table_id)
+        return _table_response(table_id, user=request.user)
 
 
 class SeatLeaveApi(APIView):

@@ -47,6 +47,11 @@ from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
 from games.services.practice import practice_seat_bots
 from games.services.quan_booking import hand_settle
+from games.services.table_limits import (
+    quick_join_within_limits,
+    seats_within_limits,
+    table_limits_check,
+)
 
 
 def fixed_deck_check(*, deck_given: bool) -> None:
@@ -238,6 +243,7 @@ def table_create(
         )
     if not practice:
         _check_balance(owner, stake=stake, stakes=CREATE_STAKES, room=room_row)
+    table_limits_check(owner, stake=stake, practice=practice)  # the player's own limits
     fixed_deck, fixed_dealer = _fixed_deck(deck, dealer, max_seats)
     timeouts = timeouts or {}
     table = Table(
@@ -304,6 +310,7 @@ def seat_join(
     user_ban_check(User.objects.select_for_update(no_key=True).get(pk=user.pk))
     if not table.practice:
         _check_balance(user, stake=table.stake, stakes=SIT_STAKES, room=table.room)
+    table_limits_check(user, stake=table.stake, practice=table.practice)  # its own limits
     prefs = {k: v for k, v in (("auto_u", auto_u), ("auto_chiu", auto_chiu)) if v is not None}
     try:
         with transaction.atomic():
@@ -524,6 +531,7 @@ def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
     last = Hand.objects.filter(table=table, status=Hand.Status.ENDED, settled_at__isnull=True)
     for hand_id in last.values_list("pk", flat=True):
         hand_settle(hand_id=hand_id)
+    seats = seats_within_limits(table=table, seats=seats)  # the players' own limits
     if table.practice:
         return seats  # nothing is at stake at a practice table
     needed = SIT_STAKES * table.stake
@@ -688,6 +696,7 @@ def room_quick_join(*, room: str, user: Any, stake: int | None = None) -> tuple[
     )
     if stake is not None:
         candidates = candidates.filter(stake=stake)
+    candidates = quick_join_within_limits(candidates, user)  # the player's own limits
     for table_id in list(candidates.values_list("pk", flat=True)[:QUICK_JOIN_TRIES]):
         try:
             seat_join(table_id=table_id, user=user)

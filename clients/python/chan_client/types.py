@@ -55,3 +55,28 @@ class HandView(TypedDict, total=False):
 class MoveResult(TypedDict):
     seq: int
     state: HandView
+
+
+class Me(TypedDict, total=False):
+    id: int
+    username: str
+    display_name: str
+    balance: int
+    xp: int
+    level: int
+    vip: int
+
+
+class Page(TypedDict):
+    """A cursor-paged list: ``next`` is the ``cursor`` of the next (older) page, or None."""
+
+    results: list[dict[str, Any]]
+    next: str | None
+
+
+class HandEventPage(TypedDict):
+    hand_id: int
+    seq: int
+    events: list[dict[str, Any]]
+    next_after_seq: int | None
+    has_more: bool

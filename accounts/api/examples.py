@@ -1,0 +1,183 @@
+"""Examples of the accounts and meta operations by operation id (see games/api/examples.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+EXAMPLES: dict[str, dict[str, Any]] = {
+    "api_root": {
+        "response": {
+            "resources": {
+                "register": "http://chan.example/api/v1/auth/register",
+                "token": "chan_3q2Vw1kYbTzR8uN5mE0pLxHs7aJd4fGc",
+                "check": "http://chan.example/api/v1/auth/check",
+                "logout": "http://chan.example/api/v1/auth/logout",
+                "tokens": "http://chan.example/api/v1/auth/tokens",
+                "me": "http://chan.example/api/v1/me",
+                "ledger": "http://chan.example/api/v1/me/ledger",
+                "bonus": "http://chan.example/api/v1/me/bonus",
+                "ledger_head": "http://chan.example/api/v1/ledger/head",
+                "my_hands": "http://chan.example/api/v1/me/hands",
+                "rooms": "http://chan.example/api/v1/rooms",
+                "tables": "http://chan.example/api/v1/tables",
+                "rules_presets": "http://chan.example/api/v1/rules/presets",
+                "rules_score": "http://chan.example/api/v1/rules/score",
+                "rules_evaluate": "http://chan.example/api/v1/rules/evaluate",
+            },
+            "templates": {
+                "token_revoke": "http://chan.example/api/v1/auth/tokens/{token_id}",
+                "player": "http://chan.example/api/v1/players/{username}",
+                "player_hands": "http://chan.example/api/v1/players/{username}/hands",
+                "room_quick_join": "http://chan.example/api/v1/rooms/{slug}/quick-join",
+                "table": "http://chan.example/api/v1/tables/{table_id}",
+                "table_join": "http://chan.example/api/v1/tables/{table_id}/join",
+                "table_leave": "http://chan.example/api/v1/tables/{table_id}/leave",
+                "table_ready": "http://chan.example/api/v1/tables/{table_id}/ready",
+                "table_hand": "http://chan.example/api/v1/tables/{table_id}/hand",
+                "table_hands": "http://chan.example/api/v1/tables/{table_id}/hands",
+                "hand": "http://chan.example/api/v1/hands/{hand_id}",
+                "hand_events": "http://chan.example/api/v1/hands/{hand_id}/events",
+                "hand_moves": "http://chan.example/api/v1/hands/{hand_id}/moves",
+                "hand_replay": "http://chan.example/api/v1/hands/{hand_id}/replay",
+                "hand_export": "http://chan.example/api/v1/hands/{hand_id}/export",
+            },
+            "schema": "http://chan.example/api/schema/",
+            "docs": "http://chan.example/api/docs/",
+            "redoc": "http://chan.example/api/redoc/",
+        }
+    },
+    "auth_register": {
+        "request": {
+            "username": "lan",
+            "password": "a-long-enough-Passw0rd!",
+            "display_name": "Lan",
+        },
+        "response": {
+            "token": "chan_3q2Vw1kYbTzR8uN5mE0pLxHs7aJd4fGc",
+            "token_id": 8,
+            "user": {
+                "id": 6,
+                "username": "lan",
+                "display_name": "Lan",
+                "balance": 50000,
+                "xp": 0,
+                "level": 1,
+                "next_level_xp": 10,
+                "vip": 0,
+                "vip_points": 0,
+                "badge": False,
+                "is_staff": False,
+                "is_auditor": False,
+            },
+        },
+    },
+    "auth_token_create": {
+        "request": {"username": "lan", "password": "a-long-enough-Passw0rd!", "name": "laptop"},
+        "response": {
+            "token": "chan_3q2Vw1kYbTzR8uN5mE0pLxHs7aJd4fGc",
+            "token_id": 10,
+            "user": {
+                "id": 6,
+                "username": "lan",
+                "display_name": "Lan",
+                "balance": 50000,
+                "xp": 0,
+                "level": 1,
+                "next_level_xp": 10,
+                "vip": 0,
+                "vip_points": 0,
+                "badge": False,
+                "is_staff": False,
+                "is_auditor": False,
+            },
+        },
+    },
+    "auth_check": {
+        "response": {"user_id": 6, "username": "lan", "now": "2026-12-01T15:38:40.116236Z"}
+    },
+    "auth_tokens_list": {
+        "response": [
+            {
+                "id": 10,
+                "name": "laptop",
+                "key_prefix": "r-Eyywzl",
+                "created_at": "2026-12-01T15:38:40.095931Z",
+                "last_used_at": None,
+                "revoked": False,
+                "expires_at": "2026-12-31T15:38:40.095797Z",
+                "expired": False,
+            },
+            {
+                "id": 8,
+                "name": "registration",
+                "key_prefix": "LkbpJJn_",
+                "created_at": "2026-12-01T15:38:38.887150Z",
+                "last_used_at": "2026-12-01T15:38:40.113584Z",
+                "revoked": False,
+                "expires_at": "2026-12-31T15:38:38.886894Z",
+                "expired": False,
+            },
+        ]
+    },
+    "auth_tokens_revoke": {"parameters": {"token_id": 10}},
+    "auth_logout": {"parameters": {"Accept-Language": "vi"}},
+    "me_retrieve": {
+        "response": {
+            "id": 6,
+            "username": "lan",
+            "display_name": "Lan",
+            "balance": 50000,
+            "xp": 0,
+            "level": 1,
+            "next_level_xp": 10,
+            "vip": 0,
+            "vip_points": 0,
+            "badge": False,
+            "is_staff": False,
+            "is_auditor": False,
+        }
+    },
+    "me_bonus_claim": {
+        "response": {
+            "transaction_id": 12,
+            "amount": 10000,
+            "balance": 60000,
+            "claimed_at": "2026-12-01T15:38:40.163756Z",
+            "next_claim_at": "2026-12-01T17:00:00Z",
+        }
+    },
+    "me_ledger": {
+        "response": {
+            "results": [
+                {
+                    "id": 24,
+                    "kind": "daily_bonus",
+                    "amount": 10000,
+                    "balance_after": 60000,
+                    "created_at": "2026-12-01T15:38:40.163756Z",
+                    "hand_id": None,
+                    "table_id": None,
+                    "memo": "Daily bonus 2026-12-01",
+                },
+                {
+                    "id": 20,
+                    "kind": "welcome_grant",
+                    "amount": 50000,
+                    "balance_after": 50000,
+                    "created_at": "2026-12-01T15:38:38.872484Z",
+                    "hand_id": None,
+                    "table_id": None,
+                    "memo": "Welcome grant",
+                },
+            ],
+            "next": None,
+        }
+    },
+    "ledger_head": {
+        "response": {
+            "tx_id": 13,
+            "hash": "4907c84184f7efe30fb3780d7595ded5b486397aae71eb6e786b097770bd4042",
+            "count": 13,
+        }
+    },
+}

@@ -1,0 +1,491 @@
+"""The Chắn API for one player: every operation of the server's schema, a bearer token,
+problem+json errors (:class:`ApiError`), retries (:mod:`chan_client.retry`), iterators over pages,
+feeds and streams that resume where they stopped.
+
+This file is the source of both clients: :class:`AsyncChanClient` here (``await`` each call) and
+``ChanClient`` in ``_sync_client.py``, which ``clients/python/unasync.py`` writes from this one
+(``make py-client``; a test fails when it is stale). Edit this file, never the other.
+
+Every call is safe to send twice: moves carry an ``Idempotency-Key`` (a repeat is answered, not
+applied again), reads are reads, and a repeated ``join``/``ready``/``leave``/``register`` is
+refused with a 409 the caller can read (``already_seated``, ``hand_in_progress``, ``not_seated``,
+``username_taken``), never applied twice.
+"""
+
+from __future__ import annotations
+
+import asyncio  # unasync: drop
+import random
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any, cast
+
+import httpx
+
+from chan_client.errors import ApiError
+from chan_client.retry import RETRIED_STATUSES, RetryPolicy, Stats, parse_retry_after
+from chan_client.streams import SseDecoder, StreamEvent, ndjson_event
+from chan_client.types import (
+    HandEventPage,
+    HandView,
+    Me,
+    MoveResult,
+    Page,
+    ReadyResult,
+    Table,
+)
+
+STREAM_TYPES = {"sse": "text/event-stream", "ndjson": "application/x-ndjson"}
+
+
+class AsyncChanClient:
+    """The API for one player. ``token`` is set by :meth:`login` or :meth:`register`."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 10.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        rng: random.Random | None = None,
+        language: str | None = None,
+    ) -> None:
+        headers = {"Accept": "application/json", "User-Agent": "chan-client/0.2"}
+        if language:
+            headers["Accept-Language"] = language
+        self.http = httpx.AsyncClient(
+            base_url=base_url.rstrip("/"), headers=headers, timeout=timeout, transport=transport
+        )
+        self.token = token
+        self.retry = retry or RetryPolicy()
+        self.timeout = timeout
+        self.stats = Stats()
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+    async def __aenter__(self) -> AsyncChanClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # ------------------------------------------------------------------------------ transport
+
+    def _headers(self, headers: Mapping[str, str] | None) -> dict[str, str]:
+        sent = dict(headers or {})
+        if self.token:
+            sent["Authorization"] = f"Bearer {self.token}"
+        return sent
+
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json: Any = None,
+        params: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
+        ok: tuple[int, ...] = (200, 201, 204),
+    ) -> httpx.Response:
+        """Send with retries; return an answer whose status is in ``ok`` (or a 304), else raise
+        :class:`ApiError` (a transport error is re-raised once the attempts are spent)."""
+        sent = self._headers(headers)
+        query = {k: v for k, v in (params or {}).items() if v is not None}
+        attempt = 0
+        while True:
+            attempt += 1
+            self.stats.requests += 1
+            try:
+                response = await self.http.request(
+                    method,
+                    path,
+                    json=json,
+                    params=query,
+                    headers=sent,
+                    timeout=timeout or self.timeout,
+                )
+            except httpx.TransportError:
+                self.stats.statuses[0] += 1
+                if attempt >= self.retry.attempts:
+                    raise
+                await self._wait(attempt, None)
+                continue
+            self.stats.statuses[response.status_code] += 1
+            if response.status_code in ok or response.status_code == 304:
+                return response
+            if response.status_code in RETRIED_STATUSES and attempt < self.retry.attempts:
+                await self._wait(attempt, parse_retry_after(response.headers.get("Retry-After")))
+                continue
+            raise ApiError(response)
+
+    async def _json(self, method: str, path: str, **kwargs: Any) -> Any:
+        response = await self.request(method, path, **kwargs)
+        return None if response.status_code == 204 or not response.content else response.json()
+
+    async def _wait(self, attempt: int, retry_after: float | None) -> None:
+        delay = self.retry.delay(attempt, retry_after, self._rng)
+        self.stats.retries += 1
+        self.stats.waited += delay
+        await self._sleep(delay)
+
+    async def paginate(
+        self, path: str, *, params: Mapping[str, Any] | None = None, limit: int | None = None
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Every item of a cursor-paged list (``{"results", "next"}``), newest first, page by
+        page until ``next`` is null."""
+        query = dict(params or {})
+        if limit is not None:
+            query["limit"] = limit
+        while True:
+            page = await self._json("GET", path, params=query)
+            for item in page["results"]:
+                yield item
+            if not page.get("next"):
+                return
+            query["cursor"] = page["next"]
+
+    async def stream(
+        self,
+        path: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        format: str = "sse",
+        last_event_id: str | None = None,
+        reconnects: int | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Read a push stream (``format`` ``"sse"`` or ``"ndjson"``) and yield its events.
+
+        A dropped connection is opened again (after the policy's delay, or the server's
+        ``retry:``) with ``Last-Event-ID`` set to the last event seen, so nothing is skipped and
+        nothing is repeated; a stream the server ends normally ends the iterator. ``reconnects``
+        caps the reopenings (None: the retry policy's ``attempts`` in a row)."""
+        accept = STREAM_TYPES[format]
+        limit = self.retry.attempts if reconnects is None else reconnects
+        failures = 0
+        resume = last_event_id
+        while True:
+            headers = {"Accept": accept}
+            if resume is not None:
+                headers["Last-Event-ID"] = resume
+            decoder = SseDecoder(last_event_id=resume)
+            try:
+                async with self.http.stream(
+                    "GET",
+                    path,
+                    params={k: v for k, v in (params or {}).items() if v is not None},
+                    headers=self._headers(headers),
+                    timeout=httpx.Timeout(self.timeout, read=None),
+                ) as response:
+                    self.stats.requests += 1
+                    self.stats.statuses[response.status_code] += 1
+                    if response.status_code != 200:
+                        await response.aread()
+                        if response.status_code not in RETRIED_STATUSES:
+                            raise ApiError(response)
+                        raise httpx.RemoteProtocolError(f"status {response.status_code}")
+                    async for line in response.aiter_lines():
+                        event = decoder.feed(line) if format == "sse" else ndjson_event(line)
+                        if event is None:
+                            continue
+                        failures = 0
+                        if event.id is not None:
+                            resume = event.id
+                        yield event
+                return
+            except (httpx.TransportError, httpx.RemoteProtocolError):
+                failures += 1
+                if failures > limit:
+                    raise
+                if decoder.retry_ms is not None:
+                    await self._sleep(decoder.retry_ms / 1000)
+                else:
+                    await self._wait(failures, None)
+
+    # ------------------------------------------------------------------------------ accounts
+
+    async def root(self) -> dict[str, Any]:
+        return cast(dict[str, Any], await self._json("GET", "/api/v1/"))
+
+    async def register(self, username: str, password: str) -> str:
+        body = await self._json(
+            "POST", "/api/v1/auth/register", json={"username": username, "password": password}
+        )
+        self.token = body["token"]
+        return cast(str, self.token)
+
+    async def login(self, username: str, password: str) -> str:
+        body = await self._json(
+            "POST", "/api/v1/auth/token", json={"username": username, "password": password}
+        )
+        self.token = body["token"]
+        return cast(str, self.token)
+
+    async def login_or_register(self, username: str, password: str) -> str:
+        """Register; a player already registered logs in. Registering first means a new
+        player's first contact is no failed login: the server locks an address out after a
+        few failed logins (10 by default), which a crowd of new bots behind one address would
+        reach. When the address may sign up no more accounts today (429 ``signup_limit``) an
+        existing player still logs in, and an unknown one gets the ``signup_limit`` error."""
+        try:
+            return await self.register(username, password)
+        except ApiError as e:
+            if e.code not in ("username_taken", "signup_limit"):
+                raise
+            refused = e
+        try:
+            return await self.login(username, password)
+        except ApiError as e:
+            if refused.code == "signup_limit" and e.code == "invalid_credentials":
+                raise refused from None
+            raise
+
+    async def logout(self) -> None:
+        """Revoke the token this client holds; it is forgotten here too."""
+        await self.request("POST", "/api/v1/auth/logout", json={})
+        self.token = None
+
+    async def check(self) -> dict[str, Any]:
+        return cast(dict[str, Any], await self._json("GET", "/api/v1/auth/check"))
+
+    async def tokens(self) -> list[dict[str, Any]]:
+        """My tokens (never their secrets)."""
+        return cast(list[dict[str, Any]], await self._json("GET", "/api/v1/auth/tokens"))
+
+    async def revoke_token(self, token_id: int) -> None:
+        await self.request("DELETE", f"/api/v1/auth/tokens/{token_id}")
+
+    async def me(self) -> Me:
+        return cast(Me, await self._json("GET", "/api/v1/me"))
+
+    async def claim_bonus(self) -> dict[str, Any]:
+        return cast(dict[str, Any], await self._json("POST", "/api/v1/me/bonus", json={}))
+
+    async def my_hands(self, *, cursor: str | None = None, limit: int | None = None) -> Page:
+        """One page of my finished hands; :meth:`paginate` walks them all."""
+        params = {"cursor": cursor, "limit": limit}
+        return cast(Page, await self._json("GET", "/api/v1/me/hands", params=params))
+
+    async def my_ledger(self, *, cursor: str | None = None, limit: int | None = None) -> Page:
+        """One page of my Quan statement, newest first."""
+        params = {"cursor": cursor, "limit": limit}
+        return cast(Page, await self._json("GET", "/api/v1/me/ledger", params=params))
+
+    async def ledger_head(self) -> dict[str, Any]:
+        return cast(dict[str, Any], await self._json("GET", "/api/v1/ledger/head"))
+
+    async def player(self, username: str) -> dict[str, Any]:
+        return cast(dict[str, Any], await self._json("GET", f"/api/v1/players/{username}"))
+
+    async def player_hands(
+        self, username: str, *, cursor: str | None = None, limit: int | None = None
+    ) -> Page:
+        params = {"cursor": cursor, "limit": limit}
+        return cast(
+            Page, await self._json("GET", f"/api/v1/players/{username}/hands", params=params)
+        )
+
+    # ------------------------------------------------------------------------------ tables
+
+    async def rooms(self) -> list[dict[str, Any]]:
+        return cast(list[dict[str, Any]], await self._json("GET", "/api/v1/rooms"))
+
+    async def quick_join(self, room: str, *, stake: int | None = None) -> Table:
+        body = {} if stake is None else {"stake": stake}
+        return cast(Table, await self._json("POST", f"/api/v1/rooms/{room}/quick-join", json=body))
+
+    async def tables(
+        self,
+        *,
+        room: str | None = None,
+        stake: int | None = None,
+        status: str | None = None,
+        open_seats: bool | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> Page:
+        """One page of the lobby."""
+        params = {
+            "room": room,
+            "stake": stake,
+            "status": status,
+            "open_seats": None if open_seats is None else str(open_seats).lower(),
+            "cursor": cursor,
+            "limit": limit,
+        }
+        return cast(Page, await self._json("GET", "/api/v1/tables", params=params))
+
+    async def create_table(
+        self, *, name: str, stake: int, max_seats: int = 4, **extra: Any
+    ) -> Table:
+        body = {"name": name, "stake": stake, "max_seats": max_seats, **extra}
+        return cast(Table, await self._json("POST", "/api/v1/tables", json=body))
+
+    async def table(self, table_id: int) -> Table:
+        return cast(Table, await self._json("GET", f"/api/v1/tables/{table_id}"))
+
+    async def table_hand(self, table_id: int) -> int | None:
+        """The id of the table's hand in play (the server answers 302 to it), or None."""
+        response = await self.request("GET", f"/api/v1/tables/{table_id}/hand", ok=(302,))
+        location = response.headers.get("Location", "")
+        tail = location.rstrip("/").rsplit("/", 1)[-1]
+        return int(tail) if tail.isdigit() else None
+
+    async def table_hands(self, table_id: int) -> list[dict[str, Any]]:
+        return cast(
+            list[dict[str, Any]], await self._json("GET", f"/api/v1/tables/{table_id}/hands")
+        )
+
+    async def join(self, table_id: int, *, seat: int | None = None) -> Table:
+        """Sit at the table; already sitting there (a retried join) is not an error."""
+        body = {} if seat is None else {"seat": seat}
+        try:
+            return cast(
+                Table, await self._json("POST", f"/api/v1/tables/{table_id}/join", json=body)
+            )
+        except ApiError as e:
+            if e.code != "already_seated":
+                raise
+        return await self.table(table_id)
+
+    async def ready(self, table_id: int, *, ready: bool = True) -> ReadyResult:
+        return cast(
+            ReadyResult,
+            await self._json("POST", f"/api/v1/tables/{table_id}/ready", json={"ready": ready}),
+        )
+
+    async def leave(self, table_id: int) -> None:
+        await self.request("POST", f"/api/v1/tables/{table_id}/leave", json={})
+
+    # ------------------------------------------------------------------------------ hands
+
+    async def hand(
+        self,
+        hand_id: int,
+        *,
+        wait: int | None = None,
+        after_seq: int | None = None,
+        etag: str | None = None,
+    ) -> tuple[HandView | None, str | None]:
+        """My view of the hand and its ``ETag``; ``(None, etag)`` for a 304 (nothing new).
+
+        ``wait`` (≤ 30 s) long-polls until the hand's seq exceeds ``after_seq``."""
+        params = {"wait": wait or None, "after_seq": after_seq}
+        headers = {"If-None-Match": etag} if etag else None
+        response = await self.request(
+            "GET",
+            f"/api/v1/hands/{hand_id}",
+            params=params,
+            headers=headers,
+            timeout=self.timeout + (wait or 0),
+        )
+        if response.status_code == 304:
+            return None, etag
+        return cast(HandView, response.json()), response.headers.get("ETag")
+
+    async def move(
+        self,
+        hand_id: int,
+        move: Mapping[str, Any],
+        *,
+        expected_seq: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> MoveResult:
+        """Submit one move; a fresh ``Idempotency-Key`` unless given, so retries are safe."""
+        body = dict(move)
+        if expected_seq is not None:
+            body["expected_seq"] = expected_seq
+        key = idempotency_key or uuid.uuid4().hex
+        return cast(
+            MoveResult,
+            await self._json(
+                "POST",
+                f"/api/v1/hands/{hand_id}/moves",
+                json=body,
+                headers={"Idempotency-Key": key},
+            ),
+        )
+
+    async def events(
+        self,
+        hand_id: int,
+        *,
+        after_seq: int | None = None,
+        limit: int | None = None,
+        wait: int | None = None,
+    ) -> HandEventPage:
+        """One page of the hand's events after ``after_seq`` (as my seat may see them)."""
+        params = {"after_seq": after_seq, "limit": limit, "wait": wait or None}
+        return cast(
+            HandEventPage,
+            await self._json(
+                "GET",
+                f"/api/v1/hands/{hand_id}/events",
+                params=params,
+                timeout=self.timeout + (wait or 0),
+            ),
+        )
+
+    async def all_events(
+        self, hand_id: int, *, after_seq: int | None = None, wait: int = 25
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Every event of the hand from ``after_seq`` on, long-polling for new ones. It stops
+        after ``settled`` or ``voided``, or once the hand has ended and a long poll of ``wait``
+        seconds brought nothing more (a settlement still to come is then not waited for)."""
+        cursor = after_seq
+        while True:
+            page = await self.events(hand_id, after_seq=cursor, wait=wait)
+            for event in page["events"]:
+                yield event
+            if page["events"]:
+                cursor = page["events"][-1]["seq"]
+                if page["events"][-1].get("type") in ("settled", "voided"):
+                    return
+                continue
+            view, _etag = await self.hand(hand_id)
+            if view is not None and view.get("status") == "ended":
+                return
+
+    async def hand_stream(
+        self, hand_id: int, *, after_seq: int | None = None, format: str = "sse"
+    ) -> AsyncIterator[StreamEvent]:
+        """The hand's events pushed as they happen (SSE or NDJSON), resumed after a drop."""
+        resume = None if after_seq is None else str(after_seq)
+        async for event in self.stream(
+            f"/api/v1/hands/{hand_id}/events", format=format, last_event_id=resume
+        ):
+            yield event
+
+    async def export_hand(self, hand_id: int) -> dict[str, Any]:
+        """The ended hand's whole record, as auditors read it."""
+        return cast(dict[str, Any], await self._json("GET", f"/api/v1/hands/{hand_id}/export"))
+
+    async def replay(self, hand_id: int, *, seq: int | None = None) -> dict[str, Any]:
+        """The hand as it stood at ``seq`` (the end when omitted), from my seat."""
+        return cast(
+            dict[str, Any],
+            await self._json("GET", f"/api/v1/hands/{hand_id}/replay", params={"seq": seq}),
+        )
+
+    # ------------------------------------------------------------------------------ rules
+
+    async def presets(self) -> list[dict[str, Any]]:
+        return cast(list[dict[str, Any]], await self._json("GET", "/api/v1/rules/presets"))
+
+    async def evaluate(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Is this hand a win, and which cước: the calculator (no hand, no seat)."""
+        return cast(
+            dict[str, Any], await self._json("POST", "/api/v1/rules/evaluate", json=dict(body))
+        )
+
+    async def score(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """The points and Quan of a win under a ruleset: the calculator."""
+        return cast(
+            dict[str, Any], await self._json("POST", "/api/v1/rules/score", json=dict(body))
+        )

@@ -1,0 +1,97 @@
+"""Where the limits players set for themselves meet the tables (issue 21; the limits themselves
+are accounts/limits.py and accounts/limit_selectors.py).
+
+``tables.py`` calls these at one line each: before a table is opened or a seat taken
+(:func:`table_limits_check`), when quick-join picks its candidates
+(:func:`quick_join_within_limits`), and before each deal (:func:`seats_within_limits`, next to
+the unseating of players who cannot cover the stake). A cool-off or self-exclusion frees the
+player's seats once it commits (:func:`seats_release_excluded`), leaving the hand in play to be
+played to its end.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from accounts.limit_selectors import max_stake_in_force, play_check, play_refusal, stake_check
+from accounts.models import User
+from core.errors import Conflict
+from games.models import Hand, HandSeat, Seat, Table
+from games.services.pot import pot_refund
+
+log = logging.getLogger(__name__)
+
+
+def table_limits_check(user: Any, *, stake: int, practice: bool) -> None:
+    """Refuse a seat (or a new table) to a player cooling off or self-excluded (409
+    ``cooling_off``, ``self_excluded``, also at practice tables), at a loss limit (409
+    ``loss_limit_reached``) or above its highest stake (409 ``limit_exceeded``); practice tables
+    put nothing at stake, so only the first two apply there."""
+    now = timezone.now()
+    play_check(user, now, stakes=not practice)
+    if not practice:
+        stake_check(user, stake=stake, now=now)
+
+
+def quick_join_within_limits(candidates: QuerySet[Table], user: Any) -> QuerySet[Table]:
+    """Quick-join: refuse a player who may not play at all, and keep the tables within its
+    highest stake."""
+    now = timezone.now()
+    play_check(user, now)
+    max_stake = max_stake_in_force(user, now)
+    return candidates if max_stake is None else candidates.filter(stake__lte=max_stake)
+
+
+def seats_within_limits(*, table: Table, seats: list[Seat]) -> list[Seat]:
+    """Before a deal (the caller holds the table row lock): unseat the players whose own limits
+    forbid the next hand — cooling off, self-excluded or at a loss limit — as the players who
+    cannot cover the stake are, their gà góp share refunded; return the others. The reason is
+    logged and shown to the player in ``GET /me/limits`` (``play_blocked``) and in the 409 of its
+    next attempt to sit."""
+    now = timezone.now()
+    kept = []
+    for seat in seats:
+        if seat.player.is_bot:
+            kept.append(seat)
+            continue
+        refusal = play_refusal(seat.player, now, stakes=not table.practice)
+        if refusal is None:
+            kept.append(seat)
+            continue
+        log.info(
+            "unseated before the deal by its own limits",
+            extra={"table_id": table.pk, "user_id": seat.player_id, "reason": refusal.code},
+        )
+        seat.delete()
+        if not table.practice:
+            pot_refund(table=table, user=seat.player)
+    return kept
+
+
+def seats_release_excluded(*, user_id: int) -> list[int]:
+    """After a cool-off or self-exclusion commits: stand the player up at every table where it
+    is not in the hand being played (as :func:`games.services.tables.seat_leave` does); at the
+    others it plays the hand to its end and is unseated before the next deal
+    (:func:`seats_within_limits`). Safe to run twice. Returns the tables it stood up from."""
+    from games.services.tables import seat_leave
+
+    user = User.objects.get(pk=user_id)
+    left = []
+    for table_id in list(Seat.objects.filter(player=user).values_list("table_id", flat=True)):
+        in_play = HandSeat.objects.filter(
+            hand__table_id=table_id, hand__status=Hand.Status.PLAYING, user=user
+        ).exists()
+        if in_play:
+            continue
+        try:
+            seat_leave(table_id=table_id, user=user)
+        except Conflict as exc:  # it stood up meanwhile
+            if exc.code != "not_seated":
+                raise
+            continue
+        left.append(table_id)
+    return left
