@@ -290,6 +290,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/cool-off": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take a break of 1 to 42 days, at once (cannot be undone) */
+        post: operations["me_cool_off"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/hands": {
         parameters: {
             query?: never;
@@ -318,6 +335,41 @@ export interface paths {
         get: operations["me_ledger"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/limits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** My limits: loss limits, highest stake, reality check; cool-off, self-exclusion */
+        get: operations["me_limits_retrieve"];
+        /** Set my limits (lower: at once; raise or remove: 24 hours later, pending) */
+        put: operations["me_limits_update"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/self-exclusion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Exclude myself for 183 days or more (null: permanently), at once */
+        post: operations["me_self_exclusion"];
         delete?: never;
         options?: never;
         head?: never;
@@ -703,6 +755,10 @@ export interface components {
          * @enum {string}
          */
         CodeEnum: "not_a_winning_shape" | "chi_chi_must_be_bach_thu" | "cannot_win_on_discard" | "cannot_win_on_returned_card";
+        /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
+        CoolOffInput: {
+            days: number;
+        };
         CuocValue: {
             diem: number;
             dich: number;
@@ -752,6 +808,25 @@ export interface components {
             /** @description Only when `win` is false: why. */
             reason?: components["schemas"]["NoWinReason"];
         };
+        ExclusionOutput: {
+            kind: components["schemas"]["ExclusionOutputKindEnum"];
+            /** @description Null: permanent. */
+            days: number | null;
+            /** Format: date-time */
+            starts_at: string;
+            /**
+             * Format: date-time
+             * @description Null: never.
+             */
+            ends_at: string | null;
+            permanent: boolean;
+        };
+        /**
+         * @description * `cool_off` - cool_off
+         *     * `self_exclusion` - self_exclusion
+         * @enum {string}
+         */
+        ExclusionOutputKindEnum: "cool_off" | "self_exclusion";
         ExportCap: {
             /** @description A payer the settlement capped at its balance. */
             seat: number;
@@ -1084,6 +1159,16 @@ export interface components {
             /** @description Pass as `cursor` for the next (older) page; null on the last page. */
             next: string | null;
         };
+        LedgerChainHeadOutput: {
+            /** @description The chain (one per shard of the house). */
+            chain: number;
+            /** @description The chain's last transaction's id. */
+            tx_id: number;
+            /** @description Its hash (hex), chaining every transaction of the chain before it. */
+            hash: string;
+            /** @description How many transactions the chain has. */
+            count: number;
+        };
         /** @description Reads an ``accounts.models.LedgerEntry`` of my wallet. */
         LedgerEntryOutput: {
             id: number;
@@ -1113,15 +1198,69 @@ export interface components {
         LedgerHeadOutput: {
             /** @description The last ledger transaction's id (null: an empty ledger). */
             tx_id: number | null;
-            /** @description Its hash (hex), chaining every transaction before it (64 zeros when empty). */
+            /** @description Its hash (hex), chaining every transaction of its chain before it (64 zeros when empty). */
             hash: string;
             /** @description How many ledger transactions there are. */
             count: number;
+            /** @description The head of each hash chain in use, by chain. */
+            chains: components["schemas"]["LedgerChainHeadOutput"][];
         };
         LedgerPageOutput: {
             results: components["schemas"]["LedgerEntryOutput"][];
             /** @description Pass as `cursor` for the next (older) page; null on the last page. */
             next: string | null;
+        };
+        LimitOutput: {
+            /** @description In force now; null: none. */
+            value: number | null;
+            /** @description A raise or removal waiting for its 24 hours. */
+            pending: components["schemas"]["PendingLimit"] | null;
+        };
+        /** @description ``PUT /me/limits``: the limits to change (any of them); ``null`` removes one. */
+        LimitsInput: {
+            /**
+             * Format: int64
+             * @description Most Quan to lose in a calendar day.
+             */
+            loss_limit_day?: number | null;
+            /**
+             * Format: int64
+             * @description … in a calendar week (from Monday).
+             */
+            loss_limit_week?: number | null;
+            /**
+             * Format: int64
+             * @description … in a calendar month.
+             */
+            loss_limit_month?: number | null;
+            /**
+             * Format: int64
+             * @description The highest stake of a table I may sit at or open.
+             */
+            max_stake?: number | null;
+            /** @description A reality check every N minutes of play (5 to 1440). */
+            reminder_minutes?: number | null;
+        };
+        /** @description Reads ``accounts.limit_selectors.limits_view``. */
+        LimitsOutput: {
+            loss_limit_day: components["schemas"]["LimitOutput"];
+            loss_limit_week: components["schemas"]["LimitOutput"];
+            loss_limit_month: components["schemas"]["LimitOutput"];
+            max_stake: components["schemas"]["LimitOutput"];
+            reminder_minutes: components["schemas"]["LimitOutput"];
+            /** @description Quan lost in settled hands this day, week and month (Asia/Ho_Chi_Minh). */
+            losses: components["schemas"]["LossesOutput"];
+            cool_off: components["schemas"]["ExclusionOutput"] | null;
+            self_exclusion: components["schemas"]["ExclusionOutput"] | null;
+            /** @description Why I may not sit now (`code`, `detail` and the error's fields), or null. */
+            play_blocked: unknown;
+            /** Format: date-time */
+            now: string;
+        };
+        LossesOutput: {
+            day: number;
+            week: number;
+            month: number;
         };
         MatGroup: {
             kind: components["schemas"]["MatGroupKindEnum"];
@@ -1216,6 +1355,15 @@ export interface components {
          * @enum {string}
          */
         OutcomeResultEnum: "u" | "u_lao" | "hoa";
+        PendingLimit: {
+            /** @description Null: the limit is removed. */
+            value: number | null;
+            /**
+             * Format: date-time
+             * @description UTC.
+             */
+            effective_at: string;
+        };
         Player: {
             /** @description The hand seat (0..n-1, play order). */
             seat: number;
@@ -1352,6 +1500,22 @@ export interface components {
             /** @description Only tables at this stake; any affordable stake (15 × stake) if omitted. */
             stake?: number;
         };
+        /** @description Reads ``games.selectors.reality_check.reality_check_for``. */
+        RealityCheck: {
+            /** @description Null: none set. */
+            reminder_minutes: number | null;
+            /** Format: date-time */
+            session_started_at: string;
+            minutes_played: number;
+            /** @description Quan won (negative: lost) in the session's hands. */
+            net: number;
+            /** @description Reminder periods reached in the session. */
+            reminders: number;
+            /** @description At least one reminder period played. */
+            due: boolean;
+            /** Format: date-time */
+            next_at: string | null;
+        };
         /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
         RegisterInput: {
             username: string;
@@ -1458,6 +1622,11 @@ export interface components {
             hand_id: number | null;
         };
         /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
+        SelfExclusionInput: {
+            /** @description 183 days or more; null: permanent. */
+            days: number | null;
+        };
+        /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
         TableCreateInput: {
             /** @default Chắn */
             name?: string;
@@ -1544,6 +1713,8 @@ export interface components {
             bot_delay: number;
             /** Format: date-time */
             created_at: string;
+            /** @description To a player seated here (GET /tables/{id}, join): how long its session has lasted and its net result (docs/api.md, limits); null otherwise. */
+            reality_check?: components["schemas"]["RealityCheck"] | null;
         };
         /**
          * @description A problem+json body of the table endpoints: ``insufficient_balance`` carries ``needed``
@@ -3093,7 +3264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MoveProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3409,7 +3580,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["BonusAlreadyClaimed"];
                 };
             };
-            /** @description `bonus_already_claimed`, with `next_claim_at` (UTC): the bonus of this calendar day (Asia/Ho_Chi_Minh) was already booked. */
+            /** @description `bonus_already_claimed`, with `next_claim_at` (UTC): the bonus of this calendar day (Asia/Ho_Chi_Minh) was already booked; `cooling_off` or `self_excluded` (with `ends_at`): no bonus during a break the player took (docs/api.md, limits). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3447,6 +3618,99 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["BonusAlreadyClaimed"];
+                };
+            };
+        };
+    };
+    me_cool_off: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CoolOffInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExclusionOutput"];
+                };
+            };
+            /** @description `invalid`: a limit or `days` is malformed or out of range (`errors` name it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -3561,6 +3825,254 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_limits_retrieve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitsOutput"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_limits_update: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LimitsInput"];
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LimitsOutput"];
+                };
+            };
+            /** @description `invalid`: a limit or `days` is malformed or out of range (`errors` name it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_self_exclusion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SelfExclusionInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExclusionOutput"];
+                };
+            };
+            /** @description `invalid`: a limit or `days` is malformed or out of range (`errors` name it). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not application/json. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3886,7 +4398,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4328,7 +4840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4662,7 +5174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4762,7 +5274,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4857,7 +5369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
