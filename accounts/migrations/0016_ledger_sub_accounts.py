@@ -164,7 +164,7 @@ $$ LANGUAGE plpgsql;
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0013_ledger_entry_own_transaction"),
+        ("accounts", "0015_player_limits"),
     ]
 
     operations = [
