@@ -24,10 +24,18 @@ from django.http import HttpRequest, HttpResponse
 from django.template import engines
 from django.template.response import TemplateResponse
 
+from accounts.hold_selectors import wallet_funds, wallet_holds
 from accounts.ledger import MAX_ADJUSTMENT, balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.limit_admin import LIMIT_INLINES
-from accounts.models import ApiToken, LedgerAccount, LedgerEntry, LedgerTransaction, User
+from accounts.models import (
+    ApiToken,
+    LedgerAccount,
+    LedgerEntry,
+    LedgerHold,
+    LedgerTransaction,
+    User,
+)
 from accounts.services import signup_address_digest, token_revoke, user_ban, user_unban
 from core.errors import DomainError
 
@@ -251,6 +259,9 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
                     "vip_points",
                     "badge",
                     "quan_balance",
+                    "quan_held",
+                    "quan_available",
+                    "quan_holds",
                 )
             },
         ),
@@ -265,6 +276,9 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
         "created_at",
         "updated_at",
         "quan_balance",
+        "quan_held",
+        "quan_available",
+        "quan_holds",
         "banned_at",
         "ban_reason",
         "signup_address",
@@ -307,6 +321,19 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
     def quan_balance(self, obj: User) -> int:
         return wallet_balance(obj) if obj.pk else 0
 
+    @admin.display(description="Quan held (seats)")
+    def quan_held(self, obj: User) -> int:
+        return wallet_funds(obj).held if obj.pk else 0
+
+    @admin.display(description="Quan available")
+    def quan_available(self, obj: User) -> int:
+        return wallet_funds(obj).available if obj.pk else 0
+
+    @admin.display(description="Holds (per table)")
+    def quan_holds(self, obj: User) -> str:
+        holds = wallet_holds(obj) if obj.pk else []
+        return ", ".join(f"table {h.table_id}: {h.amount}" for h in holds) or "—"
+
     @admin.action(description="Adjust Quan balance (ledger adjustment)", permissions=("change",))
     def adjust_balance(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
         selected = request.POST.getlist("_selected_action")
@@ -344,10 +371,19 @@ class UserAdmin(HistoryContextAdmin, DjangoUserAdmin):
 class ApiTokenAdmin(admin.ModelAdmin):
     """Read-only: tokens are issued through the API; staff may only revoke them."""
 
-    list_display = ("id", "user", "name", "key_prefix", "created_at", "last_used_at", "revoked_at")
+    list_display = (
+        "id",
+        "user",
+        "name",
+        "key_prefix",
+        "scopes",
+        "created_at",
+        "last_used_at",
+        "revoked_at",
+    )
     list_filter = (("revoked_at", admin.EmptyFieldListFilter),)
     search_fields = ("user__username", "key_prefix", "name")
-    fields = ("user", "name", "key_prefix", "created_at", "last_used_at", "revoked_at")
+    fields = ("user", "name", "key_prefix", "scopes", "created_at", "last_used_at", "revoked_at")
     readonly_fields = fields
     list_select_related = ("user",)
     actions = ("revoke",)
@@ -373,11 +409,11 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
 @admin.register(LedgerAccount)
 class LedgerAccountAdmin(ReadOnlyAdmin):
-    list_display = ("id", "kind", "user", "table", "balance", "created_at")
+    list_display = ("id", "kind", "user", "table", "balance", "held", "created_at")
     list_filter = ("kind",)
     search_fields = ("user__username",)
     list_select_related = ("user", "table")
-    fields = ("kind", "user", "table", "balance", "created_at")
+    fields = ("kind", "user", "table", "balance", "held", "created_at")
     readonly_fields = fields
     actions = ("adjust_balance",)
 
@@ -445,4 +481,28 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
     search_fields = ("transaction__idempotency_key", "account__user__username")
     list_select_related = ("transaction", "account", "account__user")
     fields = ("transaction", "account", "amount", "balance_after")
+    readonly_fields = fields
+
+
+@admin.register(LedgerHold)
+class LedgerHoldAdmin(ReadOnlyAdmin):
+    """Hold events (issue 21): what each seat's hold became, and the wallet's total after."""
+
+    list_display = ("id", "account", "table", "kind", "amount", "delta", "held_after", "reason")
+    list_filter = ("kind",)
+    search_fields = ("account__user__username", "hash")
+    list_select_related = ("account", "account__user", "table")
+    fields = (
+        "account",
+        "table",
+        "hand",
+        "kind",
+        "amount",
+        "delta",
+        "held_after",
+        "reason",
+        "created_at",
+        "prev_hash",
+        "hash",
+    )
     readonly_fields = fields

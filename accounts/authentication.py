@@ -1,15 +1,21 @@
-"""``Authorization: Bearer <token>`` authentication for the API."""
+"""``Authorization: Bearer <token>`` authentication for the API: a personal token
+(:class:`accounts.models.ApiToken`) or an access token a third-party app obtained through OAuth
+(``/oauth/token/``, django-oauth-toolkit). Either way the request's user carries the token's
+scopes in ``token_scopes`` (accounts/scopes.py), which ``chan_api.permissions.ScopePermission``
+and the auditor's powers read."""
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from rest_framework.authentication import BaseAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
 from accounts.models import ApiToken, User
-from accounts.selectors import user_by_token
+from accounts.scopes import token_scopes
+from accounts.selectors import oauth_access_token, user_by_token
 from accounts.services import token_mark_used
 
 # secrets.token_urlsafe output; anything else cannot be one of our tokens.
@@ -21,7 +27,7 @@ class BearerTokenAuthentication(BaseAuthentication):
 
     keyword = "bearer"
 
-    def authenticate(self, request: Request) -> tuple[User, ApiToken] | None:
+    def authenticate(self, request: Request) -> tuple[User, ApiToken | Any] | None:
         header = request.META.get("HTTP_AUTHORIZATION", "")
         if not header:
             return None
@@ -30,11 +36,19 @@ class BearerTokenAuthentication(BaseAuthentication):
             raise AuthenticationFailed("Malformed Authorization header.")
         found = user_by_token(parts[1])
         if found is None:
-            raise AuthenticationFailed("The token is invalid or revoked.")
+            access = oauth_access_token(parts[1])
+            if access is None:
+                raise AuthenticationFailed("The token is invalid or revoked.")
+            user = access.user
+            if user.banned_at is not None:
+                raise AuthenticationFailed("This player is banned.")
+            user.token_scopes = token_scopes(access)
+            return user, access
         user, token = found
         if user.banned_at is not None:
             raise AuthenticationFailed("This player is banned.")
         token_mark_used(token=token)
+        user.token_scopes = token_scopes(token)
         return user, token
 
     def authenticate_header(self, request: Request) -> str:

@@ -5,19 +5,22 @@ adjustments and hand settlements (games) all go through it. On PostgreSQL the da
 what must never happen even if this module had a bug (migration accounts 0004): an unbalanced
 transaction, a non-issuance balance below zero, an edited or deleted ledger row.
 
-Sub-accounts and chains (accounts 0016): the house and the issuance account are families, a
+Sub-accounts and chains (accounts 0017): the house and the issuance account are families, a
 parent and ``CHAN_HOUSE_SHARDS`` children; a hand's fee goes to the house child ``table id mod N``
 of its table and a player's grants come from the issuance child ``user id mod N``, so settlements
 at different tables do not queue on one row. The ledger has one hash chain per shard: a
 transaction extends the chain of its house or issuance child, else of its table, hand's table or
 user (:func:`_chain_of`).
 
+A wallet's holds (accounts/holds.py) are not to be spent: a leg that would take a balance below
+what the account holds is refused like an overdraft.
+
 Lock order: whoever also locks a hand or a table locks it first (games), then the ledger accounts
 of the transaction, all at once, in ascending primary key (``SELECT … FOR UPDATE ORDER BY id``),
 then the head of the transaction's chain (the transaction-level advisory lock
 ``LEDGER_HEAD_LOCK + chain``, held to the commit), which serialises that chain: each
 transaction's ``prev_hash`` is the hash of the one before it on its chain (accounts/ledger_hash.py;
-a database trigger, accounts 0016, refuses any other). All three are taken by one statement
+a database trigger, accounts 0017, refuses any other). All three are taken by one statement
 (``chan_ledger_lock``), the rows and entries written by a second. So two settlements touching the
 same wallets in any order queue up instead of deadlocking, and two on different shards share no
 lock but their players' wallets. A database transaction that books a second ledger transaction (a
@@ -108,7 +111,7 @@ def house_account(*, shard: int | None = None, hand: Any = None) -> LedgerAccoun
     directly), so that settlements at different tables do not queue on one row, while all the
     ledger transactions of one table (which its row lock serialises anyway) share one shard and
     one chain; with neither, the parent, whose own balance is what the house held before the
-    split (accounts 0016). The house's balance is the family's sum
+    split (accounts 0017). The house's balance is the family's sum
     (``ledger_selectors.house_balance``)."""
     if hand is not None:
         shard = int(hand.table_id) % ledger_shards()
@@ -199,11 +202,12 @@ class LockedAccount:
     pk: int
     kind: str
     balance: int
+    held: int
 
 
 @dataclass(frozen=True, slots=True)
 class PostLocks:
-    """What the first round trip of a post returns (``chan_ledger_lock``, accounts 0016): the
+    """What the first round trip of a post returns (``chan_ledger_lock``, accounts 0017): the
     accounts locked in ascending id, the hash at the head of the chain (now held to the commit)
     and the id of a transaction already booked under the key, if any."""
 
@@ -218,13 +222,13 @@ def _post_lock(account_ids: Sequence[int], *, chain: int, key: str) -> PostLocks
     statement."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT o_ids, o_kinds, o_balances, o_head, o_existing"
+            "SELECT o_ids, o_kinds, o_balances, o_held, o_head, o_existing"
             " FROM chan_ledger_lock(%s::bigint[], %s, %s)",
             [list(account_ids), chain, key],
         )
-        ids, kinds, balances, head, existing = cursor.fetchone()
+        ids, kinds, balances, held, head, existing = cursor.fetchone()
     return PostLocks(
-        accounts=[LockedAccount(*row) for row in zip(ids, kinds, balances, strict=True)],
+        accounts=[LockedAccount(*row) for row in zip(ids, kinds, balances, held, strict=True)],
         head=head or GENESIS,
         existing=existing,
     )
@@ -242,6 +246,24 @@ def _check_funds(locked: Sequence[LockedAccount], legs: Mapping[int, int]) -> No
                 extra={"needed": -amount, "balance": account.balance, "account_id": account.pk},
                 needed=-amount,
                 balance=account.balance,
+            )
+        if account.held and account.balance + amount < account.held:
+            # Quan held for seats is not to be spent (accounts/holds.py; the database
+            # refuses it too, accounts 0014).
+            available = account.balance - account.held
+            raise Conflict(
+                _("Not enough Quan: %(needed)s needed, %(available)s available (%(held)s held)."),
+                code="insufficient_balance",
+                extra={
+                    "needed": -amount,
+                    "balance": account.balance,
+                    "available": available,
+                    "held": account.held,
+                    "account_id": account.pk,
+                },
+                needed=-amount,
+                available=available,
+                held=account.held,
             )
 
 

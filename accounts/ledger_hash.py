@@ -10,5 +10,5 @@ from games.rules.ledger_chain import GENESIS, ledger_tx_hash
 __all__ = ["GENESIS", "LEDGER_HEAD_LOCK", "ledger_tx_hash"]
 
 # The transaction-level advisory locks that serialise appends to the chains: chain c's is
-# LEDGER_HEAD_LOCK + c (accounts/ledger.py, accounts 0016).
+# LEDGER_HEAD_LOCK + c (accounts/ledger.py, accounts 0017).
 LEDGER_HEAD_LOCK = 0x4C45444745525F48  # "LEDGER_H"

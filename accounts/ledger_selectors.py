@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from django.db.models import Count, F, Q, Sum
 from django.utils.translation import gettext_lazy as _
 
+from accounts.hold_selectors import HOLD_CHECKS
 from accounts.ledger_hash import GENESIS, ledger_tx_hash
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
 from core.ascii_digits import ascii_int
@@ -30,7 +31,7 @@ def wallet_balance(user: User) -> int:
 
 def family_balance(kind: str) -> int:
     """The balance of the house or the issuance account (``kind``): the sum over the family,
-    the parent (what it held before the split, accounts 0016) and its sub-accounts."""
+    the parent (what it held before the split, accounts 0017) and its sub-accounts."""
     total = LedgerAccount.objects.filter(kind=kind).aggregate(total=Sum("balance"))["total"]
     return total or 0
 
@@ -168,7 +169,7 @@ CHAIN_BATCH = 2_000
 
 
 def check_chain() -> list[LedgerProblem]:
-    """Each chain (one per shard, accounts 0016) links up: a transaction's ``prev_hash`` is the
+    """Each chain (one per shard, accounts 0017) links up: a transaction's ``prev_hash`` is the
     hash of the one before it on its chain (by id) and its ``hash`` is that of its content and its
     entries as they are now (accounts/ledger_hash.py): an entry added to an old transaction, a
     transaction moved to another chain, or any edit made with the triggers off, breaks it."""
@@ -254,6 +255,7 @@ LEDGER_CHECKS: list[Callable[[], list[LedgerProblem]]] = [
     check_transactions_balance,
     check_running_balances,
     check_chain,
+    *HOLD_CHECKS,
 ]
 
 

@@ -20,11 +20,14 @@ from typing import Any, ClassVar
 import pghistory
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.functions import Length, Lower
 from django.db.models.lookups import Exact
 from django.utils import timezone
+
+from accounts.scopes import all_scopes
 
 TOKEN_PREFIX_LENGTH = 8
 # secrets.token_urlsafe: the URL-safe base64 alphabet.
@@ -89,6 +92,9 @@ class User(AbstractUser):
         default=False,
         help_text="A server bot of the practice tables: never logs in, holds no Quan.",
     )
+    # Not a column: what the request's token may do, set by accounts.authentication (None for
+    # a request without a token, an admin session).
+    token_scopes: frozenset[str] | None = None
     signup_address = models.CharField(
         max_length=64,
         blank=True,
@@ -160,6 +166,11 @@ class ApiToken(models.Model):
     expires_at = models.DateTimeField(
         null=True, blank=True, default=token_expiry, help_text="Empty: never expires."
     )
+    scopes = ArrayField(
+        models.CharField(max_length=32),
+        default=all_scopes,
+        help_text="What the token may do (accounts/scopes.py; docs/api.md: Scopes).",
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -179,6 +190,9 @@ class ApiToken(models.Model):
             models.CheckConstraint(
                 condition=Q(revoked_at__isnull=True) | Q(revoked_at__gte=F("created_at")),
                 name="accounts_apitoken_revoked_after_created",
+            ),
+            models.CheckConstraint(
+                condition=Q(scopes__len__gte=1), name="accounts_apitoken_has_a_scope"
             ),
         ]
 
@@ -239,7 +253,7 @@ class LedgerAccount(models.Model):
         blank=True,
         related_name="ga_gop_pot",
     )
-    # The house and the issuance account are families (accounts 0016): a parent (shard null,
+    # The house and the issuance account are families (accounts 0017): a parent (shard null,
     # holding what was booked before the split) and ``CHAN_HOUSE_SHARDS`` children that take
     # every new posting; the family's balance is the sum of its rows.
     parent = models.ForeignKey(
@@ -252,6 +266,12 @@ class LedgerAccount(models.Model):
     )
     shard = models.PositiveSmallIntegerField(null=True, blank=True)
     balance = models.BigIntegerField(default=0, editable=False)
+    held = models.BigIntegerField(
+        default=0,
+        editable=False,
+        help_text="Quan held for the seats the player takes (Σ of its open holds, kept by the "
+        "database from the hold events); available = balance − held.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects: ClassVar[models.Manager[LedgerAccount]] = AppendOnlyQuerySet.as_manager()
@@ -291,6 +311,11 @@ class LedgerAccount(models.Model):
                 condition=Q(parent__isnull=True, shard__isnull=True)
                 | Q(parent__isnull=False, shard__isnull=False, kind__in=["house", "issuance"]),
                 name="accounts_ledgeraccount_shard_has_parent",
+            ),
+            # A hold is backed by Quan the account has: held never exceeds the balance.
+            models.CheckConstraint(
+                condition=Q(held__gte=0) & (Q(held=0) | Q(kind="wallet", balance__gte=F("held"))),
+                name="accounts_ledgeraccount_held_within_balance",
             ),
         ]
 
@@ -562,3 +587,58 @@ class PlayerLimitChange(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.old_value} → {self.new_value} ({self.user_id})"
+
+
+class LedgerHold(models.Model):
+    """One event of a seat's hold (issue 21): Quan of a wallet set aside for a table while the
+    player sits there. A hold moves no Quan; it lowers what is available (balance − held).
+    Append-only: the hold at a table is the ``amount`` of its latest event; the database keeps
+    the wallet's ``held`` (Σ of its open holds) from these rows and refuses a balance below it
+    (migration accounts 0014). Each wallet's events chain their own previous one by hash."""
+
+    class Kind(models.TextChoices):
+        PLACED = "placed", "Placed"
+        RESIZED = "resized", "Resized"
+        RELEASED = "released", "Released"
+
+    account = models.ForeignKey(LedgerAccount, on_delete=models.PROTECT, related_name="holds")
+    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="holds")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    amount = models.BigIntegerField(help_text="The hold at this table after the event.")
+    delta = models.BigIntegerField(
+        default=0, editable=False, help_text="Change of the hold (set by the database)."
+    )
+    held_after = models.BigIntegerField(
+        default=0, editable=False, help_text="The wallet's total held just after (database)."
+    )
+    reason = models.CharField(max_length=64, blank=True)
+    hand = models.ForeignKey(
+        "games.Hand", on_delete=models.PROTECT, null=True, blank=True, related_name="holds"
+    )
+    prev_hash = models.CharField(max_length=64, help_text="The wallet's previous hold event.")
+    hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects: ClassVar[models.Manager[LedgerHold]] = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount__gte=0), name="accounts_ledgerhold_amount_non_negative"
+            ),
+            models.CheckConstraint(
+                condition=Q(kind__in=["placed", "resized", "released"])
+                & (~Q(kind="released") | Q(amount=0))
+                & (~Q(kind="placed") | Q(amount__gt=0)),
+                name="accounts_ledgerhold_kind_amount",
+            ),
+        ]
+        indexes = [
+            # The latest event of a wallet's hold at a table; a wallet's chain head.
+            models.Index(fields=["account", "table", "-id"], name="accounts_hold_acct_table"),
+            models.Index(fields=["account", "-id"], name="accounts_hold_acct"),
+        ]
+
+    def __str__(self) -> str:
+        return f"hold {self.kind} {self.amount} on {self.account_id} at table {self.table_id}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 from dataclasses import dataclass
 from math import isqrt
@@ -11,8 +12,10 @@ from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from accounts.hold_selectors import TableHold, wallet_funds, wallet_holds
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import AUDIT_HANDS_PERMISSION, TOKEN_PREFIX_LENGTH, ApiToken, User
+from accounts.scopes import AUDIT_READ, satisfies
 
 TOKEN_LIST_LIMIT = 100
 # Level L needs 5 × L × (L − 1) XP: level 2 at 10 XP, 3 at 30, 5 at 100, 10 at 450, 20 at 1,900,
@@ -56,6 +59,9 @@ class UserProfile:
     badge: bool
     is_staff: bool
     is_auditor: bool
+    held: int = 0
+    available: int = 0
+    holds: tuple[TableHold, ...] = ()
 
 
 def user_balance(user: User) -> int:
@@ -64,16 +70,25 @@ def user_balance(user: User) -> int:
 
 
 def user_is_auditor(user: User) -> bool:
-    """Auditors may replay any hand; it is the ``accounts.audit_hands`` permission."""
+    """Auditors may replay any hand; it is the ``accounts.audit_hands`` permission. Through a
+    token (personal or OAuth) the power also needs the token's ``audit:read`` scope; an admin
+    session has no token and keeps it."""
+    scopes = getattr(user, "token_scopes", None)
+    if scopes is not None and not satisfies(scopes, AUDIT_READ):
+        return False
     return user.has_perm(AUDIT_HANDS_PERMISSION)
 
 
 def user_profile(*, user: User) -> UserProfile:
+    funds = wallet_funds(user)
     return UserProfile(
         id=user.pk,
         username=user.username,
         display_name=user.display_name,
-        balance=user_balance(user),
+        balance=funds.balance,
+        held=funds.held,
+        available=funds.available,
+        holds=tuple(wallet_holds(user)) if funds.held else (),
         xp=user.xp,
         level=user.level,
         next_level_xp=next_level_xp(user.level),
@@ -137,3 +152,21 @@ def user_by_token(raw: str) -> tuple[User, ApiToken] | None:
         if hmac.compare_digest(token.key_hash, wanted):
             return token.user, token
     return None
+
+
+def oauth_access_token(raw: str) -> Any | None:
+    """The live OAuth access token (django-oauth-toolkit) for this plaintext, with its user and
+    app, or None: found by its SHA-256 checksum; expired ones, tokens of no user (client
+    credentials) and inactive users never match."""
+    from oauth2_provider.models import get_access_token_model
+
+    checksum = hashlib.sha256(raw.encode("utf-8")).hexdigest()
+    access = (
+        get_access_token_model()
+        .objects.select_related("user", "application")
+        .filter(token_checksum=checksum)
+        .first()
+    )
+    if access is None or access.is_expired() or access.user is None or not access.user.is_active:
+        return None
+    return access

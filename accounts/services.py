@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import secrets
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -18,6 +19,7 @@ from django.utils import timezone
 from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy as _
 
+from accounts import scopes as token_scopes
 from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
 from accounts.signals import player_banned
@@ -169,14 +171,67 @@ def user_authenticate(*, username: str, password: str, request: Any) -> User:
     return user
 
 
-def token_create(*, user: User, name: str = "") -> tuple[ApiToken, str]:
-    """Issue a new token; the plaintext is returned here once and never stored."""
+# A personal token asked for with ``expires_in`` lives at least a minute and at most a year.
+TOKEN_EXPIRES_IN_MIN = 60
+TOKEN_EXPIRES_IN_MAX = 366 * 24 * 3600
+
+
+def token_create(
+    *,
+    user: User,
+    name: str = "",
+    scopes: Iterable[str] | None = None,
+    expires_in: int | None = None,
+    granted_by: Iterable[str] | None = None,
+) -> tuple[ApiToken, str]:
+    """Issue a new token; the plaintext is returned here once and never stored.
+
+    ``scopes`` default to every scope (a login's token does all the player may). ``granted_by``
+    are the scopes of the token asking for this one, when a token asks: a token never mints a
+    token that can do more than itself (``403 missing_scope``). ``expires_in`` (seconds)
+    replaces the ``CHAN_TOKEN_TTL_DAYS`` default.
+    """
+    wanted = list(dict.fromkeys(scopes)) if scopes is not None else list(token_scopes.ALL_SCOPES)
+    if not wanted:
+        raise InvalidInput(
+            _("A token needs at least one scope."),
+            code="invalid",
+            errors={"scopes": [_("A token needs at least one scope.")]},
+        )
+    if bad := token_scopes.unknown(wanted):
+        raise InvalidInput(
+            _("Unknown scope: %(scope)s."),
+            code="unknown_scope",
+            errors={"scopes": [_("Unknown scope: %(scope)s.") % {"scope": bad[0]}]},
+            scope=bad[0],
+            extra={"scope": bad[0]},
+        )
+    if granted_by is not None:
+        held = token_scopes.expand(granted_by)
+        for scope in wanted:
+            if scope not in held:
+                raise token_scopes.missing_scope(scope)
+    fields: dict[str, Any] = {}
+    if expires_in is not None:
+        if not TOKEN_EXPIRES_IN_MIN <= expires_in <= TOKEN_EXPIRES_IN_MAX:
+            raise InvalidInput(
+                code="invalid",
+                errors={
+                    "expires_in": [
+                        _("Between %(low)s and %(high)s seconds.")
+                        % {"low": TOKEN_EXPIRES_IN_MIN, "high": TOKEN_EXPIRES_IN_MAX}
+                    ]
+                },
+            )
+        fields["expires_at"] = timezone.now() + timedelta(seconds=expires_in)
     raw = secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
         name=name,
         key_prefix=raw[:TOKEN_PREFIX_LENGTH],
         key_hash=ApiToken.hash_key(raw),
+        scopes=wanted,
+        **fields,
     )
     return token, raw
 
@@ -192,6 +247,16 @@ def token_revoke(*, user: User, token_id: int) -> ApiToken:
         ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
         token.refresh_from_db(fields=["revoked_at"])
     return token
+
+
+def oauth_token_revoke(*, access: Any) -> None:
+    """End an OAuth access token (``/auth/logout`` made with it) and the refresh token issued
+    with it, so the app must ask the player again."""
+    refresh = getattr(access, "refresh_token", None)
+    if refresh is not None:
+        refresh.revoke()  # revokes its access token too
+    else:
+        access.revoke()
 
 
 def token_mark_used(*, token: ApiToken) -> None:

@@ -10,7 +10,7 @@ Measured:
 
 * concurrent settlements (``--writers``, 8, processes with their own connections, for
   ``--seconds`` each round): ``ledger_post`` of a hand settlement — 4 wallets (each writer its own
-  table's players), the house (the table's sub-account, accounts 0016) and the table's pot — and
+  table's players), the house (the table's sub-account, accounts 0017) and the table's pot — and
   beside it, in the same run, the floor: the same rows (balances updated, one transaction row,
   6 entry rows) written by plain SQL on trigger-less copies of the ledger's tables, no checks,
   no chain. Prints ``settlements/s: N``, ``floor/s: N``, ``ratio: R``, ``deadlocks: N`` and

@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from chan_api.schema import COMMON_HEADERS, problem_responses_for
 
 # The entry points of the API by name: every route of /api/v1/ without a path parameter …
@@ -21,6 +22,8 @@ RESOURCES = {
     "check": "auth-check",
     "logout": "auth-logout",
     "tokens": "auth-tokens",
+    "my_tokens": "me-tokens",
+    "oauth_metadata": "oauth-server-metadata",
     "me": "me",
     "ledger": "me-ledger",
     "bonus": "me-bonus",
@@ -35,6 +38,7 @@ RESOURCES = {
 # … and every one with parameters, as an RFC 6570 URI template (``{hand_id}`` …).
 TEMPLATES = {
     "token_revoke": ("auth-token-revoke", {"token_id": 0}),
+    "my_token_revoke": ("me-token-revoke", {"token_id": 0}),
     "player": ("games:player-detail", {"username": "_"}),
     "player_hands": ("games:player-hands", {"username": "_"}),
     "room_quick_join": ("games:room-quick-join", {"slug": "_"}),
@@ -91,6 +95,7 @@ class ApiRootOutputSerializer(serializers.Serializer):
 class ApiRootApi(APIView):
     """Open to anyone; a stale bearer header does not matter."""
 
+    required_scope = scopes.PUBLIC
     authentication_classes = ()
     permission_classes = (AllowAny,)
 

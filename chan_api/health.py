@@ -70,9 +70,9 @@ def readyz(request: HttpRequest) -> JsonResponse:
     failed = [name for name, result in results.items() if result != "ok"]
     if not failed:
         return JsonResponse({"status": "ok", "checks": results})
-    from chan_api.problems import _plain_problem
+    from chan_api.problems import plain_problem
 
-    return _plain_problem(
+    return plain_problem(
         errors.DomainError(
             _("Not ready: %(failed)s unreachable."),
             code="service_unavailable",

@@ -44,7 +44,7 @@ def metrics_allowed(request: HttpRequest) -> bool:
 def metrics_view(request: HttpRequest) -> HttpResponse:
     """``GET /metrics``: Prometheus' text format, for allowed callers only (403 problem+json)."""
     if not metrics_allowed(request):
-        from chan_api.problems import _plain_problem
+        from chan_api.problems import plain_problem
 
-        return _plain_problem(errors.PermissionDenied())
+        return plain_problem(errors.PermissionDenied())
     return HttpResponse(metrics_text(), content_type=CONTENT_TYPE_LATEST)

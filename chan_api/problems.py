@@ -49,6 +49,7 @@ STATUS_BY_CODE: dict[str, int] = {
     "not_authenticated": 401,
     "authentication_failed": 401,
     "method_not_allowed": 405,
+    "gone": 410,
     "not_acceptable": 406,
     "body_too_large": 413,
     "unsupported_media_type": 415,
@@ -145,6 +146,9 @@ def problem_response(error: errors.DomainError) -> Response:
         response["Retry-After"] = str(max(1, error.retry_after))
     if isinstance(error, ServiceUnavailable):
         response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
+    if error.code == "missing_scope":  # RFC 6750 §3.1, for OAuth clients
+        scope = error.extra.get("scope", "")
+        response["WWW-Authenticate"] = f'Bearer error="insufficient_scope", scope="{scope}"'
     return response
 
 
@@ -214,7 +218,7 @@ def problem_exception_handler(exc: Exception, context: dict[str, Any]) -> Respon
     return None
 
 
-def _plain_problem(error: errors.DomainError) -> JsonResponse:
+def plain_problem(error: errors.DomainError) -> JsonResponse:
     """A problem+json response outside DRF (Django's error handlers)."""
     return JsonResponse(
         problem_body(error),
@@ -226,7 +230,7 @@ def _plain_problem(error: errors.DomainError) -> JsonResponse:
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     """``handler404``: a URL outside every route is a problem+json 404, not an HTML page."""
-    return _plain_problem(errors.NotFound())
+    return plain_problem(errors.NotFound())
 
 
 def server_error(request: HttpRequest) -> JsonResponse:
@@ -234,12 +238,12 @@ def server_error(request: HttpRequest) -> JsonResponse:
     database that did not answer outside a view (a middleware's query) is a 503 all the same."""
     unavailable = _from_django(sys.exc_info()[1] or Exception())
     if isinstance(unavailable, ServiceUnavailable):
-        response = _plain_problem(unavailable)
+        response = plain_problem(unavailable)
         response["Retry-After"] = str(DATABASE_RETRY_AFTER_SECONDS)
         return response
-    return _plain_problem(errors.DomainError(_("Internal server error."), code="server_error"))
+    return plain_problem(errors.DomainError(_("Internal server error."), code="server_error"))
 
 
 def bad_request_page(request: HttpRequest, exception: Exception | None = None) -> JsonResponse:
     """``handler400``: errors Django raises before any view runs (e.g. a bad Host header)."""
-    return _plain_problem(errors.InvalidInput(_("Bad request."), code="bad_request"))
+    return plain_problem(errors.InvalidInput(_("Bad request."), code="bad_request"))

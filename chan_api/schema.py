@@ -101,13 +101,13 @@ def problem_responses_for(
     503 always, 401 when the endpoint needs a token and 400/413/415 when it reads a JSON body."""
     codes = set(statuses) | set(ALWAYS)
     if authenticated:
-        codes.add(401)
+        codes |= {401, 403}
     if request_body:
         codes |= set(WITH_BODY)
     return {
         (status, PROBLEM_CONTENT_TYPE): OpenApiResponse(
             response=body,
-            description=descriptions.get(status) or COMMON_DESCRIPTIONS.get(status, "Error."),
+            description=_description(status, descriptions, authenticated=authenticated),
         )
         for status in sorted(codes)
     }
@@ -169,3 +169,16 @@ def _named(value: object) -> dict[str, dict[str, object]]:
     ):
         return dict(value)  # type: ignore[arg-type]
     return {"default": {"value": value}}
+
+
+MISSING_SCOPE = (
+    "`missing_scope`: the token lacks the scope this operation needs (named in `scope`; "
+    "docs/api.md: Scopes)."
+)
+
+
+def _description(status: int, descriptions: Mapping[int, str], *, authenticated: bool) -> str:
+    text = descriptions.get(status) or COMMON_DESCRIPTIONS.get(status, "Error.")
+    if status == 403 and authenticated:
+        text = f"{text} {MISSING_SCOPE}"
+    return text

@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "axes",
     "drf_spectacular_sidecar",
+    "oauth2_provider",  # OAuth 2 for third-party apps (/oauth/; accounts/api/oauth.py)
     # Change history with old and new values, kept by PostgreSQL triggers (docs/decisions.md).
     "pgtrigger",
     "pghistory",
@@ -103,6 +104,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "chan_api.deprecations.DeprecationHeadersMiddleware",  # Deprecation/Sunset; 410 once retired
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "chan_api.middleware.RateLimitHeadersMiddleware",
@@ -125,6 +127,41 @@ AXES_RESET_ON_SUCCESS = True
 AXES_HTTP_RESPONSE_CODE = 429
 AXES_CLIENT_IP_CALLABLE = "chan_api.throttles.client_address"
 AXES_LOCKOUT_CALLABLE = "chan_api.admin_lockout.lockout_response"
+
+# OAuth 2 for third-party apps acting for a player (django-oauth-toolkit; accounts/api/oauth.py,
+# docs/api.md "OAuth", docs/decisions.md): authorization code with PKCE S256 only, refresh tokens
+# rotated, tokens stored hashed, the scopes of accounts/scopes.py (not `tokens`).
+OAUTH2_PROVIDER = {
+    "SCOPES_BACKEND_CLASS": "accounts.api.oauth.ChanScopes",
+    "OAUTH2_VALIDATOR_CLASS": "accounts.api.oauth.ChanOAuth2Validator",
+    "DEFAULT_SCOPES": ["read"],
+    "PKCE_REQUIRED": True,
+    "ACCESS_TOKEN_EXPIRE_SECONDS": int(os.environ.get("OAUTH_ACCESS_TOKEN_SECONDS", "3600")),
+    "REFRESH_TOKEN_EXPIRE_SECONDS": int(
+        os.environ.get("OAUTH_REFRESH_TOKEN_SECONDS", str(30 * 24 * 3600))
+    ),
+    "AUTHORIZATION_CODE_EXPIRE_SECONDS": 60,
+    "ROTATE_REFRESH_TOKEN": True,
+    "REFRESH_TOKEN_REUSE_PROTECTION": True,
+    "REQUEST_APPROVAL_PROMPT": "force",
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http"] if DEBUG or TESTING else ["https"],
+    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
+    "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
+    "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": [
+        "client_secret_basic",
+        "client_secret_post",
+        "none",
+    ],
+    "COMPLIANT_BCP_RFC9700_IMPLICIT_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PASSWORD_GRANT": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_METHOD": True,
+    "COMPLIANT_BCP_RFC9700_ACCESS_TOKEN_TRANSPORT": True,
+    "COMPLIANT_BCP_RFC9700_AUTHZ_RESPONSE_ISS": True,
+    "COMPLIANT_BCP_RFC9700_TOKEN_STORAGE": True,
+    "COMPLIANT_BCP_RFC9700_REFRESH_TOKEN": True,
+    "COMPLIANT_BCP_RFC9700_PKCE_REQUIRED": True,
+}
 
 ROOT_URLCONF = "chan_api.urls"
 WSGI_APPLICATION = "chan_api.wsgi.application"
@@ -259,7 +296,10 @@ SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if NUM_PROXIES els
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["accounts.authentication.BearerTokenAuthentication"],
-    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PERMISSION_CLASSES": [
+        "rest_framework.permissions.IsAuthenticated",
+        "chan_api.permissions.ScopePermission",  # required_scope on every view (accounts/scopes.py)
+    ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_PARSER_CLASSES": ["chan_api.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
@@ -299,6 +339,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "chan_api.schema.typed_schema_hook",
+        "chan_api.deprecations.mark_deprecated_operations",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TableStatusEnum": "games.models.Table.Status",

@@ -3,7 +3,9 @@
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from oauth2_provider.views import OAuthServerMetadataView
 
+from accounts.api import oauth
 from chan_api.api_root import ApiRootApi, site_root
 from chan_api.docs_pages import OfflineRedocView, redoc_bundle
 from chan_api.health import healthz, readyz
@@ -15,6 +17,14 @@ urlpatterns = [
     path("api/v1/", ApiRootApi.as_view(), name="api-root"),
     path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("games.api.urls")),
+    # OAuth 2 for third-party apps (accounts/api/oauth.py; docs/api.md "OAuth").
+    path("oauth/", include((oauth.urlpatterns, oauth.app_name))),
+    *oauth.login_urlpatterns,
+    path(
+        ".well-known/oauth-authorization-server",
+        OAuthServerMetadataView.as_view(),
+        name="oauth-server-metadata",
+    ),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", OfflineRedocView.as_view(url_name="schema"), name="redoc"),

@@ -13,6 +13,7 @@ from games.hand_store import hand_replay, hand_seats_load
 from games.models import Hand
 from games.rules.results import HandResult
 from games.rules.views import result_of
+from games.selectors.seat_holds import check_holds_have_seats
 from games.services.pot import pot_problems
 from games.services.quan_booking import hand_quan, practice_quan, settlement_key
 from games.services.settlement_parties import settlement_accounts
@@ -84,4 +85,4 @@ def check_pots() -> list[LedgerProblem]:
     return [LedgerProblem("pot_shares", detail) for detail in pot_problems()]
 
 
-GAMES_LEDGER_CHECKS = [check_hand_settlements, check_pots]
+GAMES_LEDGER_CHECKS = [check_hand_settlements, check_pots, check_holds_have_seats]

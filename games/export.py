@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import LedgerEntry
+from accounts.models import LedgerAccount, LedgerEntry, LedgerHold
 from games.hand_store import hand_ruleset, hand_seats_load, hand_state
 from games.models import Hand, HandEvent
 from games.rules.chain import CHAIN_ALGORITHM
@@ -140,6 +140,24 @@ def _ledger_transaction(hand: Hand) -> dict[str, Any] | None:
     }
 
 
+def _held_elsewhere(account: LedgerAccount | None, hand: Hand) -> int:
+    """Σ of the wallet's holds at other tables when the hand was settled: each table's latest
+    hold event before ``settled_at`` (hold events are made under the wallet's lock, which the
+    settlement held, so none of them straddles it)."""
+    if account is None or hand.settled_at is None:
+        return 0
+    latest: dict[int, int] = {}
+    events = (
+        LedgerHold.objects.filter(account=account, created_at__lt=hand.settled_at)
+        .exclude(table_id=hand.table_id)
+        .order_by("id")
+        .values_list("table_id", "amount")
+    )
+    for table_id, amount in events:
+        latest[table_id] = amount
+    return sum(latest.values())
+
+
 def _cap_proofs(hand: Hand) -> list[dict[str, Any]]:
     """For each seat whose payment the settlement capped (it owed more than it held), the last
     ledger entry of its wallet before the settlement's: the ``balance_after`` the cap used, and
@@ -165,6 +183,9 @@ def _cap_proofs(hand: Hand) -> list[dict[str, Any]]:
             {
                 "seat": seat,
                 "account": account.pk if account is not None else None,
+                # what the wallet held for its seats at other tables (issue 21): not to be paid
+                # here, so the cap used balance_after less this
+                "held_elsewhere": _held_elsewhere(account, hand),
                 # null: the wallet had no entry before the settlement (its balance was 0)
                 "entry": None
                 if entry is None

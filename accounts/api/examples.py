@@ -195,3 +195,46 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         }
     },
 }
+
+_NO_LIMIT = {"value": None, "pending": None}
+_LIMITS_VIEW = {
+    "loss_limit_day": {"value": 20000, "pending": None},
+    "loss_limit_week": {
+        "value": 50000,
+        "pending": {"value": 80000, "effective_at": "2026-12-02T16:00:00Z"},
+    },
+    "loss_limit_month": _NO_LIMIT,
+    "max_stake": {"value": 1000, "pending": None},
+    "reminder_minutes": {"value": 60, "pending": None},
+    "losses": {"day": 1200, "week": 4300, "month": 4300},
+    "cool_off": None,
+    "self_exclusion": None,
+    "play_blocked": None,
+    "now": "2026-12-01T16:00:00Z",
+}
+_COOL_OFF = {
+    "kind": "cool_off",
+    "days": 7,
+    "starts_at": "2026-12-01T16:00:00Z",
+    "ends_at": "2026-12-08T16:00:00Z",
+    "permanent": False,
+}
+LIMITS_EXAMPLES: dict[str, dict[str, Any]] = {
+    "me_limits_retrieve": {"response": _LIMITS_VIEW},
+    "me_limits_update": {
+        "request": {"loss_limit_day": 20000, "loss_limit_week": 80000},
+        "response": _LIMITS_VIEW,
+    },
+    "me_cool_off": {"request": {"days": 7}, "response": _COOL_OFF},
+    "me_self_exclusion": {
+        "request": {"days": None},
+        "response": {
+            "kind": "self_exclusion",
+            "days": None,
+            "starts_at": "2026-12-01T16:00:00Z",
+            "ends_at": None,
+            "permanent": True,
+        },
+    },
+}
+EXAMPLES.update(LIMITS_EXAMPLES)

@@ -8,6 +8,7 @@ from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
+from accounts import scopes
 from chan_api.schema import COMMON_DESCRIPTIONS, ProblemSerializer, problem_responses_for
 
 _DESCRIPTIONS = {
@@ -55,8 +56,46 @@ def problem_responses(
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
+    """Two ways to send the same ``Authorization: Bearer``: a personal token (``bearerAuth``)
+    or an OAuth access token (``oauth2``, authorization code with PKCE). Each operation asks
+    for the scope its view declares (``required_scope``; docs/api.md: Scopes)."""
+
     target_class = "accounts.authentication.BearerTokenAuthentication"
-    name = "bearerAuth"
+    name = ["bearerAuth", "oauth2"]
+
+    def get_security_requirement(self, auto_schema):  # type: ignore[no-untyped-def]
+        from chan_api.permissions import view_scope
+
+        scope = view_scope(auto_schema.view, auto_schema.method.upper())
+        wanted = [scope] if scope in scopes.SCOPES else []
+        oauth = (
+            [{"oauth2": wanted}]
+            if scope not in scopes.SCOPES or scope in scopes.OAUTH_SCOPES
+            else []
+        )
+        return [{"bearerAuth": []}, *oauth]
 
     def get_security_definition(self, auto_schema):  # type: ignore[no-untyped-def]
-        return {"type": "http", "scheme": "bearer"}
+        table = "\n".join(f"- `{name}`: {text}" for name, text in scopes.SCOPES.items())
+        return [
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A personal token (`POST /api/v1/auth/token`, "
+                "`POST /api/v1/me/tokens`) with its scopes; an operation needs the scope its "
+                "`oauth2` requirement names (`403 missing_scope` otherwise):\n" + table,
+            },
+            {
+                "type": "oauth2",
+                "description": "A third-party app acting for a player: authorization code with "
+                "PKCE (S256); metadata at `/.well-known/oauth-authorization-server`.",
+                "flows": {
+                    "authorizationCode": {
+                        "authorizationUrl": "/oauth/authorize/",
+                        "tokenUrl": "/oauth/token/",
+                        "refreshUrl": "/oauth/token/",
+                        "scopes": {name: str(scopes.SCOPES[name]) for name in scopes.OAUTH_SCOPES},
+                    }
+                },
+            },
+        ]

@@ -19,6 +19,8 @@ from accounts.limits import (
     SELF_EXCLUSION_MIN_DAYS,
 )
 from accounts.models import ApiToken, LedgerTransaction, User
+from accounts.scopes import ALL_SCOPES
+from accounts.services import TOKEN_EXPIRES_IN_MAX, TOKEN_EXPIRES_IN_MIN
 from chan_api.strict_input import (
     QueryIntegerField,
     StrictCharField,
@@ -42,6 +44,41 @@ class TokenCreateInputSerializer(StrictInputSerializer):
     username = StrictCharField(min_length=1, max_length=_USERNAME_MAX)
     password = StrictCharField(min_length=1, max_length=_PASSWORD_MAX, trim_whitespace=False)
     name = StrictCharField(max_length=_TOKEN_NAME_MAX, required=False, allow_blank=True)
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(ALL_SCOPES)),
+        required=False,
+        allow_empty=False,
+        max_length=len(ALL_SCOPES),
+        help_text="The new token's scopes (docs/api.md: Scopes); every scope if absent.",
+    )
+
+
+class MeTokenCreateInputSerializer(StrictInputSerializer):
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(ALL_SCOPES)),
+        allow_empty=False,
+        max_length=len(ALL_SCOPES),
+        help_text="What the new token may do (docs/api.md: Scopes): at most what the token "
+        "asking holds.",
+    )
+    name = StrictCharField(max_length=_TOKEN_NAME_MAX, required=False, allow_blank=True)
+    expires_in = StrictIntegerField(
+        required=False,
+        allow_null=True,
+        min_value=TOKEN_EXPIRES_IN_MIN,
+        max_value=TOKEN_EXPIRES_IN_MAX,
+        help_text="Seconds until it stops working; absent or null: `CHAN_TOKEN_TTL_DAYS`.",
+    )
+
+
+class TableHoldOutputSerializer(serializers.Serializer):
+    """Reads an ``accounts.hold_selectors.TableHold``."""
+
+    table_id = serializers.IntegerField()
+    table_name = serializers.CharField()
+    stake = serializers.IntegerField()
+    amount = serializers.IntegerField(help_text="Quan held for my seat there.")
+    since = serializers.DateTimeField(help_text="When the hold last changed.")
 
 
 class ProfileOutputSerializer(serializers.Serializer):
@@ -51,6 +88,11 @@ class ProfileOutputSerializer(serializers.Serializer):
     username = serializers.CharField()
     display_name = serializers.CharField()
     balance = serializers.IntegerField(help_text="Quan balance.")
+    held = serializers.IntegerField(
+        help_text="Quan held for my seats (15 × stake a table); not to be spent."
+    )
+    available = serializers.IntegerField(help_text="balance − held: what I may stake or spend.")
+    holds = TableHoldOutputSerializer(many=True, help_text="My holds, one per table.")
     xp = serializers.IntegerField(help_text="Experience (RULES.md §11): +10 ù with gà, +3 ù, +1 …")
     level = serializers.IntegerField(
         help_text="Follows from xp (docs/decisions.md: the level table)."
@@ -84,6 +126,14 @@ class TokenOutputSerializer(serializers.Serializer):
         allow_null=True, help_text="When it stops working (`CHAN_TOKEN_TTL_DAYS`); null: never."
     )
     expired = serializers.BooleanField(source="is_expired")
+    scopes = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(ALL_SCOPES)),
+        help_text="What the token may do (docs/api.md: Scopes).",
+    )
+
+
+class MeTokenCreatedOutputSerializer(TokenOutputSerializer):
+    token = serializers.CharField(help_text="The bearer token. Shown this once; store it.")
 
 
 class TokenCheckOutputSerializer(serializers.Serializer):

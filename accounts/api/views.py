@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from accounts.api.schema import (
     ACCOUNT_LOCKED,
     BAD_CREDENTIALS,
@@ -30,6 +31,8 @@ from accounts.api.serializers import (
     LedgerQuerySerializer,
     LimitsInputSerializer,
     LimitsOutputSerializer,
+    MeTokenCreatedOutputSerializer,
+    MeTokenCreateInputSerializer,
     ProfileOutputSerializer,
     RegisterInputSerializer,
     SelfExclusionInputSerializer,
@@ -45,7 +48,13 @@ from accounts.limit_selectors import limits_view
 from accounts.limits import cool_off_start, limits_set, self_exclusion_start
 from accounts.models import ApiToken, PlayerExclusion, User
 from accounts.selectors import token_list, user_profile
-from accounts.services import token_create, token_revoke, user_authenticate, user_register
+from accounts.services import (
+    oauth_token_revoke,
+    token_create,
+    token_revoke,
+    user_authenticate,
+    user_register,
+)
 from chan_api.schema import COMMON_HEADERS
 from chan_api.throttles import client_address
 
@@ -58,6 +67,7 @@ def _issued(user: User, token: ApiToken, raw: str) -> Response:
 class UserRegisterApi(APIView):
     """Open to anyone. Authenticates by the body, so a stale bearer header does not matter."""
 
+    required_scope = scopes.PUBLIC
     authentication_classes = ()
     permission_classes = (AllowAny,)
     throttle_classes = (AuthRateThrottle,)
@@ -90,6 +100,7 @@ class UserRegisterApi(APIView):
 class TokenCreateApi(APIView):
     """Log in: trade a username and password for a new token."""
 
+    required_scope = scopes.PUBLIC
     authentication_classes = ()
     permission_classes = (AllowAny,)
     throttle_classes = (AuthRateThrottle,)
@@ -118,12 +129,14 @@ class TokenCreateApi(APIView):
         user = user_authenticate(
             username=data["username"], password=data["password"], request=request._request
         )
-        token, raw = token_create(user=user, name=data.get("name", ""))
+        token, raw = token_create(user=user, name=data.get("name", ""), scopes=data.get("scopes"))
         return _issued(user, token, raw)
 
 
 class TokenLogoutApi(APIView):
     """Revoke the token this request was made with."""
+
+    required_scope = scopes.ANY
 
     @extend_schema(
         operation_id="auth_logout",
@@ -134,12 +147,17 @@ class TokenLogoutApi(APIView):
         responses={204: None, **problem_responses()},
     )
     def post(self, request: Request) -> Response:
-        token_revoke(user=request.user, token_id=request.auth.pk)
+        if isinstance(request.auth, ApiToken):
+            token_revoke(user=request.user, token_id=request.auth.pk)
+        else:  # an OAuth access token: it and its refresh token end
+            oauth_token_revoke(access=request.auth)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TokenCheckApi(APIView):
     """The cheapest authenticated request: the token lookup is its only query."""
+
+    required_scope = scopes.ANY
 
     @extend_schema(
         operation_id="auth_check",
@@ -158,6 +176,8 @@ class TokenCheckApi(APIView):
 
 
 class TokenListApi(APIView):
+    required_scope = scopes.TOKENS
+
     @extend_schema(
         operation_id="auth_tokens_list",
         tags=["auth"],
@@ -171,6 +191,8 @@ class TokenListApi(APIView):
 
 
 class TokenRevokeApi(APIView):
+    required_scope = scopes.TOKENS
+
     @extend_schema(
         operation_id="auth_tokens_revoke",
         tags=["auth"],
@@ -183,7 +205,66 @@ class TokenRevokeApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
+class MeTokenListCreateApi(APIView):
+    """My personal tokens: list them, or mint one with chosen scopes (its secret shown once)."""
+
+    required_scope = scopes.TOKENS
+
+    @extend_schema(
+        operation_id="me_tokens_list",
+        tags=["me"],
+        summary="List my personal tokens (newest first, at most 100)",
+        parameters=COMMON_HEADERS,
+        responses={200: TokenOutputSerializer(many=True), **problem_responses()},
+    )
+    def get(self, request: Request) -> Response:
+        return Response(TokenOutputSerializer(token_list(user=request.user), many=True).data)
+
+    @extend_schema(
+        operation_id="me_tokens_create",
+        tags=["me"],
+        summary="Create a personal token with the scopes I choose (the secret is shown once)",
+        parameters=COMMON_HEADERS,
+        request=MeTokenCreateInputSerializer,
+        responses={
+            201: MeTokenCreatedOutputSerializer,
+            **problem_responses(request_body=True),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        serializer = MeTokenCreateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        token, raw = token_create(
+            user=request.user,
+            name=data.get("name", ""),
+            scopes=data["scopes"],
+            expires_in=data.get("expires_in"),
+            granted_by=request.user.token_scopes,
+        )
+        # MeTokenCreatedOutputSerializer's shape: the token as listed, plus its secret this once.
+        body = {**TokenOutputSerializer(token).data, "token": raw}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class MeTokenRevokeApi(APIView):
+    required_scope = scopes.TOKENS
+
+    @extend_schema(
+        operation_id="me_tokens_revoke",
+        tags=["me"],
+        summary="Revoke one of my personal tokens",
+        parameters=COMMON_HEADERS,
+        responses={204: None, **problem_responses(404)},
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        token_revoke(user=request.user, token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
 class MeDetailApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="me_retrieve",
         tags=["me"],
@@ -205,6 +286,8 @@ class BonusClaimed:
 
 
 class MeBonusApi(APIView):
+    required_scope = scopes.PLAY
+
     @extend_schema(
         operation_id="me_bonus_claim",
         tags=["me"],
@@ -238,6 +321,8 @@ class MeBonusApi(APIView):
 
 
 class MeLedgerApi(APIView):
+    required_scope = scopes.LEDGER_READ
+
     @extend_schema(
         operation_id="me_ledger",
         tags=["me"],
@@ -261,6 +346,8 @@ class MeLedgerApi(APIView):
 class LedgerHeadApi(APIView):
     """The ledger's head for auditors: any signed-in user (the last transaction's id and hash
     and the count are not secret; they let anyone hold the books to what they saw)."""
+
+    required_scope = scopes.LEDGER_READ
 
     @extend_schema(
         operation_id="ledger_head",
@@ -290,6 +377,8 @@ def _exclusion_response(exclusion: PlayerExclusion) -> Response:
 
 
 class MeLimitsApi(APIView):
+    required_scope = {"GET": scopes.READ, "PUT": scopes.LIMITS}
+
     @extend_schema(
         operation_id="me_limits_retrieve",
         tags=["me"],
@@ -319,6 +408,8 @@ class MeLimitsApi(APIView):
 
 
 class MeCoolOffApi(APIView):
+    required_scope = scopes.LIMITS
+
     @extend_schema(
         operation_id="me_cool_off",
         tags=["me"],
@@ -337,6 +428,8 @@ class MeCoolOffApi(APIView):
 
 
 class MeSelfExclusionApi(APIView):
+    required_scope = scopes.LIMITS
+
     @extend_schema(
         operation_id="me_self_exclusion",
         tags=["me"],

@@ -14,7 +14,7 @@ def forwards(apps, schema_editor):
     Transaction = apps.get_model("accounts", "LedgerTransaction")
     Entry = apps.get_model("accounts", "LedgerEntry")
     amount = settings.CHAN_WELCOME_GRANT
-    # run again on a schema with sub-accounts (accounts 0016): the issuance parent, chain 0
+    # run again on a schema with sub-accounts (accounts 0017): the issuance parent, chain 0
     sharded = any(field.name == "parent" for field in Account._meta.get_fields())
     issuance, _ = Account.objects.get_or_create(
         kind="issuance", **({"parent": None} if sharded else {})

@@ -49,7 +49,7 @@ def backwards(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0013_ledger_entry_own_transaction"),
+        ("accounts", "0014_holds"),
     ]
 
     operations = [

@@ -21,8 +21,9 @@ _DESCRIPTIONS = {
     "`hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, "
     "`not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; "
     "`room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, "
-    "VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake "
-    "to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): "
+    "VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and "
+    "`balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not "
+    "available); the player's own limits (docs/api.md, limits): "
     "`limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, "
     "`period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`).",
     422: "A rule refused the move: the fault's slug (RULES.md §9, basic mode; a `u` without a "
@@ -159,11 +160,17 @@ class MissingRequirementSerializer(serializers.Serializer):
 
 
 class TableProblemSerializer(ProblemSerializer):
-    """A problem+json body of the table endpoints: ``insufficient_balance`` carries ``needed``
-    and ``balance``; ``room_requirements_not_met`` carries ``room`` and ``missing``."""
+    """A problem+json body of the table endpoints: ``insufficient_balance`` carries ``needed``,
+    ``available``, ``held`` and ``balance``; ``room_requirements_not_met`` carries ``room`` and ``missing``."""
 
     needed = serializers.IntegerField(required=False, help_text="Quan needed (10 or 15 × stake).")
     balance = serializers.IntegerField(required=False, help_text="The player's Quan.")
+    available = serializers.IntegerField(
+        required=False, help_text="balance − held: what the player's seats do not hold."
+    )
+    held = serializers.IntegerField(
+        required=False, help_text="Quan held for the player's seats (15 × stake a table)."
+    )
     room = serializers.CharField(required=False, help_text="The room's slug.")
     missing = MissingRequirementSerializer(
         many=True,
@@ -686,6 +693,15 @@ _OVERRIDES = {
 # (component, property) → the schema that replaces the serializer's untyped one; ``[]`` after the
 # property: its items. The description the serializer gave is kept.
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
+    ("LimitsOutput", "play_blocked"): {
+        "type": "object",
+        "nullable": True,
+        "description": "Why I may not sit now, as the 409 a seat would get (its `code`, "
+        "`detail` and the error's own fields), or null.",
+        "properties": {"code": {"type": "string"}, "detail": {"type": "string"}},
+        "required": ["code", "detail"],
+        "additionalProperties": True,
+    },
     ("HandEvent", "move"): ref("Move", nullable=True),
     ("HandEvent", "record"): ref("HandRecord", nullable=True),
     ("HandEvent", "effects"): {"type": "array", "items": ref("HandEffect")},

@@ -949,6 +949,10 @@ class ExportCapEntrySerializer(serializers.Serializer):
 class ExportCapSerializer(serializers.Serializer):
     seat = serializers.IntegerField(help_text="A payer the settlement capped at its balance.")
     account = serializers.IntegerField(allow_null=True, help_text="Its wallet.")
+    held_elsewhere = serializers.IntegerField(
+        help_text="What the wallet held then for its seats at other tables (issue 21): the cap "
+        "is the entry's balance_after less this."
+    )
     entry = ExportCapEntrySerializer(
         allow_null=True,
         help_text="The wallet's last ledger entry before the settlement (null: it had none).",

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import scopes
 from chan_api.schema import COMMON_HEADERS
 from games.api.long_poll import Pending, long_poll_deferrable, long_poll_pending
 from games.api.schema import (
@@ -129,6 +130,8 @@ HAND_ID = OpenApiParameter("hand_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
 
 class TableListCreateApi(APIView):
+    required_scope = {"GET": scopes.READ, "POST": scopes.PLAY}
+
     @extend_schema(
         operation_id="tables_list",
         tags=["tables"],
@@ -180,6 +183,8 @@ class TableListCreateApi(APIView):
 
 
 class TableDetailApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="tables_retrieve",
         tags=["tables"],
@@ -192,6 +197,8 @@ class TableDetailApi(APIView):
 
 
 class SeatJoinApi(APIView):
+    required_scope = scopes.PLAY
+
     @extend_schema(
         operation_id="tables_join",
         tags=["tables"],
@@ -210,6 +217,8 @@ class SeatJoinApi(APIView):
 
 
 class SeatLeaveApi(APIView):
+    required_scope = scopes.BOT_PLAY
+
     @extend_schema(
         operation_id="tables_leave",
         tags=["tables"],
@@ -224,6 +233,8 @@ class SeatLeaveApi(APIView):
 
 
 class SeatReadyApi(APIView):
+    required_scope = scopes.BOT_PLAY
+
     @extend_schema(
         operation_id="tables_ready",
         tags=["tables"],
@@ -243,6 +254,8 @@ class SeatReadyApi(APIView):
 
 
 class TableHandListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="tables_hands",
         tags=["tables"],
@@ -255,6 +268,8 @@ class TableHandListApi(APIView):
 
 
 class TableHandRedirectApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="tables_hand",
         tags=["tables"],
@@ -274,6 +289,8 @@ class TableHandRedirectApi(APIView):
 
 
 class RoomListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="rooms_list",
         tags=["rooms"],
@@ -286,6 +303,8 @@ class RoomListApi(APIView):
 
 
 class RoomQuickJoinApi(APIView):
+    required_scope = scopes.PLAY
+
     @extend_schema(
         operation_id="rooms_quick_join",
         tags=["rooms"],
@@ -321,6 +340,8 @@ BAD_HISTORY = {400: "`invalid`: `cursor` or `limit` is malformed (`errors` name 
 
 
 class MeHandListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="me_hands",
         tags=["me"],
@@ -339,6 +360,8 @@ class MeHandListApi(APIView):
 
 
 class PlayerDetailApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="players_retrieve",
         tags=["players"],
@@ -352,6 +375,8 @@ class PlayerDetailApi(APIView):
 
 
 class PlayerHandListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="players_hands",
         tags=["players"],
@@ -404,6 +429,8 @@ def _not_modified(etag: str) -> Response:
 
 
 class HandDetailApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="hands_retrieve",
         tags=["hands"],
@@ -457,6 +484,8 @@ class HandDetailApi(APIView):
 
 
 class HandEventListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="hands_events",
         tags=["hands"],
@@ -500,6 +529,8 @@ def _request_hash(hand_id: int, body: Any) -> str:
 
 
 class MoveSubmitApi(APIView):
+    required_scope = scopes.BOT_PLAY
+
     @extend_schema(
         operation_id="hands_moves_create",
         tags=["hands"],
@@ -543,6 +574,8 @@ class MoveSubmitApi(APIView):
 
 
 class HandReplayApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="hands_replay",
         tags=["hands"],
@@ -566,6 +599,8 @@ EXPORT_FORBIDDEN = {
 
 
 class HandExportApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="hands_export",
         tags=["hands"],
@@ -590,6 +625,8 @@ class HandExportApi(APIView):
 
 
 class RulesPresetListApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="rules_presets",
         tags=["rules"],
@@ -602,6 +639,8 @@ class RulesPresetListApi(APIView):
 
 
 class RulesEvaluateApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="rules_evaluate",
         tags=["rules"],
@@ -634,6 +673,8 @@ class RulesEvaluateApi(APIView):
 
 
 class RulesScoreApi(APIView):
+    required_scope = scopes.READ
+
     @extend_schema(
         operation_id="rules_score",
         tags=["rules"],

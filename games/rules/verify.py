@@ -398,7 +398,8 @@ def _check_ledger_hash(seq: int, doc: Mapping[str, Any]) -> None:
 
 def _check_caps(seq: int, doc: Mapping[str, Any]) -> None:
     """Each capped payer (``quan.capped``) comes with its wallet's previous ledger entry
-    (``caps``): the balance the cap used (``quan.balances``) is that entry's ``balance_after``,
+    (``caps``): the balance the cap used (``quan.balances``) is that entry's ``balance_after``
+    less what it held for seats at other tables (``held_elsewhere``),
     the payer paid exactly that, and its settlement entry leaves it at that balance less what it
     paid. Exports made before they carried ``caps`` have none to check."""
     if "caps" not in doc:
@@ -411,11 +412,14 @@ def _check_caps(seq: int, doc: Mapping[str, Any]) -> None:
         seat, entry = cap["seat"], cap["entry"]
         balance = booked["balances"][seat]
         held = 0 if entry is None else entry["balance_after"]
-        if held != balance:
+        # Quan its seats at other tables held is not paid here (issue 21; 0 in older exports).
+        elsewhere = cap.get("held_elsewhere", 0)
+        if held - elsewhere != balance:
+            at_others = f" ({elsewhere} of it held at other tables)" if elsewhere else ""
             raise _Found(
                 seq,
                 f"seat {seat}'s cap used a balance of {balance}, its previous ledger entry "
-                f"holds {held}",
+                f"holds {held}{at_others}",
             )
         paid = booked["seats"][seat]["paid"]
         if paid != balance:

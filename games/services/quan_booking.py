@@ -2,6 +2,9 @@
 transaction per hand, keyed by the hand, computed by ``games.rules.quan`` from the hand's result, its
 frozen stake and room, and the wallets as they stand.
 
+A seat pays from its hold at this table plus its free Quan (``games.services.seat_holds``);
+its hold is shrunk before the booking and made whole after it, under the wallets' locks.
+
 Lock order: the table row, then the hand row, then the ledger accounts in id order (inside
 ``ledger_post``), then the players' user rows in id order (their XP, ``games.services.progression``). A move that ends a hand holds its hand then the table; it never waits for an
 ended hand's row, so the two orders cannot meet in a cycle.
@@ -26,6 +29,7 @@ from games.rules.results import Pot
 from games.services.hand_log import hand_record_append
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
+from games.services.seat_holds import settlement_capacities, settlement_holds
 from games.services.settlement_parties import Party, settlement_accounts
 
 logger = logging.getLogger(__name__)
@@ -119,16 +123,27 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         }
         if hand.settled_at is not None:
             return LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk)).first()
-        quan = hand_quan(
-            hand,
-            balances=[locked[w.pk].balance for w in wallets],
-            pot_balance=locked[pot.pk].balance if pot else 0,
-        )
+        # A seat pays from its hold at this table and its free Quan, never from its holds at
+        # other tables (issue 21): that is the "balance" the §10.8 cap sees.
+        here, capacity = settlement_capacities(table=table, wallets=wallets, locked=locked)
+        quan = hand_quan(hand, balances=capacity, pot_balance=locked[pot.pk].balance if pot else 0)
+        holds = {
+            "table": table,
+            "hand": hand,
+            "wallets": wallets,
+            "locked": locked,
+            "here": here,
+            "capacity": capacity,
+            "nets": [quan.legs()[i] for i in range(hand.n_seats)],
+            "seated": set(Seat.objects.filter(table=table).values_list("player_id", flat=True)),
+        }
+        emptied = settlement_holds(**holds, grow=False)
         tx = _book(hand, table, quan, accounts)
+        settlement_holds(**holds, grow=True)
         # The balances it was computed from are kept with it: ledger_check recomputes it.
         hand.quan = {
             **quan.to_dict(),
-            "balances": [locked[w.pk].balance for w in wallets],
+            "balances": capacity,
             "pot_before": locked[pot.pk].balance if pot else 0,
         }
         hand.settled_at = timezone.now()
@@ -137,7 +152,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         metrics.settlement_booked(ended_at=hand.ended_at, settled_at=hand.settled_at)
         pot_shares_record(table=table, hand=hand, quan=quan)
         hand_award_xp(hand=hand)
-        _after_settlement(table, hand, wallets)
+        _after_settlement(table, hand, emptied)
         return tx
 
 
@@ -177,19 +192,17 @@ def _book(
     )
 
 
-def _after_settlement(table: Table, hand: Hand, wallets: list[LedgerAccount]) -> None:
+def _after_settlement(table: Table, hand: Hand, emptied: set[int]) -> None:
     """Players no longer seated (they left during the hand or since it ended) get their pot
-    share back now that the hand paid into it; a player whose balance reaches 0 is unseated,
-    with its share (RULES.md §10.10, §11)."""
+    share back now that the hand paid into it; a player left with nothing it can pay at this
+    table (``emptied``: its hold there is gone, seat_holds) is unseated, with its share
+    (RULES.md §10.10, §11)."""
     seated = set(Seat.objects.filter(table=table).values_list("player_id", flat=True))
     for seat in hand.seat_list():
         if seat.user_id not in seated:  # left during the hand, or since it ended
             pot_refund(table=table, user=seat.user)
-    balances = dict(
-        LedgerAccount.objects.filter(pk__in=[w.pk for w in wallets]).values_list("pk", "balance")
-    )
-    for seat, wallet in zip(hand.seat_list(), wallets, strict=True):
-        if balances[wallet.pk] == 0 and seat.user_id in seated:
+    for seat in hand.seat_list():
+        if seat.user_id in emptied and seat.user_id in seated:
             pot_refund(table=table, user=seat.user)
             Seat.objects.filter(table=table, player_id=seat.user_id).delete()
 

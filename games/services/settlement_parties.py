@@ -36,7 +36,7 @@ def settlement_accounts(
         | Q(kind=LedgerAccount.Kind.HOUSE)
     )
     # The house of a hand: the house account its settlement booked to (the parent for hands
-    # settled before the split, accounts 0016), else the sub-account its booking would use.
+    # settled before the split, accounts 0017), else the sub-account its booking would use.
     booked = set(
         LedgerEntry.objects.filter(
             transaction__hand=hand, account__kind=LedgerAccount.Kind.HOUSE

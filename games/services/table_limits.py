@@ -22,6 +22,7 @@ from accounts.models import User
 from core.errors import Conflict
 from games.models import Hand, HandSeat, Seat, Table
 from games.services.pot import pot_refund
+from games.services.seat_holds import seat_hold_release
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +70,7 @@ def seats_within_limits(*, table: Table, seats: list[Seat]) -> list[Seat]:
         seat.delete()
         if not table.practice:
             pot_refund(table=table, user=seat.player)
+            seat_hold_release(table=table, user=seat.player)
     return kept
 
 

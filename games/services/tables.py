@@ -14,7 +14,7 @@ from django.db.models import Count, F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.ledger_selectors import wallet_balance
+from accounts.hold_selectors import wallet_funds
 from accounts.models import User
 from accounts.services import user_ban_check
 from core.errors import Conflict, InvalidInput, NotFound
@@ -47,6 +47,14 @@ from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
 from games.services.practice import practice_seat_bots
 from games.services.quan_booking import hand_settle
+from games.services.seat_holds import (
+    CREATE_STAKES,
+    SIT_STAKES,
+    seat_hold_place,
+    seat_hold_release,
+    seat_holds_for_deal,
+    seat_wallet_lock,
+)
 from games.services.table_limits import (
     quick_join_within_limits,
     seats_within_limits,
@@ -87,9 +95,6 @@ def _fixed_deck(
     return [CODES[k] for k in kinds], dealer
 
 
-CREATE_STAKES, SIT_STAKES = 10, 15  # balance needed to create a table / to sit (RULES.md §11)
-
-
 def room_missing_requirements(user: Any, *, room: Room, balance: int) -> list[dict[str, Any]]:
     """What ``user`` (holding ``balance`` Quan) lacks to play in ``room`` (RULES.md §11): one
     ``{"requirement", "needed", "have"}`` per unmet requirement — ``balance``, ``level``,
@@ -124,20 +129,11 @@ def _check_room_requirements(user: Any, *, room: Room, balance: int) -> None:
 
 
 def _check_balance(user: Any, *, stake: int, stakes: int, room: Room) -> None:
-    """The player meets the room's requirements (409 ``room_requirements_not_met``) and holds at
-    least ``stakes`` × stake (409 ``insufficient_balance`` with ``needed`` and ``balance``)."""
+    """The player meets the room's requirements (409 ``room_requirements_not_met``, its Quan
+    counted as what is available: balance − held). Whether ``stakes`` × stake is available is
+    checked again under the wallet's lock when the seat's hold is placed (seat_holds)."""
     user_ban_check(user)  # 403 player_banned: a banned player cannot sit
-    balance = wallet_balance(user)
-    _check_room_requirements(user, room=room, balance=balance)
-    needed = stakes * stake
-    if balance < needed:
-        raise Conflict(
-            _("Not enough Quan: %(needed)s needed, %(balance)s available."),
-            code="insufficient_balance",
-            extra={"needed": needed, "balance": balance},
-            needed=needed,
-            balance=balance,
-        )
+    _check_room_requirements(user, room=room, balance=wallet_funds(user).available)
 
 
 def _seat_taken() -> Conflict:
@@ -267,6 +263,7 @@ def table_create(
     seat_number = 0 if seat is None else seat
     _check_seat_number(table, seat_number)
     Seat.objects.create(table=table, player=owner, number=seat_number)
+    seat_hold_place(table=table, user=owner, stakes=CREATE_STAKES)
     if practice:
         practice_seat_bots(table=table, count=n_bots)
     return table
@@ -288,7 +285,9 @@ def seat_join(
     auto_u: bool | None = None,
     auto_chiu: bool | None = None,
 ) -> Seat:
-    """Sit down at a table: at ``seat``, or the lowest free seat. Locks the table row."""
+    """Sit down at a table: at ``seat``, or the lowest free seat; the seat holds 15 × stake of
+    the player's wallet (seat_holds). Locks the table row, then the player's wallet, then its
+    user row (the settlement's order: wallets before users)."""
     table = _lock_table(table_id)
     if table.status == Table.Status.CLOSED:
         raise Conflict(_("This table is closed."), code="table_closed")
@@ -305,6 +304,7 @@ def seat_join(
         _check_seat_number(table, seat)
         if seat in taken:
             raise _seat_taken()
+    seat_wallet_lock(table=table, user=user)  # the wallet before the player's row
     # The ban read under a lock on the player's row: a ban committing meanwhile either refuses
     # this join or waits for it, and then finds its seat to free (seats_vacate).
     user_ban_check(User.objects.select_for_update(no_key=True).get(pk=user.pk))
@@ -317,6 +317,7 @@ def seat_join(
             taken = Seat.objects.create(table=table, player=user, number=seat, **prefs)
     except IntegrityError as exc:  # a concurrent join took it first
         raise _seat_taken() from exc
+    seat_hold_place(table=table, user=user)  # 409 insufficient_balance under the wallet lock
     if not table.practice:
         pot_buy_in(table=table, user=user)
     return taken
@@ -400,6 +401,7 @@ def _seat_leave_once(table_id: int, user: Any) -> Table:
     else:
         seat.delete()
         pot_refund(table=table, user=user)
+        seat_hold_release(table=table, user=user)
         if not Seat.objects.filter(table=table, player__is_bot=False).exists():
             # The last player stood up: the table closes (no longer listed; nobody can join),
             # and a practice table's bots stand up with it.
@@ -510,6 +512,7 @@ def _deal_at_the_deadline(table: Table, seats: list[Seat], now: datetime) -> Han
     for seat in idle:
         seat.delete()
         pot_refund(table=table, user=seat.player)
+        seat_hold_release(table=table, user=seat.player)
     ready = [s for s in seats if s.ready]
     if len(ready) >= 2:
         return _deal_those_who_can_pay(table, ready)
@@ -526,19 +529,20 @@ def _deal_those_who_can_pay(table: Table, seats: list[Seat]) -> Hand | None:
 
 def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
     """Before a deal: the previous hand's settlement is booked (here if its task has not run
-    yet), then players holding less than 15 × stake are unseated (RULES.md §11). The caller
-    holds the table row lock (``hand_settle`` takes it again, then the hand's)."""
+    yet), then players who cannot hold 15 × stake at this table (their hold here plus their
+    free Quan) are unseated, and the others' holds are made whole (RULES.md §11, seat_holds).
+    The caller holds the table row lock (``hand_settle`` takes it again, then the hand's)."""
     last = Hand.objects.filter(table=table, status=Hand.Status.ENDED, settled_at__isnull=True)
     for hand_id in last.values_list("pk", flat=True):
         hand_settle(hand_id=hand_id)
     seats = seats_within_limits(table=table, seats=seats)  # the players' own limits
     if table.practice:
         return seats  # nothing is at stake at a practice table
-    needed = SIT_STAKES * table.stake
-    poor = [s for s in seats if wallet_balance(s.player) < needed]
+    poor = seat_holds_for_deal(table=table, seats=seats)  # the others' holds made whole
     for seat in poor:
         seat.delete()
         pot_refund(table=table, user=seat.player)
+        seat_hold_release(table=table, user=seat.player)
     return [s for s in seats if s not in poor]
 
 
@@ -681,7 +685,7 @@ def room_quick_join(*, room: str, user: Any, stake: int | None = None) -> tuple[
     room_row = Room.objects.filter(slug=room).first()
     if room_row is None:
         raise NotFound(_("No such room: %(room)s."), code="not_found", room=room)
-    balance = wallet_balance(user)
+    balance = wallet_funds(user).available  # what its seats do not hold already
     _check_room_requirements(user, room=room_row, balance=balance)
     candidates = (
         Table.objects.filter(

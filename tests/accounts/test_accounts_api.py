@@ -41,6 +41,9 @@ def test_register_returns_a_token_that_works_on_me(api_client):
         "username": "lan",
         "display_name": "Lan Chắn",
         "balance": 50_000,  # the welcome grant
+        "held": 0,  # no seat holds any of it
+        "available": 50_000,
+        "holds": [],
         "xp": 0,
         "level": 1,
         "next_level_xp": 10,
@@ -269,6 +272,7 @@ def test_token_list_shows_own_tokens_without_secrets(api_client, make_user):
             "last_used_at",
             "name",
             "revoked",
+            "scopes",
         )
     }
     text = response.content.decode()

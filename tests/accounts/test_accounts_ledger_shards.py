@@ -1,4 +1,4 @@
-"""The house and issuance sub-accounts and the ledger's hash chains, one per shard (accounts 0016,
+"""The house and issuance sub-accounts and the ledger's hash chains, one per shard (accounts 0017,
 issue 21): a fee goes to its hand's shard, a grant comes from its player's, each shard extends
 its own chain, and the family's balance, ``ledger_check`` and the hand's audit read them all."""
 
@@ -76,7 +76,7 @@ def test_a_hands_fee_goes_to_its_tables_shard_and_the_house_is_the_familys_sum(s
 def test_what_the_parents_held_before_the_split_still_counts(settings):
     settings.CHAN_HOUSE_SHARDS = 8
     players = [funded(n) for n in ("a", "b")]
-    # given postings to the parents, as every posting was before accounts 0016
+    # given postings to the parents, as every posting was before accounts 0017
     ledger_post(
         kind="adjustment",
         key="old-grant",

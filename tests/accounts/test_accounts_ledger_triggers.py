@@ -255,7 +255,7 @@ def test_the_truncate_allowance_holds_only_in_a_test_database():
 
 @pytest.mark.django_db(transaction=True)  # the migration runs as the owner, on committed rows
 def test_the_migration_chains_the_transactions_booked_before_it(settings):
-    settings.CHAN_HOUSE_SHARDS = 1  # before accounts 0016 there was one chain
+    settings.CHAN_HOUSE_SHARDS = 1  # before accounts 0017 there was one chain
     lan = User.objects.create_user(username="lan")
     balance_adjust(user=lan, amount=1_000, reason="test funds", key="fund")
     from importlib import import_module

@@ -10,9 +10,11 @@ import pytest
 from django.core.management import call_command
 from django.db import connection
 
+from accounts.hold_selectors import wallet_funds
 from accounts.ledger import balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import LedgerAccount, LedgerTransaction
+from core.errors import Conflict
 from games.models import Hand, PotShare, Seat, Table
 from games.services.quan_booking import hand_settle, hands_unsettled, settlement_key
 from games.services.tables import table_deal_if_due
@@ -86,7 +88,7 @@ def test_a_hand_booked_to_the_house_before_the_split_is_audited_against_the_pare
 
     play_to_end(players, win_hand)
     hand = Hand.objects.get(pk=win_hand["hand"])
-    # given a hand whose fee was booked to the one house row of before accounts 0016
+    # given a hand whose fee was booked to the one house row of before accounts 0017
     ledger_post(
         kind="hand_settlement",
         key=f"legacy:{hand.pk}",
@@ -119,16 +121,22 @@ def test_a_room_asks_for_its_minimum_balance(make_player) -> None:
 
 
 def test_a_player_under_15_stakes_is_unseated_before_the_deal(players, start_hand) -> None:
-    # Given a table at stake 10 where one player has spent its Quan since sitting down,
+    # Given a table at stake 10 where one player has spent all its free Quan since sitting
+    # down (only its hold, 15 × stake, is left: that one cannot be spent) and then loses,
     ids = start_hand(WIN_DECK)
-    play_to_end(players, ids)
+    poor = players[3].user
+    assert wallet_funds(poor).held == 150
     balance_adjust(
-        user=players[3].user,
-        amount=-(wallet_balance(players[3].user) - 100),
+        user=poor,
+        amount=-wallet_funds(poor).available,
         reason="t",
         staff=players[0].user,
         key="test:spent",
     )
+    with pytest.raises(Conflict) as refused:  # the hold is not to be spent
+        balance_adjust(user=poor, amount=-1, reason="t", staff=players[0].user, key="t:2")
+    assert refused.value.extra["held"] == 150 and refused.value.extra["available"] == 0
+    play_to_end(players, ids)
     # when everyone says ready again, the previous hand is settled first and the poor player
     # is unseated; the three others are dealt.
     hand_id = None
@@ -138,6 +146,8 @@ def test_a_player_under_15_stakes_is_unseated_before_the_deal(players, start_han
     assert Hand.objects.get(pk=ids["hand"]).settled_at is not None
     assert not Seat.objects.filter(table_id=ids["table"], player=players[3].user).exists()
     assert hand_id is not None and Hand.objects.get(pk=hand_id).n_seats == 3
+    assert wallet_funds(poor).held == 0  # its hold went with its seat
+    call_command("ledger_check")
 
 
 @pytest.mark.django_db(transaction=True)

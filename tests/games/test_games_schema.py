@@ -55,6 +55,9 @@ ENDPOINTS = {
     ("/api/v1/auth/check", "get"): {"200", "401"},
     ("/api/v1/auth/tokens", "get"): {"200", "401"},
     ("/api/v1/auth/tokens/{token_id}", "delete"): {"204", "401", "404"},
+    ("/api/v1/me/tokens", "get"): {"200", "401", "403"},
+    ("/api/v1/me/tokens", "post"): {"201", "400", "401", "403", "413", "415"},
+    ("/api/v1/me/tokens/{token_id}", "delete"): {"204", "401", "403", "404"},
     ("/api/v1/me", "get"): {"200", "401"},
     ("/api/v1/rooms", "get"): {"200", "401"},
     ("/api/v1/rooms/{slug}/quick-join", "post"): {

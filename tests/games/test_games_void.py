@@ -9,6 +9,7 @@ from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
 
+from accounts.hold_selectors import wallet_funds
 from accounts.ledger import balance_adjust
 from accounts.ledger_selectors import wallet_balance
 from accounts.models import LedgerTransaction
@@ -70,8 +71,14 @@ def test_voiding_books_the_reversal_and_keeps_the_log(players, settled, staff) -
 
 def test_a_reversal_a_wallet_cannot_pay_is_refused_whole(players, settled, staff) -> None:
     winner = settled.seat_list()[settled.result["outcome"]["seat"]].user
-    balance = wallet_balance(winner)
-    balance_adjust(user=winner, amount=-balance, reason="spent", staff=staff, key="spend")
+    # It spent all it may (what its seat holds cannot be spent): the reversal would need more.
+    balance_adjust(
+        user=winner,
+        amount=-wallet_funds(winner).available,
+        reason="spent",
+        staff=staff,
+        key="spend",
+    )
     with pytest.raises(Conflict) as refused:
         hand_void(hand_id=settled.pk, staff=staff, reason="collusion")
     assert refused.value.code == "hand_void_insufficient"

@@ -277,6 +277,29 @@ class AsyncChanClient:
         params = {"cursor": cursor, "limit": limit}
         return cast(Page, await self._json("GET", "/api/v1/me/ledger", params=params))
 
+    async def limits(self) -> dict[str, Any]:
+        """The limits I set myself, those pending, my losses per period, a cool-off or
+        self-exclusion in force, and why I may not sit now (``play_blocked``)."""
+        return cast(dict[str, Any], await self._json("GET", "/api/v1/me/limits"))
+
+    async def set_limits(self, **limits: int | None) -> dict[str, Any]:
+        """Change any of ``loss_limit_day``/``_week``/``_month``, ``max_stake``,
+        ``reminder_minutes`` (None removes one). Tightening applies at once, loosening after 24 h."""
+        return cast(dict[str, Any], await self._json("PUT", "/api/v1/me/limits", json=limits))
+
+    async def cool_off(self, days: int) -> dict[str, Any]:
+        """Stop myself playing for 1 to 42 days, starting now; it cannot be shortened."""
+        return cast(
+            dict[str, Any], await self._json("POST", "/api/v1/me/cool-off", json={"days": days})
+        )
+
+    async def self_exclude(self, days: int | None) -> dict[str, Any]:
+        """Exclude myself for 183 days or more (None: for good); it cannot be shortened."""
+        return cast(
+            dict[str, Any],
+            await self._json("POST", "/api/v1/me/self-exclusion", json={"days": days}),
+        )
+
     async def ledger_head(self) -> dict[str, Any]:
         return cast(dict[str, Any], await self._json("GET", "/api/v1/ledger/head"))
 

@@ -376,6 +376,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List my personal tokens (newest first, at most 100)
+         * @description My personal tokens: list them, or mint one with chosen scopes (its secret shown once).
+         */
+        get: operations["me_tokens_list"];
+        put?: never;
+        /**
+         * Create a personal token with the scopes I choose (the secret is shown once)
+         * @description My personal tokens: list them, or mint one with chosen scopes (its secret shown once).
+         */
+        post: operations["me_tokens_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/tokens/{token_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke one of my personal tokens */
+        delete: operations["me_tokens_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/players/{username}": {
         parameters: {
             query?: never;
@@ -665,6 +706,10 @@ export interface components {
             /** Format: uri */
             tokens: string;
             /** Format: uri */
+            my_tokens: string;
+            /** Format: uri */
+            oauth_metadata: string;
+            /** Format: uri */
             me: string;
             /** Format: uri */
             ledger: string;
@@ -688,6 +733,7 @@ export interface components {
         /** @description The URLs that take an id or a name, as RFC 6570 templates (`…/hands/{hand_id}`): fill in the braces. */
         ApiRootTemplates: {
             token_revoke: string;
+            my_token_revoke: string;
             player: string;
             player_hands: string;
             room_quick_join: string;
@@ -832,6 +878,8 @@ export interface components {
             seat: number;
             /** @description Its wallet. */
             account: number | null;
+            /** @description What the wallet held then for its seats at other tables (issue 21): the cap is the entry's balance_after less this. */
+            held_elsewhere: number;
             /** @description The wallet's last ledger entry before the settlement (null: it had none). */
             entry: components["schemas"]["ExportCapEntry"] | null;
         };
@@ -1252,8 +1300,13 @@ export interface components {
             losses: components["schemas"]["LossesOutput"];
             cool_off: components["schemas"]["ExclusionOutput"] | null;
             self_exclusion: components["schemas"]["ExclusionOutput"] | null;
-            /** @description Why I may not sit now (`code`, `detail` and the error's fields), or null. */
-            play_blocked: unknown;
+            /** @description Why I may not sit now, as the 409 a seat would get (its `code`, `detail` and the error's own fields), or null. */
+            play_blocked: ({
+                code: string;
+                detail: string;
+            } & {
+                [key: string]: unknown;
+            }) | null;
             /** Format: date-time */
             now: string;
         };
@@ -1276,6 +1329,35 @@ export interface components {
          * @enum {string}
          */
         MatGroupKindEnum: "chan" | "ca" | "chiu";
+        /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
+        MeTokenCreateInput: {
+            /** @description What the new token may do (docs/api.md: Scopes): at most what the token asking holds. */
+            scopes: components["schemas"]["ScopesEnum"][];
+            name?: string;
+            /** @description Seconds until it stops working; absent or null: `CHAN_TOKEN_TTL_DAYS`. */
+            expires_in?: number | null;
+        };
+        /** @description A token as its owner may see it: never the hash, never the plaintext. */
+        MeTokenCreatedOutput: {
+            id: number;
+            name: string;
+            key_prefix: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_used_at: string | null;
+            revoked: boolean;
+            /**
+             * Format: date-time
+             * @description When it stops working (`CHAN_TOKEN_TTL_DAYS`); null: never.
+             */
+            expires_at: string | null;
+            expired: boolean;
+            /** @description What the token may do (docs/api.md: Scopes). */
+            scopes: components["schemas"]["ScopesEnum"][];
+            /** @description The bearer token. Shown this once; store it. */
+            token: string;
+        };
         /** @description A bỏ ù (RULES.md §4, §9): a stock card the seat could have won on and let go by. */
         MissedWin: {
             card: components["schemas"]["CardCode"];
@@ -1464,6 +1546,12 @@ export interface components {
             display_name: string;
             /** @description Quan balance. */
             balance: number;
+            /** @description Quan held for my seats (15 × stake a table); not to be spent. */
+            held: number;
+            /** @description balance − held: what I may stake or spend. */
+            available: number;
+            /** @description My holds, one per table. */
+            holds: components["schemas"]["TableHoldOutput"][];
             /** @description Experience (RULES.md §11): +10 ù with gà, +3 ù, +1 … */
             xp: number;
             /** @description Follows from xp (docs/decisions.md: the level table). */
@@ -1576,6 +1664,17 @@ export interface components {
                 [key: string]: components["schemas"]["RulesetValue"];
             };
         };
+        /**
+         * @description * `read` - read
+         *     * `play` - play
+         *     * `bot:play` - bot:play
+         *     * `ledger:read` - ledger:read
+         *     * `audit:read` - audit:read
+         *     * `limits` - limits
+         *     * `tokens` - tokens
+         * @enum {string}
+         */
+        ScopesEnum: "read" | "play" | "bot:play" | "ledger:read" | "audit:read" | "limits" | "tokens";
         /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
         ScoreInput: {
             /** @description The default preset if omitted. */
@@ -1682,6 +1781,19 @@ export interface components {
             /** Format: date-time */
             ended_at: string | null;
         };
+        /** @description Reads an ``accounts.hold_selectors.TableHold``. */
+        TableHoldOutput: {
+            table_id: number;
+            table_name: string;
+            stake: number;
+            /** @description Quan held for my seat there. */
+            amount: number;
+            /**
+             * Format: date-time
+             * @description When the hold last changed.
+             */
+            since: string;
+        };
         TableOutput: {
             id: number;
             name: string;
@@ -1717,8 +1829,8 @@ export interface components {
             reality_check?: components["schemas"]["RealityCheck"] | null;
         };
         /**
-         * @description A problem+json body of the table endpoints: ``insufficient_balance`` carries ``needed``
-         *     and ``balance``; ``room_requirements_not_met`` carries ``room`` and ``missing``.
+         * @description A problem+json body of the table endpoints: ``insufficient_balance`` carries ``needed``,
+         *     ``available``, ``held`` and ``balance``; ``room_requirements_not_met`` carries ``room`` and ``missing``.
          */
         TableProblem: {
             type: string;
@@ -1738,6 +1850,10 @@ export interface components {
             needed?: number;
             /** @description The player's Quan. */
             balance?: number;
+            /** @description balance − held: what the player's seats do not hold. */
+            available?: number;
+            /** @description Quan held for the player's seats (15 × stake a table). */
+            held?: number;
             /** @description The room's slug. */
             room?: string;
             /** @description What the player lacks, e.g. `[{"requirement": "balance", "needed": 150000, "have": 50000}]`. */
@@ -1778,6 +1894,8 @@ export interface components {
             username: string;
             password: string;
             name?: string;
+            /** @description The new token's scopes (docs/api.md: Scopes); every scope if absent. */
+            scopes?: components["schemas"]["ScopesEnum"][];
         };
         TokenIssuedOutput: {
             /** @description The bearer token. Shown this once; store it. */
@@ -1801,6 +1919,8 @@ export interface components {
              */
             expires_at: string | null;
             expired: boolean;
+            /** @description What the token may do (docs/api.md: Scopes). */
+            scopes: components["schemas"]["ScopesEnum"][];
         };
         /**
          * @description * `discard` - discard
@@ -2479,6 +2599,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -2536,6 +2665,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2791,6 +2929,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -2848,6 +2995,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2961,7 +3117,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3065,7 +3221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3147,7 +3303,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `hand_not_ended` (a participant, before the end) or `not_a_participant`. */
+            /** @description `hand_not_ended` (a participant, before the end) or `not_a_participant`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3246,7 +3402,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MoveProblem"];
                 };
             };
-            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3264,7 +3420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["MoveProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3376,7 +3532,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3456,6 +3612,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3518,6 +3683,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3573,6 +3747,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BonusAlreadyClaimed"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3657,6 +3840,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3757,6 +3949,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3832,6 +4033,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3887,6 +4097,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3962,6 +4181,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4062,6 +4290,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -4073,6 +4310,260 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_tokens_list: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenOutput"][];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_tokens_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MeTokenCreateInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MeTokenCreatedOutput"];
+                };
+            };
+            /** @description Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with `errors` per field). Registration also refuses weak passwords (`invalid`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    me_tokens_revoke: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                token_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No response body */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no such token among yours. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4137,6 +4628,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4230,6 +4730,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -4294,6 +4803,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4389,6 +4907,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -4398,7 +4925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4500,6 +5027,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -4580,6 +5116,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4648,6 +5193,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4763,6 +5317,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4840,7 +5403,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4931,6 +5503,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5006,6 +5587,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5072,6 +5662,15 @@ export interface operations {
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5165,6 +5764,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5174,7 +5782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["TableProblem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5265,6 +5873,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5274,7 +5891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5360,6 +5977,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
                 headers: {
@@ -5369,7 +5995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed` and `balance`: 10 × stake to create, 15 × stake to sit); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
+            /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
                     [name: string]: unknown;

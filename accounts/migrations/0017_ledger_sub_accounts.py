@@ -5,7 +5,7 @@ shard (issue 21: a ledger that keeps up).
   (``CHAN_HOUSE_SHARDS`` of them, created on first use by accounts/ledger.py). The existing house
   and issuance rows become the parents, with the balances they have (nothing moves, so every
   total reconciles as before: a family's balance is the sum of its rows). The guard trigger
-  (0004) now also refuses a change of parent or shard, and a child whose parent is not a parent
+  (0004, 0014) now also refuses a change of parent or shard, and a child whose parent is not a parent
   of the same kind.
 * ``LedgerTransaction.chain``: the hash chain a transaction extends. Every transaction booked so
   far was on the one global chain, which becomes chain 0 (the column's default): no hash changes.
@@ -17,7 +17,7 @@ shard (issue 21: a ledger that keeps up).
   the per-entry trigger checked the same sum five or six times over.
 * ``chan_ledger_lock(account ids, chain, key)``: the first round trip of ``ledger_post`` — the
   accounts locked in ascending id, then the chain's head, then the key looked up under those
-  locks — returning the locked accounts' kinds and balances, the head's hash and any transaction
+  locks — returning the locked accounts' kinds, balances and holds, the head's hash and any transaction
   already booked under the key.
 """
 
@@ -50,8 +50,8 @@ $$ LANGUAGE plpgsql;
 CREATE OR REPLACE FUNCTION accounts_ledgeraccount_guard() RETURNS trigger AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        IF NEW.balance <> 0 THEN
-            RAISE EXCEPTION 'a ledger account opens at balance 0, not %', NEW.balance
+        IF NEW.balance <> 0 OR NEW.held <> 0 THEN
+            RAISE EXCEPTION 'a ledger account opens at balance 0 and nothing held'
                 USING ERRCODE = 'check_violation';
         END IF;
         IF NEW.parent_id IS NOT NULL AND NOT EXISTS (
@@ -78,6 +78,14 @@ BEGIN
         RAISE EXCEPTION 'the balance of ledger account % moves only with a ledger entry', OLD.id
             USING ERRCODE = 'integrity_constraint_violation';
     END IF;
+    IF NEW.held IS DISTINCT FROM OLD.held AND NOT (
+        pg_trigger_depth() > 1
+        AND current_setting('chan.hold_posting', true)
+            IS NOT DISTINCT FROM OLD.id || ':' || (NEW.held - OLD.held)
+    ) THEN
+        RAISE EXCEPTION 'what ledger account % holds moves only with a hold event', OLD.id
+            USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
     RETURN NEW;
 END;
 $$ LANGUAGE plpgsql;
@@ -85,17 +93,21 @@ $$ LANGUAGE plpgsql;
 DROP TRIGGER IF EXISTS accounts_ledgerentry_balanced ON accounts_ledgerentry;
 
 CREATE OR REPLACE FUNCTION chan_ledger_lock(account_ids bigint[], chain_no integer, tx_key text)
-RETURNS TABLE(o_ids bigint[], o_kinds text[], o_balances bigint[], o_head text, o_existing bigint)
+RETURNS TABLE(
+    o_ids bigint[], o_kinds text[], o_balances bigint[], o_held bigint[], o_head text,
+    o_existing bigint
+)
 AS $$
 DECLARE
     r record;
 BEGIN
-    o_ids := '{{}}'; o_kinds := '{{}}'; o_balances := '{{}}';
-    FOR r IN SELECT a.id, a.kind, a.balance FROM accounts_ledgeraccount a
+    o_ids := '{{}}'; o_kinds := '{{}}'; o_balances := '{{}}'; o_held := '{{}}';
+    FOR r IN SELECT a.id, a.kind, a.balance, a.held FROM accounts_ledgeraccount a
              WHERE a.id = ANY(account_ids) ORDER BY a.id FOR UPDATE LOOP
         o_ids := o_ids || r.id;
         o_kinds := o_kinds || r.kind::text;
         o_balances := o_balances || r.balance;
+        o_held := o_held || r.held;
     END LOOP;
     PERFORM pg_advisory_xact_lock({LEDGER_HEAD_LOCK} + chain_no);
     SELECT t.hash INTO o_head FROM accounts_ledgertransaction t
@@ -108,7 +120,7 @@ END;
 $$ LANGUAGE plpgsql VOLATILE;
 """
 
-# 0012's chain trigger and 0004's guard, as they were.
+# 0012's chain trigger and 0014's guard, as they were.
 DROP = rf"""
 DROP FUNCTION IF EXISTS chan_ledger_lock(bigint[], integer, text);
 DROP TRIGGER IF EXISTS accounts_ledgerentry_balanced ON accounts_ledgerentry;
@@ -137,8 +149,8 @@ $$ LANGUAGE plpgsql;
 CREATE OR REPLACE FUNCTION accounts_ledgeraccount_guard() RETURNS trigger AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        IF NEW.balance <> 0 THEN
-            RAISE EXCEPTION 'a ledger account opens at balance 0, not %', NEW.balance
+        IF NEW.balance <> 0 OR NEW.held <> 0 THEN
+            RAISE EXCEPTION 'a ledger account opens at balance 0 and nothing held'
                 USING ERRCODE = 'check_violation';
         END IF;
         RETURN NEW;
@@ -156,6 +168,14 @@ BEGIN
         RAISE EXCEPTION 'the balance of ledger account % moves only with a ledger entry', OLD.id
             USING ERRCODE = 'integrity_constraint_violation';
     END IF;
+    IF NEW.held IS DISTINCT FROM OLD.held AND NOT (
+        pg_trigger_depth() > 1
+        AND current_setting('chan.hold_posting', true)
+            IS NOT DISTINCT FROM OLD.id || ':' || (NEW.held - OLD.held)
+    ) THEN
+        RAISE EXCEPTION 'what ledger account % holds moves only with a hold event', OLD.id
+            USING ERRCODE = 'integrity_constraint_violation';
+    END IF;
     RETURN NEW;
 END;
 $$ LANGUAGE plpgsql;
@@ -164,7 +184,7 @@ $$ LANGUAGE plpgsql;
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("accounts", "0015_player_limits"),
+        ("accounts", "0016_apitoken_scopes"),
     ]
 
     operations = [
