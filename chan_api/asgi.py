@@ -26,7 +26,7 @@ def serving_stack() -> Any:
 
     from chan_api.wsgi import application as django_application  # sets Django up
     from chan_api.wsgi_threads import WsgiInThreads
-    from games.api.long_poll import LongPollApp
+    from games.live.long_poll import LongPollApp
 
     max_body = (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2**31) + 1
     django_app = WsgiInThreads(

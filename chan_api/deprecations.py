@@ -58,7 +58,23 @@ class Gone(errors.DomainError):
 
 
 # The deprecated operations, oldest first (the changelog in docs/api.md lists each one).
-DEPRECATIONS: tuple[Deprecation, ...] = ()
+DEPRECATIONS: tuple[Deprecation, ...] = (
+    # 2026-12-01: tokens with scopes are managed under /me/tokens (issue 22)
+    Deprecation(
+        url_name="auth-tokens",
+        operation_ids=("auth_tokens_list",),
+        deprecated_on=dt.date(2026, 12, 1),
+        sunset_on=dt.date(2027, 6, 1),
+        successor="/api/v1/me/tokens",
+    ),
+    Deprecation(
+        url_name="auth-token-revoke",
+        operation_ids=("auth_tokens_revoke",),
+        deprecated_on=dt.date(2026, 12, 1),
+        sunset_on=dt.date(2027, 6, 1),
+        successor="/api/v1/me/tokens/{token_id}",
+    ),
+)
 
 
 def deprecation_for(url_name: str | None) -> Deprecation | None:

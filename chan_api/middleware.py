@@ -90,7 +90,7 @@ class RequestContextMiddleware:
             if value is not None:
                 fields[name] = value
         if getattr(response, "chan_long_poll", False):
-            # Handed over to the event loop to wait (games/api/long_poll.py): this line says
+            # Handed over to the event loop to wait (games/live/long_poll.py): this line says
             # when it started; each wake-up logs one line for all the polls it answers.
             fields["long_poll"] = "waiting"
         data = getattr(response, "data", None)

@@ -246,7 +246,7 @@ _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", 
 DATABASES = {"default": _database}
 
 # The threads that run Django in each web process (chan_api/wsgi_threads.py); long polls wait
-# outside them (games/api/long_poll.py), so this bounds the requests being answered at once.
+# outside them (games/live/long_poll.py), so this bounds the requests being answered at once.
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -370,12 +370,12 @@ CACHES = {
 }
 
 
-# The hands' seq feed that wakes long polls (games/hand_feed.py): Redis pub/sub, on the cache's
+# The hands' seq feed that wakes long polls (games/live/subscription.py): Redis pub/sub, on the cache's
 # Redis unless HAND_FEED_URL names another; with neither, each web process reads the seqs of
 # the hands it has waiters for from PostgreSQL every HAND_FEED_POLL_SECONDS.
 HAND_FEED_URL = os.environ.get("HAND_FEED_URL") or os.environ.get("CACHE_URL") or ""
 HAND_FEED_POLL_SECONDS = float(os.environ.get("HAND_FEED_POLL_SECONDS", "0.25"))
-# Its channel: by default chan:hand-seq:<the database's name> (games.hand_feed.feed_channel).
+# Its channel: by default chan:hand-seq:<the database's name> (games.live.announce.feed_channel).
 HAND_FEED_CHANNEL = os.environ.get("HAND_FEED_CHANNEL", "")
 
 

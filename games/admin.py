@@ -10,8 +10,9 @@ holds only what every seat sees (moves, drawn cards, the deal without its hands)
 A hand's page names its players (not seat numbers), gives times to the second, shows its booked
 Quan and ledger transaction, and links its export (``games.export``) once the hand has ended, or
 at any time for auditors, and (for auditors only) its replay viewer: every event of the hand
-stepped through with every seat's hand face up (``full_view``), its faults, verdict, cước and
-Quan. Staff with ``games.change_hand`` may void an ended, settled hand (``hand_void``).
+stepped through with every seat's hand face up (``full_view``), the mover's legal moves and its
+choice, its faults (hidden ones too), verdict, declared and true cước, winning card, Quan and
+ledger entries (``games.selectors.replay``; docs/audit.md "The replay viewer"). Staff with ``games.change_hand`` may void an ended, settled hand (``hand_void``).
 
 Every change made here is recorded with its old and new values (django-pghistory, under
 "Events"), and in Django's own admin log.
@@ -30,18 +31,20 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import pgettext
 
 from accounts.admin import HistoryContextAdmin, reason_action
 from accounts.models import LedgerTransaction
 from accounts.selectors import user_is_auditor
 from games.export import hand_export
-from games.hand_store import hand_log_replay, hand_seats_load
+from games.hand_store import hand_seats_load
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
+from games.replay_labels import replay_labels
 from games.rule_errors import rule_error
 from games.rules.quan import FeeSchedule, FeesError
-from games.rules.views import full_view
+from games.selectors.replay import hand_replay_steps
 from games.services.quan_booking import settlement_key
 from games.services.void import hand_void, void_key
 
@@ -291,13 +294,18 @@ class HandAdmin(ReadOnlyAdmin):
         if not self.has_view_permission(request, hand) or not user_is_auditor(request.user):
             raise PermissionDenied
         lang = request.GET.get("lang") or getattr(request, "LANGUAGE_CODE", "en")
+        lang = "vi" if str(lang).startswith("vi") else "en"
+        with translation.override(lang):
+            labels = replay_labels()
+            title = pgettext("replay", "Replay of hand %(hand)s") % {"hand": hand.pk}
         context = {
             **self.admin_site.each_context(request),
-            "title": f"Replay of hand {hand.pk}",
+            "title": title,
             "hand": hand,
             "opts": self.model._meta,
             "replay": hand_replay_steps(hand),
-            "lang": "vi" if str(lang).startswith("vi") else "en",
+            "labels": labels,
+            "lang": lang,
         }
         return TemplateResponse(request, "admin/games/hand/replay.html", context)
 
@@ -409,54 +417,6 @@ class HandAdmin(ReadOnlyAdmin):
         if obj.status == Hand.Status.ENDED:
             return obj.seed
         return HIDDEN_UNTIL_ENDED
-
-
-def hand_replay_steps(hand: Hand) -> dict[str, Any]:
-    """What the replay viewer steps through: for each event of the log (seq 0, the deal, on),
-    who made it, the move, the auditor's view of the state after it (``full_view``: every hand
-    face up, mats, doors, stock) and the faults that move made; then the booked Quan. A
-    record (``settled``, ``voided``) is a step with the record as its move and the final state.
-
-    The states are ``reduce(apply, …)`` over the log, as ``hand_replay(hand, upto=seq)``
-    gives each of them, built in one pass (one query for the events)."""
-    seats = hand_seats_load(hand)
-    players = [s.user.username for s in seats]
-    steps: list[dict[str, Any]] = []
-    before: list[int] = [0] * hand.n_seats
-    fields = ("seq", "type", "actor_seat", "system", "payload", "created_at")
-    for event, state in hand_log_replay(hand, fields=fields):  # a record changes no state
-        view = full_view(state)
-        new_faults = []
-        for seat in view["seats"]:
-            faults = seat["faults"]
-            new_faults += [{"seat": seat["seat"], **f} for f in faults[before[seat["seat"]] :]]
-            before[seat["seat"]] = len(faults)
-        move = event["payload"] if event["seq"] > 0 else {"type": "deal"}
-        steps.append(
-            {
-                "seq": event["seq"],
-                "type": event["type"],
-                "actor": event["actor_seat"],
-                "system": event["system"],
-                "move": move,
-                "at": to_the_second(event["created_at"]),
-                "view": view,
-                "new_faults": new_faults,
-            }
-        )
-    return {
-        "hand": hand.pk,
-        "table": hand.table_id,
-        "number": hand.number,
-        "stake": hand.stake,
-        "room": hand.room_id,
-        "status": hand.status,
-        "voided": to_the_second(hand.voided_at) if hand.voided_at else None,
-        "void_reason": hand.void_reason,
-        "players": players,
-        "steps": steps,
-        "quan": hand.quan,
-    }
 
 
 @admin.register(HandEvent)

@@ -28,7 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from core import metrics
 from core.errors import RateLimited
-from games.hand_feed import hand_feed_publish
+from games.live.announce import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds

@@ -648,3 +648,32 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}:{self.key} → {self.response_status}"
+
+
+class FeedEntry(models.Model):
+    """One line of a player's feed (``GET /me/feed``): something that concerns the player at one
+    of its tables or in its account, numbered ``seq`` 1, 2, 3 … per player in commit order.
+    Append-only: written by the services in the transaction of what it reports
+    (``games.services.feed``), never edited; ``key`` says the same fact once."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed_entries"
+    )
+    seq = models.PositiveBigIntegerField()
+    kind = models.CharField(max_length=32, help_text="games.live.kinds.FEED_KINDS")
+    key = models.CharField(max_length=100, help_text="The fact it reports, once per player.")
+    table_id = models.BigIntegerField(null=True, blank=True)
+    hand_id = models.BigIntegerField(null=True, blank=True)
+    data = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["user_id", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "seq"], name="games_feed_unique_seq"),
+            models.UniqueConstraint(fields=["user", "key"], name="games_feed_unique_key"),
+            models.CheckConstraint(condition=Q(seq__gte=1), name="games_feed_seq_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}#{self.seq} {self.kind}"

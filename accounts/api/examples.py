@@ -13,6 +13,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "check": "http://chan.example/api/v1/auth/check",
                 "logout": "http://chan.example/api/v1/auth/logout",
                 "tokens": "http://chan.example/api/v1/auth/tokens",
+                "my_tokens": "http://chan.example/api/v1/me/tokens",
+                "oauth_metadata": "http://chan.example/.well-known/oauth-authorization-server",
                 "me": "http://chan.example/api/v1/me",
                 "ledger": "http://chan.example/api/v1/me/ledger",
                 "bonus": "http://chan.example/api/v1/me/bonus",
@@ -26,6 +28,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             },
             "templates": {
                 "token_revoke": "http://chan.example/api/v1/auth/tokens/{token_id}",
+                "my_token_revoke": "http://chan.example/api/v1/me/tokens/{token_id}",
                 "player": "http://chan.example/api/v1/players/{username}",
                 "player_hands": "http://chan.example/api/v1/players/{username}/hands",
                 "room_quick_join": "http://chan.example/api/v1/rooms/{slug}/quick-join",
@@ -60,6 +63,9 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "username": "lan",
                 "display_name": "Lan",
                 "balance": 50000,
+                "held": 0,
+                "available": 50000,
+                "holds": [],
                 "xp": 0,
                 "level": 1,
                 "next_level_xp": 10,
@@ -81,6 +87,9 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "username": "lan",
                 "display_name": "Lan",
                 "balance": 50000,
+                "held": 0,
+                "available": 50000,
+                "holds": [],
                 "xp": 0,
                 "level": 1,
                 "next_level_xp": 10,
@@ -106,6 +115,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "revoked": False,
                 "expires_at": "2026-12-31T15:38:40.095797Z",
                 "expired": False,
+                "scopes": ["read", "play", "ledger:read", "limits", "tokens"],
             },
             {
                 "id": 8,
@@ -116,6 +126,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "revoked": False,
                 "expires_at": "2026-12-31T15:38:38.886894Z",
                 "expired": False,
+                "scopes": ["read", "play", "ledger:read", "limits", "tokens"],
             },
         ]
     },
@@ -127,6 +138,17 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "username": "lan",
             "display_name": "Lan",
             "balance": 50000,
+            "held": 1500,
+            "available": 48500,
+            "holds": [
+                {
+                    "table_id": 3,
+                    "table_name": "Chiếu Lan",
+                    "stake": 100,
+                    "amount": 1500,
+                    "since": "2026-12-01T15:38:41.002113Z",
+                }
+            ],
             "xp": 0,
             "level": 1,
             "next_level_xp": 10,
@@ -238,3 +260,25 @@ LIMITS_EXAMPLES: dict[str, dict[str, Any]] = {
     },
 }
 EXAMPLES.update(LIMITS_EXAMPLES)
+
+_MY_TOKEN = {
+    "id": 11,
+    "name": "my bot",
+    "key_prefix": "q8Zr2LmA",
+    "created_at": "2026-12-01T15:40:02.117304Z",
+    "last_used_at": None,
+    "revoked": False,
+    "expires_at": "2026-12-08T15:40:02.117201Z",
+    "expired": False,
+    "scopes": ["read", "bot:play"],
+}
+EXAMPLES.update(
+    {
+        "me_tokens_list": {"response": [_MY_TOKEN]},
+        "me_tokens_create": {
+            "request": {"scopes": ["read", "bot:play"], "name": "my bot", "expires_in": 604800},
+            "response": {**_MY_TOKEN, "token": "q8Zr2LmA7fKx0pVd3sTgW9yBnE5hJcQu"},
+        },
+        "me_tokens_revoke": {"parameters": {"token_id": 11}},
+    }
+)

@@ -1708,3 +1708,35 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "tables_hand": {"parameters": {"table_id": 3}},
 }
+
+EXAMPLES["me_feed"] = {
+    "parameters": {"after": 41, "wait": 25},
+    "response": {
+        "entries": [
+            {
+                "seq": 42,
+                "kind": "hand_dealt",
+                "table_id": 3,
+                "hand_id": 17,
+                "data": {"seat": 1, "dealer": 0, "seq": 0},
+                "created_at": "2026-12-01T15:41:00.120034Z",
+            },
+            {
+                "seq": 43,
+                "kind": "your_turn",
+                "table_id": 3,
+                "hand_id": 17,
+                "data": {
+                    "seat": 1,
+                    "seq": 2,
+                    "phase": "discard",
+                    "deadline": "2026-12-01T15:41:30Z",
+                },
+                "created_at": "2026-12-01T15:41:05.502117Z",
+            },
+        ],
+        "head": 43,
+        "next_after": 43,
+        "has_more": False,
+    },
+}

@@ -692,7 +692,34 @@ _OVERRIDES = {
 
 # (component, property) → the schema that replaces the serializer's untyped one; ``[]`` after the
 # property: its items. The description the serializer gave is kept.
+# The fields a feed entry's `data` may hold (games/live/kinds.py names which, per kind; a test
+# checks every kind's fields are here).
+FEED_DATA_FIELDS: dict[str, dict] = {
+    "seat": {**SEAT, "description": "My seat in the hand (or the seat that changed)."},
+    "dealer": SEAT,
+    "seq": {"type": "integer", "description": "The hand's seq: send it as `expected_seq`."},
+    "phase": {"type": "string"},
+    "deadline": {"type": "string", "format": "date-time", "nullable": True},
+    "card": CARD,
+    "moves": {"type": "array", "items": {"type": "string", "enum": ["chiu", "u"]}},
+    "winner": {**SEAT, "nullable": True},
+    "quan": ref("QuanSeat", nullable=True, description="My seat's line of the settlement."),
+    "change": {"type": "string", "enum": ["joined", "left", "ready"]},
+    "user_id": {"type": "integer"},
+    "username": {"type": "string"},
+    "ready": {"type": "boolean"},
+    "amount": {"type": "integer"},
+    "day": {"type": "string", "format": "date"},
+}
+
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
+    ("FeedEntry", "data"): {
+        "type": "object",
+        "description": "The kind's fields (docs/api.md, the player's feed): which of these an "
+        "entry holds depends on its `kind`.",
+        "properties": FEED_DATA_FIELDS,
+        "additionalProperties": False,
+    },
     ("LimitsOutput", "play_blocked"): {
         "type": "object",
         "nullable": True,

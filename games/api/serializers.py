@@ -171,6 +171,13 @@ class TableListQuerySerializer(serializers.Serializer):
         "(opaque); the newest tables without.",
     )
     limit = QueryIntegerField(min_value=1, max_value=TABLE_LIST_MAX, default=TABLE_PAGE_DEFAULT)
+    wait = QueryIntegerField(
+        min_value=0,
+        max_value=30,
+        default=0,
+        help_text="With `If-None-Match`: answer as soon as a table of the lobby changes, at most "
+        "after this many seconds (then 304).",
+    )
 
 
 class SeatJoinInputSerializer(StrictInputSerializer):

@@ -2,6 +2,7 @@
 
 from django.urls import path, register_converter
 
+from games.api.live_views import MeFeedApi
 from games.api.views import (
     HandDetailApi,
     HandEventListApi,
@@ -56,6 +57,7 @@ register_converter(UsernameConverter, "username")
 app_name = "games"
 
 urlpatterns = [
+    path("me/feed", MeFeedApi.as_view(), name="me-feed"),
     path("rooms", RoomListApi.as_view(), name="room-list"),
     path("rooms/<slug:slug>/quick-join", RoomQuickJoinApi.as_view(), name="room-quick-join"),
     path("me/hands", MeHandListApi.as_view(), name="me-hands"),

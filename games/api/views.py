@@ -13,13 +13,14 @@ from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import scopes
 from chan_api.schema import COMMON_HEADERS
-from games.api.long_poll import Pending, long_poll_deferrable, long_poll_pending
+from games.api.live_serializers import WaitQuerySerializer
 from games.api.schema import (
     BAD_EVALUATE,
     BAD_MOVE,
@@ -67,6 +68,9 @@ from games.api.serializers import (
 )
 from games.export import hand_export_for_user
 from games.hand_store import hand_wait_for_seq, long_poll_slot
+from games.live.announce import lobby_topic, table_topic
+from games.live.long_poll import Pending, long_poll_deferrable, long_poll_pending
+from games.live.streams import STREAM_RENDERERS, resume_cursor, stream_format, wsgi_stream
 from games.selectors.hands import (
     hand_etag,
     hand_etag_for_user,
@@ -110,12 +114,15 @@ def _body(serializer_class: type, request: Request) -> dict[str, Any]:
     return dict(serializer.validated_data)
 
 
-def _table_response(table_id: int, code: int = status.HTTP_200_OK, *, user: Any = None) -> Response:
+def _table_body(table_id: int, *, user: Any = None) -> Any:
     summary = table_summary(table_id=table_id)
     if user is not None and any(s["user_id"] == user.pk for s in summary["seats"]):
         summary["reality_check"] = reality_check_for(user=user)  # a seated player's own view
-    body = TableOutputSerializer(summary).data
-    return Response(body, status=code)
+    return TableOutputSerializer(summary).data
+
+
+def _table_response(table_id: int, code: int = status.HTTP_200_OK, *, user: Any = None) -> Response:
+    return Response(_table_body(table_id, user=user), status=code)
 
 
 TABLE_ID = OpenApiParameter("table_id", OpenApiTypes.INT, OpenApiParameter.PATH)
@@ -139,18 +146,29 @@ class TableListCreateApi(APIView):
         description=(
             "A JSON array of tables, newest first, `limit` (at most and by default 100) a page. "
             'When there are older tables the response has a `Link: <…&cursor=…>; rel="next"` '
-            "header: follow it for the next page."
+            "header: follow it for the next page. A content `ETag`: `If-None-Match` → 304; with "
+            "`?wait=N` (≤ 30 s) too, the answer comes as soon as a table changes."
         ),
-        parameters=[TableListQuerySerializer, LINK_NEXT, *COMMON_HEADERS],
+        parameters=[TableListQuerySerializer, IF_NONE_MATCH, ETAG, LINK_NEXT, *COMMON_HEADERS],
         responses={
             200: TableOutputSerializer(many=True),
+            304: OpenApiResponse(description="Not modified (the ETag still matches)."),
             **problem_responses(400, descriptions=BAD_QUERY),
         },
     )
     def get(self, request: Request) -> Response:
+        from games.api.live_views import table_conditional
+
         filters = _query(TableListQuerySerializer, request)
+        wait = filters.pop("wait", 0)
         page = table_page(**filters)
-        response = Response(TableOutputSerializer(table_summaries(page.tables), many=True).data)
+        response = table_conditional(
+            request,
+            wait=wait,
+            topic=lobby_topic(),
+            prefix="tables",
+            render=lambda: TableOutputSerializer(table_summaries(page.tables), many=True).data,
+        )
         if page.next_cursor is not None:
             query = request.query_params.copy()
             query["cursor"] = page.next_cursor
@@ -188,12 +206,30 @@ class TableDetailApi(APIView):
     @extend_schema(
         operation_id="tables_retrieve",
         tags=["tables"],
-        summary="One table with its seats",
-        parameters=[TABLE_ID, *COMMON_HEADERS],
-        responses={200: TableOutputSerializer, **problem_responses(404)},
+        summary="One table with its seats (ETag; If-None-Match → 304; ?wait=N)",
+        description=(
+            "A content `ETag`: send it back in `If-None-Match` for a 304 while nothing changed; "
+            "with `?wait=N` (≤ 30 s) too, the answer comes as soon as the table changes (a seat "
+            "taken or freed, a player ready, a deal, a hand's end), else a 304 after N seconds."
+        ),
+        parameters=[TABLE_ID, WaitQuerySerializer, IF_NONE_MATCH, ETAG, *COMMON_HEADERS],
+        responses={
+            200: TableOutputSerializer,
+            304: OpenApiResponse(description="Not modified (the ETag still matches)."),
+            **problem_responses(400, 404),
+        },
     )
     def get(self, request: Request, table_id: int) -> Response:
-        return _table_response(table_id, user=request.user)
+        from games.api.live_views import table_conditional
+
+        wait = _query(WaitQuerySerializer, request)["wait"]
+        return table_conditional(
+            request,
+            wait=wait,
+            topic=table_topic(table_id),
+            prefix=f"t{table_id}",
+            render=lambda: _table_body(table_id, user=request.user),
+        )
 
 
 class SeatJoinApi(APIView):
@@ -485,6 +521,7 @@ class HandDetailApi(APIView):
 
 class HandEventListApi(APIView):
     required_scope = scopes.READ
+    renderer_classes = [JSONRenderer, *STREAM_RENDERERS]
 
     @extend_schema(
         operation_id="hands_events",
@@ -493,7 +530,10 @@ class HandEventListApi(APIView):
         description=(
             "With `after_seq`, `?wait=N` (≤ 30 s) long-polls: the page comes as soon as there "
             "is an event after `after_seq`, or after N seconds empty (at most 10 long polls "
-            "wait at once per token, as for `GET /hands/{id}`)."
+            "wait at once per token, as for `GET /hands/{id}`). With `Accept: "
+            "text/event-stream` (Server-Sent Events) or `application/x-ndjson` the events "
+            "come as a stream instead: the same events for the same seat, `Last-Event-ID` (or "
+            "`after_seq`) resumes, heartbeats every 15 s (docs/api.md, streams)."
         ),
         parameters=[HAND_ID, EventsQuerySerializer, *COMMON_HEADERS],
         responses={
@@ -503,6 +543,9 @@ class HandEventListApi(APIView):
     )
     def get(self, request: Request, hand_id: int) -> Response:
         query = _query(EventsQuerySerializer, request)
+        fmt = stream_format(request)
+        if fmt is not None:
+            return _hand_events_stream(request, hand_id, fmt, query.get("after_seq"))
         wait = query.pop("wait")
         after_seq = query.get("after_seq")
         if wait and after_seq is not None:
@@ -519,6 +562,17 @@ class HandEventListApi(APIView):
         hand = hand_get(hand_id=hand_id)
         page = hand_events_for_user(hand=hand, user=request.user, **query)
         return Response(HandEventPageSerializer(page).data)
+
+
+def _hand_events_stream(request: Request, hand_id: int, fmt: str, after_seq: int | None) -> Any:
+    """The hand's events as a stream for the caller's seat (a spectator's where allowed)."""
+    version = hand_etag_for_user(hand_id=hand_id, user=request.user)  # 404 / 403 first
+    hand_events_for_user(hand=hand_get(hand_id=hand_id), user=request.user, limit=1)
+    cursor = resume_cursor(request, after_seq, -1)
+    if long_poll_deferrable(request):
+        pending = Pending("stream", hand_id, version.seq, cursor, version.seat, 0, stream=fmt)
+        return long_poll_pending(request, pending)
+    return wsgi_stream("events", hand_id, version.seat, cursor, fmt)
 
 
 def _request_hash(hand_id: int, body: Any) -> str:

@@ -18,6 +18,7 @@ from games.models import Hand, HandEvent
 from games.rules.chain import event_hash
 from games.rules.records import is_record
 from games.rules.replay import EVENT_VERSION
+from games.services.feed import feed_hand_changed
 
 
 def _hash_at(hand: Hand, seq: int) -> str:
@@ -86,4 +87,5 @@ def hand_record_append(*, hand: Hand, type: str, payload: dict[str, Any]) -> Han
         hand=hand, type=type, system=True, payload={"type": type, **payload}, effects=[]
     )
     hand_publish_on_commit(hand, state)
+    feed_hand_changed(hand=hand, state=state, record=type)
     return event

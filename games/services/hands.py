@@ -39,6 +39,7 @@ from games.rules.replay import CAUSE_TIMEOUT, move_effects, system_cause
 from games.rules.state import Phase
 from games.rules.views import result_of
 from games.selectors.hands import not_a_participant
+from games.services.feed import feed_hand_changed
 from games.services.hand_log import hand_event_append
 from games.services.idempotency import (
     StoredResponse,
@@ -174,6 +175,7 @@ def _append(
     hand_publish_on_commit(hand, new_state)
     if turn_move:
         hand_clock_on_commit(hand)
+    feed_hand_changed(hand=hand, state=new_state)
 
 
 def hand_move_apply(

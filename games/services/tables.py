@@ -42,6 +42,7 @@ from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.rules.quan import FeeSchedule, FeesError
 from games.selectors.rules import ruleset_from_spec
 from games.selectors.tables import table_ready_deadline
+from games.services.feed import feed_hand_changed, feed_table_changed, table_changed_on_commit
 from games.services.hand_log import hand_event_append
 from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
@@ -266,6 +267,7 @@ def table_create(
     seat_hold_place(table=table, user=owner, stakes=CREATE_STAKES)
     if practice:
         practice_seat_bots(table=table, count=n_bots)
+    table_changed_on_commit(table.pk)
     return table
 
 
@@ -320,6 +322,7 @@ def seat_join(
     seat_hold_place(table=table, user=user)  # 409 insufficient_balance under the wallet lock
     if not table.practice:
         pot_buy_in(table=table, user=user)
+    feed_table_changed(table_id=table.pk, change="joined", user=user, seat=seat)
     return taken
 
 
@@ -410,6 +413,7 @@ def _seat_leave_once(table_id: int, user: Any) -> Table:
             table.save(update_fields=["status", "updated_at"])
         else:
             _deal_if_ready(table)
+    feed_table_changed(table_id=table.pk, change="left", user=user, seat=seat.number)
     return table
 
 
@@ -467,6 +471,9 @@ def seat_ready(
     if auto_chiu is not None:
         seat.auto_chiu = auto_chiu
     seat.save(update_fields=["ready", "ready_at", "auto_u", "auto_chiu", "updated_at"])
+    feed_table_changed(
+        table_id=table.pk, change="ready", user=user, seat=seat.number, ready=seat.ready
+    )
     return _deal_if_ready(table)
 
 
@@ -660,6 +667,7 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
     table.save(update_fields=["status", "updated_at"])
     hand_publish_on_commit(hand, state)
     hand_clock_on_commit(hand)
+    feed_hand_changed(hand=hand, state=state)
     return hand
 
 

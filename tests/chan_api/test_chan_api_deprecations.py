@@ -93,3 +93,10 @@ def test_every_deprecation_names_a_real_url_and_operation() -> None:
             reverse(d.url_name)
         except NoReverseMatch as e:
             assert "arguments" in str(e), d  # the name exists (it takes parameters)
+
+
+def test_the_old_token_list_points_to_its_successor(api) -> None:
+    response = api.get("/api/v1/auth/tokens")
+    assert response.status_code == 200
+    assert "</api/v1/me/tokens>" in response["Link"] and response["Sunset"].endswith("GMT")
+    assert "Deprecation" not in api.get("/api/v1/me/tokens")

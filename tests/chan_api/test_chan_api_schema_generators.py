@@ -286,3 +286,11 @@ def test_every_effect_and_move_of_self_play_fits_the_schema(openapi, mode) -> No
     assert {"deal", "discard", "eat", "draw", "drawn", "chiu", "win", "claim", "system"} <= seen
     if mode == "advanced":  # ù láo and what it brings
         assert {"fault", "bao"} <= seen
+
+
+def test_every_feed_kinds_fields_are_typed() -> None:
+    from games.api.schema import FEED_DATA_FIELDS
+    from games.live.kinds import FEED_KINDS
+
+    for kind in FEED_KINDS.values():
+        assert set(kind.fields) <= set(FEED_DATA_FIELDS), kind.name

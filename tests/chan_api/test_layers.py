@@ -22,6 +22,10 @@ HTTP_MODULES = ("rest_framework", "django.http", "chan_api", "games.api", "accou
 ENTRY_POINTS = (
     "games/api/",
     "accounts/api/",
+    # The live transports speak HTTP by nature (ASGI, SSE, NDJSON); the rest of games/live/
+    # (announce, subscription, kinds, waits) is held to the domain's rule.
+    "games/live/long_poll.py",
+    "games/live/streams.py",
     "games/admin.py",
     "accounts/admin.py",
     "accounts/authentication.py",

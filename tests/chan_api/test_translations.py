@@ -26,8 +26,9 @@ def po_entries() -> dict[str, str]:
             )
 
         msgid, msgstr = join(found.group(1)), join(found.group(2))
-        if msgid:
-            entries[msgid] = msgstr
+        context = re.search(r'^msgctxt "(.*)"$', block, re.M)
+        if msgid:  # a message with a context (pgettext) is keyed "context\x04msgid", as in a .mo
+            entries[f"{context.group(1)}\x04{msgid}" if context else msgid] = msgstr
     return entries
 
 
@@ -40,4 +41,9 @@ def test_every_message_has_its_vietnamese() -> None:
 def test_the_compiled_catalog_is_the_po() -> None:
     with (LOCALE / "django.mo").open("rb") as mo:
         catalog = gettext.GNUTranslations(mo)
-    assert {m: catalog.gettext(m) for m in po_entries()} == po_entries()
+
+    def translated(key: str) -> str:
+        context, _, msgid = key.rpartition("\x04")
+        return catalog.pgettext(context, msgid) if context else catalog.gettext(msgid)
+
+    assert {m: translated(m) for m in po_entries()} == po_entries()

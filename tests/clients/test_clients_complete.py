@@ -79,7 +79,10 @@ def test_a_dropped_stream_resumes_from_the_last_event_id() -> None:
         seen_resume.append(request.headers.get("Last-Event-ID"))
         if len(seen_resume) == 1:
             return httpx.Response(200, content=b'id: 1\ndata: {"seq": 1}\n\nid: 2\ndata: {')
-        return httpx.Response(200, content=b'id: 3\ndata: {"seq": 3}\n\n')
+        return httpx.Response(
+            200,
+            content=b'id: 3\ndata: {"seq": 3}\n\nid: 4\ndata: {"seq": 4, "type": "settled"}\n\n',
+        )
 
     class Dropping(httpx.MockTransport):
         calls = 0
@@ -99,7 +102,7 @@ def test_a_dropped_stream_resumes_from_the_last_event_id() -> None:
 
     client = ChanClient("http://chan.test", transport=Dropping(handler), sleep=lambda s: None)
     events = list(client.hand_stream(9))
-    assert [e.data for e in events] == [{"seq": 1}, {"seq": 3}]
+    assert [e.data["seq"] for e in events] == [1, 3, 4]  # to the settlement, then it ends
     assert seen_resume == [None, "1"]
 
 

@@ -1,4 +1,4 @@
-"""The hand feed's waiter table (games/hand_feed.py), in one event loop with no Redis and no
+"""The hand feed's waiter table (games/live/subscription.py), in one event loop with no Redis and no
 database: announcements wake the waiters their seq passes, after ``prepare`` when it is set."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from games import hand_feed
-from games.hand_feed import HandFeed
+from games.live import subscription as hand_feed
+from games.live.subscription import HandFeed
 
 
 def run(coroutine: Any) -> Any:

@@ -1,4 +1,4 @@
-"""Long polls under ASGI (games/api/long_poll.py, games/hand_feed.py): they wait in the event
+"""Long polls under ASGI (games/live/long_poll.py, games/live/subscription.py): they wait in the event
 loop, not in a thread, hold no database connection, wake every waiter of a hand at once from the
 feed (Redis pub/sub, or PostgreSQL reads without Redis), and answer exactly as the view does."""
 
@@ -162,7 +162,7 @@ def test_the_logs_say_a_poll_waits_and_one_line_per_wake_up_says_how_many_it_ans
     # three polls woken, two answers rendered (one per seat).
     waiting = [r for r in caplog.records if "'long_poll': 'waiting'" in str(r.msg)]
     assert len(waiting) == 3
-    (woken,) = [r.getMessage() for r in caplog.records if r.name == "games.api.long_poll"]
+    (woken,) = [r.getMessage() for r in caplog.records if r.name == "games.live.long_poll"]
     expected = (
         rf"hand {hand_id} at seq {view['seq'] + 1}: "
         r"waking 3 long polls \(2 answers rendered in \d+ ms\)"
@@ -227,7 +227,7 @@ def test_a_move_announced_for_another_database_wakes_nobody_here(
 ) -> None:
     import redis
 
-    from games.hand_feed import feed_channel
+    from games.live.announce import feed_channel
 
     # Given a poll waiting for 2 s on a hand of this database,
     hand_id = start_table(players)["hand"]

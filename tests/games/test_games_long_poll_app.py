@@ -1,4 +1,4 @@
-"""LongPollApp's own machinery (games/api/long_poll.py), in one process with no server: the
+"""LongPollApp's own machinery (games/live/long_poll.py), in one process with no server: the
 waiting gauge across event loops, and the stop signals' hook."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import signal
 from typing import Any
 
 from core import metrics
-from games.api import long_poll
-from games.api.long_poll import LongPollApp
+from games.live import long_poll
+from games.live.long_poll import LongPollApp
 
 
 def test_the_waiting_gauge_is_written_even_after_the_loop_that_owed_it_closed() -> None:

@@ -26,9 +26,9 @@ TABLE = "/api/v1/tables/{table_id}"
 
 ENDPOINTS = {
     ("/api/v1/", "get"): {"200"},
-    ("/api/v1/tables", "get"): {"200", "400", "401"},
+    ("/api/v1/tables", "get"): {"200", "304", "400", "401"},
     ("/api/v1/tables", "post"): {"201", "400", "401", "409", "413", "415"},
-    ("/api/v1/tables/{table_id}", "get"): {"200", "404"},
+    ("/api/v1/tables/{table_id}", "get"): {"200", "304", "400", "404"},
     ("/api/v1/tables/{table_id}/join", "post"): {"200", "400", "404", "409", "413", "415"},
     ("/api/v1/tables/{table_id}/leave", "post"): {"200", "404", "409"},
     ("/api/v1/tables/{table_id}/ready", "post"): {"200", "400", "409", "413", "415"},
@@ -71,6 +71,7 @@ ENDPOINTS = {
         "415",
     },
     ("/api/v1/me/hands", "get"): {"200", "400", "401"},
+    ("/api/v1/me/feed", "get"): {"200", "304", "400", "401", "429"},
     ("/api/v1/players/{username}", "get"): {"200", "401", "404"},
     ("/api/v1/players/{username}/hands", "get"): {"200", "400", "401", "404"},
 }

@@ -28,6 +28,7 @@ from chan_client.errors import ApiError
 from chan_client.retry import RETRIED_STATUSES, RetryPolicy, Stats, parse_retry_after
 from chan_client.streams import SseDecoder, StreamEvent, ndjson_event
 from chan_client.types import (
+    FeedPage,
     HandEventPage,
     HandView,
     Me,
@@ -38,6 +39,12 @@ from chan_client.types import (
 )
 
 STREAM_TYPES = {"sse": "text/event-stream", "ndjson": "application/x-ndjson"}
+
+
+def _hand_finished(event: StreamEvent) -> bool:
+    """A hand's stream has nothing more to say after its settlement (or a void)."""
+    kind = event.data.get("type") if isinstance(event.data, dict) else event.event
+    return kind in ("settled", "voided")
 
 
 class ChanClient:
@@ -161,13 +168,16 @@ class ChanClient:
         format: str = "sse",
         last_event_id: str | None = None,
         reconnects: int | None = None,
+        stop: Callable[[StreamEvent], bool] | None = None,
     ) -> Iterator[StreamEvent]:
         """Read a push stream (``format`` ``"sse"`` or ``"ndjson"``) and yield its events.
 
-        A dropped connection is opened again (after the policy's delay, or the server's
-        ``retry:``) with ``Last-Event-ID`` set to the last event seen, so nothing is skipped and
-        nothing is repeated; a stream the server ends normally ends the iterator. ``reconnects``
-        caps the reopenings (None: the retry policy's ``attempts`` in a row)."""
+        A connection that drops, or that the server closes (it closes a stream after a while
+        to free its slot), is opened again (after the server's ``retry:`` or the policy's
+        delay) with ``Last-Event-ID`` set to the last event seen, so nothing is skipped and
+        nothing is repeated. It ends after an event for which ``stop`` is true, or when the
+        server answers 204. ``reconnects`` caps the failed openings in a row (None: the retry
+        policy's ``attempts``)."""
         accept = STREAM_TYPES[format]
         limit = self.retry.attempts if reconnects is None else reconnects
         failures = 0
@@ -187,6 +197,8 @@ class ChanClient:
                 ) as response:
                     self.stats.requests += 1
                     self.stats.statuses[response.status_code] += 1
+                    if response.status_code == 204:
+                        return
                     if response.status_code != 200:
                         response.read()
                         if response.status_code not in RETRIED_STATUSES:
@@ -200,7 +212,10 @@ class ChanClient:
                         if event.id is not None:
                             resume = event.id
                         yield event
-                return
+                        if stop is not None and stop(event):
+                            return
+                # closed by the server: open it again from the last event
+                self._sleep(decoder.retry_ms / 1000 if decoder.retry_ms else self.retry.base_delay)
             except (httpx.TransportError, httpx.RemoteProtocolError):
                 failures += 1
                 if failures > limit:
@@ -257,10 +272,28 @@ class ChanClient:
         return cast(dict[str, Any], self._json("GET", "/api/v1/auth/check"))
 
     def tokens(self) -> list[dict[str, Any]]:
-        """My tokens (never their secrets)."""
-        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/auth/tokens"))
+        """My tokens (never their secrets), with their scopes."""
+        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/me/tokens"))
+
+    def create_token(
+        self, scopes: list[str], *, name: str = "", expires_in: int | None = None
+    ) -> dict[str, Any]:
+        """A new token with ``scopes`` (at most this client's); its secret is in the answer
+        once (``token``), never again."""
+        body: dict[str, Any] = {"scopes": scopes, "name": name}
+        if expires_in is not None:
+            body["expires_in"] = expires_in
+        return cast(dict[str, Any], self._json("POST", "/api/v1/me/tokens", json=body))
 
     def revoke_token(self, token_id: int) -> None:
+        self.request("DELETE", f"/api/v1/me/tokens/{token_id}")
+
+    def legacy_tokens(self) -> list[dict[str, Any]]:
+        """``GET /auth/tokens``: deprecated (Sunset 2027-06-01), use :meth:`tokens`."""
+        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/auth/tokens"))
+
+    def legacy_revoke_token(self, token_id: int) -> None:
+        """``DELETE /auth/tokens/{id}``: deprecated (Sunset 2027-06-01), use :meth:`revoke_token`."""
         self.request("DELETE", f"/api/v1/auth/tokens/{token_id}")
 
     def me(self) -> Me:
@@ -278,6 +311,35 @@ class ChanClient:
         """One page of my Quan statement, newest first."""
         params = {"cursor": cursor, "limit": limit}
         return cast(Page, self._json("GET", "/api/v1/me/ledger", params=params))
+
+    def feed(
+        self, *, after: int = 0, wait: int | None = None, limit: int | None = None
+    ) -> FeedPage:
+        """One page of my feed after ``after`` (``next_after`` is the next cursor); ``wait``
+        (≤ 30 s) long-polls while there is nothing new."""
+        params = {"after": after, "wait": wait or None, "limit": limit}
+        return cast(
+            FeedPage,
+            self._json("GET", "/api/v1/me/feed", params=params, timeout=self.timeout + (wait or 0)),
+        )
+
+    def feed_entries(self, *, after: int = 0, wait: int = 25) -> Iterator[dict[str, Any]]:
+        """Every entry of my feed after ``after``, forever: long polls one after the other, the
+        cursor kept, so a reconnect (or a retried request) neither skips nor repeats one. Break
+        out of the loop to stop."""
+        cursor = after
+        while True:
+            page = self.feed(after=cursor, wait=wait)
+            for entry in page["entries"]:
+                yield entry
+            cursor = page["next_after"]
+
+    def feed_stream(self, *, after: int = 0, format: str = "sse") -> Iterator[StreamEvent]:
+        """My feed pushed as it happens (SSE or NDJSON), resumed after a drop."""
+        for event in self.stream(
+            "/api/v1/me/feed", format=format, last_event_id=str(after) if after else None
+        ):
+            yield event
 
     def limits(self) -> dict[str, Any]:
         """The limits I set myself, those pending, my losses per period, a cool-off or
@@ -473,7 +535,10 @@ class ChanClient:
         """The hand's events pushed as they happen (SSE or NDJSON), resumed after a drop."""
         resume = None if after_seq is None else str(after_seq)
         for event in self.stream(
-            f"/api/v1/hands/{hand_id}/events", format=format, last_event_id=resume
+            f"/api/v1/hands/{hand_id}/events",
+            format=format,
+            last_event_id=resume,
+            stop=_hand_finished,
         ):
             yield event
 

@@ -71,6 +71,8 @@ def ndjson_event(line: str) -> StreamEvent | None:
     if not line.strip():
         return None
     data = json.loads(line)
+    if isinstance(data, dict) and set(data) == {"heartbeat"}:
+        return None  # the server's heartbeat
     mark = data.get("cursor", data.get("seq")) if isinstance(data, dict) else None
     kind = data.get("kind") or data.get("type") if isinstance(data, dict) else None
     return StreamEvent(None if mark is None else str(mark), kind or "message", data)

@@ -80,3 +80,19 @@ class HandEventPage(TypedDict):
     events: list[dict[str, Any]]
     next_after_seq: int | None
     has_more: bool
+
+
+class FeedEntry(TypedDict):
+    seq: int
+    kind: str  # hand_dealt, your_turn, claim_window, hand_ended, hand_settled, …
+    table_id: int | None
+    hand_id: int | None
+    data: dict[str, Any]
+    created_at: str
+
+
+class FeedPage(TypedDict):
+    entries: list[FeedEntry]
+    head: int
+    next_after: int
+    has_more: bool

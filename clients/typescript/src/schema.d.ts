@@ -111,7 +111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List my tokens (newest first, at most 100) */
+        /**
+         * List my tokens (newest first, at most 100)
+         * @deprecated
+         */
         get: operations["auth_tokens_list"];
         put?: never;
         post?: never;
@@ -131,7 +134,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke one of my tokens */
+        /**
+         * Revoke one of my tokens
+         * @deprecated
+         */
         delete: operations["auth_tokens_revoke"];
         options?: never;
         head?: never;
@@ -167,7 +173,7 @@ export interface paths {
         };
         /**
          * My events of a hand, or a spectator's, by seq (cursor: after_seq; ≤ 100; ?wait=N)
-         * @description With `after_seq`, `?wait=N` (≤ 30 s) long-polls: the page comes as soon as there is an event after `after_seq`, or after N seconds empty (at most 10 long polls wait at once per token, as for `GET /hands/{id}`).
+         * @description With `after_seq`, `?wait=N` (≤ 30 s) long-polls: the page comes as soon as there is an event after `after_seq`, or after N seconds empty (at most 10 long polls wait at once per token, as for `GET /hands/{id}`). With `Accept: text/event-stream` (Server-Sent Events) or `application/x-ndjson` the events come as a stream instead: the same events for the same seat, `Last-Event-ID` (or `after_seq`) resumes, heartbeats every 15 s (docs/api.md, streams).
          */
         get: operations["hands_events"];
         put?: never;
@@ -301,6 +307,26 @@ export interface paths {
         put?: never;
         /** Take a break of 1 to 42 days, at once (cannot be undone) */
         post: operations["me_cool_off"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/me/feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My feed: what concerns me across all my tables, in order (cursor; ETag; ?wait=N; streams)
+         * @description Entries after `after` in seq order (1, 2, 3 … per player): a hand dealt to me, my turn (hand, seq, deadline), a claim window open to me, a hand ended, settled (my Quan) or voided, seats changing at my tables, a daily bonus to claim. Follow `next_after`. `?wait=N` (≤ 30 s) long-polls while there is nothing after `after` (at most 10 long polls or streams wait at once per token). Strong `ETag`; `If-None-Match` → 304. With `Accept: text/event-stream` or `application/x-ndjson` the feed is a stream instead (`Last-Event-ID` resumes, heartbeats every 15 s).
+         */
+        get: operations["me_feed"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -554,7 +580,7 @@ export interface paths {
         };
         /**
          * List tables that are not closed (newest first; cursor pages, `Link` header)
-         * @description A JSON array of tables, newest first, `limit` (at most and by default 100) a page. When there are older tables the response has a `Link: <…&cursor=…>; rel="next"` header: follow it for the next page.
+         * @description A JSON array of tables, newest first, `limit` (at most and by default 100) a page. When there are older tables the response has a `Link: <…&cursor=…>; rel="next"` header: follow it for the next page. A content `ETag`: `If-None-Match` → 304; with `?wait=N` (≤ 30 s) too, the answer comes as soon as a table changes.
          */
         get: operations["tables_list"];
         put?: never;
@@ -573,7 +599,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One table with its seats */
+        /**
+         * One table with its seats (ETag; If-None-Match → 304; ?wait=N)
+         * @description A content `ETag`: send it back in `If-None-Match` for a 304 while nothing changed; with `?wait=N` (≤ 30 s) too, the answer comes as soon as the table changes (a seat taken or freed, a player ready, a deal, a hand's end), else a 304 after N seconds.
+         */
         get: operations["tables_retrieve"];
         put?: never;
         post?: never;
@@ -993,6 +1022,61 @@ export interface components {
             slug: string;
             visible: boolean;
             move?: number;
+        };
+        FeedEntry: {
+            /** @description 1, 2, 3 … per player, in commit order. */
+            seq: number;
+            kind: components["schemas"]["FeedEntryKindEnum"];
+            table_id: number | null;
+            hand_id: number | null;
+            /** @description The kind's fields (docs/api.md, the player's feed): which of these an entry holds depends on its `kind`. */
+            data: {
+                /** @description My seat in the hand (or the seat that changed). */
+                seat?: number;
+                /** @description A hand seat (0..n-1). */
+                dealer?: number;
+                /** @description The hand's seq: send it as `expected_seq`. */
+                seq?: number;
+                phase?: string;
+                /** Format: date-time */
+                deadline?: string | null;
+                card?: components["schemas"]["CardCode"];
+                moves?: ("chiu" | "u")[];
+                /** @description A hand seat (0..n-1). */
+                winner?: number | null;
+                /** @description My seat's line of the settlement. */
+                quan?: components["schemas"]["QuanSeat"] | null;
+                /** @enum {string} */
+                change?: "joined" | "left" | "ready";
+                user_id?: number;
+                username?: string;
+                ready?: boolean;
+                amount?: number;
+                /** Format: date */
+                day?: string;
+            };
+            /** Format: date-time */
+            created_at: string;
+        };
+        /**
+         * @description * `bonus_available` - bonus_available
+         *     * `claim_window` - claim_window
+         *     * `hand_dealt` - hand_dealt
+         *     * `hand_ended` - hand_ended
+         *     * `hand_settled` - hand_settled
+         *     * `hand_voided` - hand_voided
+         *     * `seats_changed` - seats_changed
+         *     * `your_turn` - your_turn
+         * @enum {string}
+         */
+        FeedEntryKindEnum: "bonus_available" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "seats_changed" | "your_turn";
+        FeedPage: {
+            entries: components["schemas"]["FeedEntry"][];
+            /** @description The feed's last seq when it was read. */
+            head: number;
+            /** @description The cursor of the next page. */
+            next_after: number;
+            has_more: boolean;
         };
         HandEvent: {
             /** @description 0 is the deal; moves are 1, 2, 3 …; after the end `settled`, then maybe `voided`. */
@@ -3176,6 +3260,7 @@ export interface operations {
                  * @example 0
                  */
                 after_seq?: number;
+                format?: "json" | "ndjson" | "sse";
                 /** @example 3 */
                 limit?: number;
                 /**
@@ -3201,6 +3286,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HandEventPage"];
+                    "text/event-stream": components["schemas"]["HandEventPage"];
+                    "application/x-ndjson": components["schemas"]["HandEventPage"];
                 };
             };
             /** @description `invalid`: a query parameter is malformed (`errors` name it). */
@@ -3907,6 +3994,116 @@ export interface operations {
             };
         };
     };
+    me_feed: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Cursor: entries after this seq (the previous page's `next_after`).
+                 * @example 41
+                 */
+                after?: number;
+                format?: "json" | "ndjson" | "sse";
+                limit?: number;
+                /**
+                 * @description Long-poll for up to this many seconds while there is no entry after `after`.
+                 * @example 25
+                 */
+                wait?: number;
+            };
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+                /** @description A previous `ETag` (or `*`): answer 304 while it still matches. */
+                "If-None-Match"?: string;
+                /** @description A stream resumes after this seq (what the last event's `id` said). */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FeedPage"];
+                    "text/event-stream": components["schemas"]["FeedPage"];
+                    "application/x-ndjson": components["schemas"]["FeedPage"];
+                };
+            };
+            /** @description Not modified (the ETag still matches). */
+            304: {
+                headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with `errors` per field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     me_hands: {
         parameters: {
             query?: {
@@ -4531,6 +4728,7 @@ export interface operations {
                 "Accept-Language"?: string;
             };
             path: {
+                /** @example 11 */
                 token_id: number;
             };
             cookie?: never;
@@ -5279,10 +5477,14 @@ export interface operations {
                  * @example open
                  */
                 status?: "open" | "playing";
+                /** @description With `If-None-Match`: answer as soon as a table of the lobby changes, at most after this many seconds (then 304). */
+                wait?: number;
             };
             header?: {
                 /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
                 "Accept-Language"?: string;
+                /** @description A previous `ETag` (or `*`): answer 304 while it still matches. */
+                "If-None-Match"?: string;
             };
             path?: never;
             cookie?: never;
@@ -5291,6 +5493,8 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
                     /** @description `<…/tables?…&cursor=…>; rel="next"` when there is an older page; absent on the last page. */
                     Link?: string;
                     [name: string]: unknown;
@@ -5298,6 +5502,15 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TableOutput"][];
                 };
+            };
+            /** @description Not modified (the ETag still matches). */
+            304: {
+                headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `invalid`: a query parameter is malformed (`errors` name it). */
             400: {
@@ -5474,10 +5687,15 @@ export interface operations {
     };
     tables_retrieve: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description With `If-None-Match`: answer as soon as the table changes (seats, ready, deal), at most after this many seconds (then 304). */
+                wait?: number;
+            };
             header?: {
                 /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
                 "Accept-Language"?: string;
+                /** @description A previous `ETag` (or `*`): answer 304 while it still matches. */
+                "If-None-Match"?: string;
             };
             path: {
                 table_id: number;
@@ -5488,10 +5706,30 @@ export interface operations {
         responses: {
             200: {
                 headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TableOutput"];
+                };
+            };
+            /** @description Not modified (the ETag still matches). */
+            304: {
+                headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with `errors` per field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */

@@ -1,52 +1,22 @@
 /* The replay viewer of a hand (admin, auditors only). The page holds every step as JSON
-   (games.admin.hand_replay_steps); this script draws one step at a time: first / previous /
-   next / last, the slider, the arrow keys (Home and End too) and ?seq=N deep links. The cards
-   are small SVG drawings. Plain JavaScript, no libraries; text only through textContent. */
+   (games.selectors.replay.hand_replay_steps) and every label as JSON (games.replay_labels, from
+   the locale catalogue); this script draws one step at a time: first / previous / next / last,
+   the slider, the fault markers, the arrow keys (Home and End too) and ?seq=N deep links. At a
+   step: the move and its zoned time, the mover's legal moves (the chosen one marked), the
+   faults made there (hidden ones too); at the end: the verdict, the winning card, the declared
+   and the true cước with their points, the Quan and the ledger entries. The cards are small SVG
+   drawings. Plain JavaScript, no libraries; text only through textContent. */
 (function () {
   "use strict";
 
-  var LABELS = {
-    en: {
-      first: "First", previous: "Previous", next: "Next", last: "Last",
-      stock: "Stock", card_played: "Card just played", turn: "To act",
-      end: "End of the hand", verdict: "Verdict", cuoc: "Cước", points: "Settlement (points)",
-      quan: "Settlement (Quan)", hand: "Hand", mat: "Mat", door: "Door", dealer: "dealer",
-      seat: "seat", seq: "Event", of: "of", fault: "Fault", hidden: "hidden",
-      voided: "Voided", title: "Hand", table: "table", stake: "stake", room: "room",
-      none: "—", system: "the server", deal: "the deal", net: "net", fees: "fees",
-      help: "Keys: ← previous, → next, Home first, End last. Link to a step with ?seq=N.",
-      moves: {
-        deal: "deals", discard: "discards", eat: "eats", chiu: "chíu", draw: "draws",
-        pass: "passes", u: "declares ù", declare: "declares the cước", tra_cua: "trả cửa",
-        prefs: "changes preferences", bao: "báo", settled: "books the Quan",
-        voided: "voids the hand"
-      }
-    },
-    vi: {
-      first: "Đầu", previous: "Trước", next: "Sau", last: "Cuối",
-      stock: "Nọc", card_played: "Quân vừa đánh", turn: "Đến lượt",
-      end: "Kết thúc ván", verdict: "Kết quả", cuoc: "Cước", points: "Thanh toán (điểm)",
-      quan: "Thanh toán (Quan)", hand: "Bài trên tay", mat: "Chiếu", door: "Cửa",
-      dealer: "cái", seat: "ghế", seq: "Nước", of: "/", fault: "Lỗi", hidden: "ẩn",
-      voided: "Đã hủy", title: "Ván", table: "bàn", stake: "tiền cược", room: "phòng",
-      none: "—", system: "máy chủ", deal: "chia bài", net: "thực nhận", fees: "phí",
-      help: "Phím: ← trước, → sau, Home đầu, End cuối. Liên kết tới một nước: ?seq=N.",
-      moves: {
-        deal: "chia bài", discard: "đánh", eat: "ăn", chiu: "chíu", draw: "bốc",
-        pass: "dưới", u: "ù", declare: "xướng cước", tra_cua: "trả cửa",
-        prefs: "đổi tùy chọn", bao: "báo", settled: "ghi sổ Quan",
-        voided: "hủy ván"
-      }
-    }
-  };
   var RED = { CC: 1, "8V": 1, "8S": 1, "9V": 1, "9S": 1 };
   var SUIT = { V: "Vạn", N: "Văn", S: "Sách" };
   var SVG = "http://www.w3.org/2000/svg";
 
   var root = document.getElementById("replay");
   var data = JSON.parse(document.getElementById("replay-data").textContent);
-  var lang = LABELS[root.getAttribute("data-lang")] ? root.getAttribute("data-lang") : "en";
-  var L = LABELS[lang];
+  // Every label comes from the locale catalogue (games/replay_labels.py), in the page's language.
+  var L = JSON.parse(document.getElementById("replay-labels").textContent);
   var steps = data.steps;
   var slider = document.getElementById("replay-slider");
   var index = 0;
@@ -97,15 +67,44 @@
     return row;
   }
 
+  function cuocText(cuoc) {
+    // In the rules' order (the catalogue lists the cước in it), whatever the payload's order.
+    var known = Object.keys(L.cuoc_names);
+    var slugs = Object.keys(cuoc || {}).sort(function (a, b) {
+      return (known.indexOf(a) + 1 || 99) - (known.indexOf(b) + 1 || 99);
+    });
+    return slugs.map(function (slug) {
+      var n = cuoc[slug];
+      return (L.cuoc_names[slug] || slug) + (n > 1 ? " ×" + n : "");
+    }).join(", ");
+  }
+  function moveText(move) {
+    var text = L.moves[move.type] || move.type;
+    if (move.card) { text += " " + move.card; }
+    if (move["with"]) { text += " + " + move["with"]; }
+    if (move.cuoc) { text += " " + cuocText(move.cuoc); }
+    if (move.auto) { text += " (" + L.auto + ")"; }
+    return text;
+  }
+  function zoned(z) {
+    return z ? z.local + " (" + z.zone + ", " + z.offset + ")" : L.none;
+  }
+  function timeNode(node, z) {
+    node.textContent = zoned(z);
+    if (z) {
+      node.setAttribute("datetime", z.utc);
+      node.setAttribute("title", L.utc + " " + z.utc);
+    }
+  }
+  function faultText(f) {
+    return L.fault + ": " + name(f.seat) + " — " + f.slug + " (" + (f.visible ? L.visible : L.hidden) + ")";
+  }
+
   function describe(step) {
     var move = step.move || {};
     var record = step.type === "settled" || step.type === "voided";
     var who = step.seq === 0 || record ? L.system : (step.system ? L.system + " → " : "") + name(step.actor);
-    var verb = L.moves[move.type] || move.type;
-    var text = who + ": " + verb;
-    if (move.card) { text += " " + move.card; }
-    if (move["with"]) { text += " + " + move["with"]; }
-    if (move.cuoc) { text += " " + JSON.stringify(move.cuoc); }
+    var text = who + ": " + moveText(move);
     if (step.type === "voided" && move.reason) { text += ": " + move.reason; }
     return text;
   }
@@ -131,6 +130,7 @@
       var fresh = step.new_faults.some(function (n) { return n.seat === seat.seat && n.slug === f.slug && n.move === f.move; });
       box.appendChild(el("div", "seat-fault" + (fresh ? " seat-fault-new" : ""),
         L.fault + ": " + f.slug + (f.visible ? "" : " (" + L.hidden + ")")));
+      box.lastChild.title = L.faults[f.slug] || f.slug;
     });
     return box;
   }
@@ -142,16 +142,68 @@
   }
   function fill(id, node) { var target = $(id); target.textContent = ""; target.appendChild(node); }
 
+  function cell(row, tag, text, cls) { var c = el(tag, cls || "", text); row.appendChild(c); return c; }
+  function table(cls, head, rows) {
+    var t = el("table", cls);
+    var tr = el("tr");
+    head.forEach(function (h) { cell(tr, "th", h); });
+    var thead = el("thead"); thead.appendChild(tr); t.appendChild(thead);
+    var body = el("tbody");
+    rows.forEach(function (r) { body.appendChild(r); });
+    t.appendChild(body);
+    return t;
+  }
+  function cuocTable(c) {
+    var rows = c.rows.map(function (r) {
+      var tr = el("tr", r.match ? "cuoc-match" : "cuoc-mismatch");
+      tr.setAttribute("data-cuoc", r.slug);
+      cell(tr, "td", (L.cuoc_names[r.slug] || r.slug) + (r.enabled ? "" : " (" + L.off + ")"));
+      cell(tr, "td", r.declared, "num cuoc-declared");
+      cell(tr, "td", r["true"], "num cuoc-true");
+      cell(tr, "td", r.diem, "num");
+      cell(tr, "td", r.dich, "num");
+      return tr;
+    });
+    var box = el("div");
+    box.appendChild(table("cuoc-table", [L.cuoc_name, L.declared, L["true"], L.diem, L.dich], rows));
+    var s = function (x) { return x.base + " + " + x.ga + " = " + x.total; };
+    var scores = el("table", "cuoc-scores");
+    [[L.declared, c.declared_score, "cuoc-declared-score"], [L["true"], c.true_score, "cuoc-true-score"]].forEach(function (r) {
+      var tr = el("tr");
+      cell(tr, "th", r[0] + " — " + L.score);
+      cell(tr, "td", s(r[1]), "num " + r[2]);
+      scores.appendChild(tr);
+    });
+    box.appendChild(scores);
+    box.appendChild(el("p", "cuoc-verdict verdict-" + c.verdict, (L.verdicts[c.verdict] || c.verdict) + (c.auto ? " · " + L.auto : "")));
+    return box;
+  }
+  function ledgerTable(entries) {
+    var rows = entries.map(function (e) {
+      var tr = el("tr", "ledger-entry");
+      cell(tr, "td", "#" + e.transaction + " " + e.key + " (" + (L["purpose_" + e.purpose] || e.purpose) + ")");
+      cell(tr, "td", e.account + (e.table ? " (" + L.table + " " + e.table + ")" : ""));
+      cell(tr, "td", (e.amount > 0 ? "+" : "") + e.amount, "num ledger-amount");
+      timeNode(cell(tr, "td", "", "ledger-at").appendChild(el("time")), e.at);
+      return tr;
+    });
+    return table("ledger-table", [L.transaction, L.account, L.amount, L.time], rows);
+  }
+
   function drawEnd(view) {
     var ended = view.outcome !== null && view.outcome !== undefined;
     $("replay-end").hidden = !ended;
     if (!ended) { return; }
     var o = view.outcome;
-    var verdict = [o.result || JSON.stringify(o)];
+    var verdict = [L.results[o.result] || o.result];
     if (o.seat !== undefined && o.seat !== null) { verdict.push(name(o.seat)); }
-    if (view.win && view.win.card) { verdict.push(view.win.card); }
     fill("replay-verdict", el("span", "", verdict.join(" · ")));
-    fill("replay-cuoc", el("code", "", view.declaration ? JSON.stringify(view.declaration) : L.none));
+    var win = view.win;
+    fill("replay-win-card", win && win.card ? card(win.card) : el("span", "", L.none));
+    var ended_at = el("time");
+    timeNode(ended_at, data.ended);
+    fill("replay-ended", ended_at);
+    fill("replay-cuoc", data.cuoc ? cuocTable(data.cuoc) : el("span", "", L.none));
     var transfers = ((view.settlement || {}).transfers || []).map(function (t) {
       return name(t.from) + " → " + name(t.to) + ": " + t.points;
     });
@@ -164,6 +216,27 @@
     } else {
       fill("replay-quan", el("span", "", L.none));
     }
+    fill("replay-ledger", data.ledger && data.ledger.length ? ledgerTable(data.ledger) : el("span", "", L.none));
+  }
+
+  function drawLegal(step) {
+    var legal = step.legal || { moves: [] };
+    var box = $("replay-legal");
+    var ul = $("replay-legal-moves");
+    ul.textContent = "";
+    box.hidden = !legal.moves.length;
+    var moves = legal.moves.slice();
+    // The rules core lists the auto-declaration only; a declaration of a chosen cước map is
+    // accepted too, so it is shown beside it as the choice.
+    if (step.move.type === "declare" && !step.move.auto) { moves.push(step.move); }
+    moves.forEach(function (m) {
+      var chosen = m.type === step.move.type && (m.card || null) === (step.move.card || null) &&
+        (m["with"] || null) === (step.move["with"] || null) && !m.auto === !step.move.auto;
+      var li = el("li", chosen ? "legal-chosen" : "", moveText(m) + (chosen ? " ✓ " + L.chosen : ""));
+      li.setAttribute("data-move", m.type + (m.card ? ":" + m.card : "") + (m["with"] ? "+" + m["with"] : ""));
+      ul.appendChild(li);
+    });
+    $("replay-legal-illegal").hidden = legal.chosen_legal !== false;
   }
 
   function show(i, updateUrl) {
@@ -173,7 +246,9 @@
     slider.value = String(index);
     $("replay-seq").textContent = L.seq + " " + step.seq + " " + L.of + " " + steps[steps.length - 1].seq;
     $("replay-seq").setAttribute("data-seq", step.seq);
-    $("replay-event").textContent = describe(step) + " · " + step.at;
+    $("replay-event").textContent = describe(step);
+    timeNode($("replay-time"), step.at);
+    drawLegal(step);
     $("replay-stock").textContent = String(view.stock_count);
     var played = step.move && step.move.card ? step.move.card : (view.offer ? view.offer.card : null);
     fill("replay-offer", played ? card(played) : el("span", "", L.none));
@@ -182,7 +257,11 @@
     faults.textContent = "";
     faults.hidden = !step.new_faults.length;
     step.new_faults.forEach(function (f) {
-      faults.appendChild(el("div", "", "⚠ " + L.fault + ": " + name(f.seat) + " — " + f.slug));
+      var line = el("div", "fault-marker" + (f.visible ? "" : " fault-hidden"), "⚠ " + faultText(f));
+      line.setAttribute("data-fault", f.slug);
+      line.title = L.faults[f.slug] || f.slug;
+      faults.appendChild(line);
+      faults.appendChild(el("div", "fault-why", L.faults[f.slug] || ""));
     });
     var seats = $("replay-seats");
     seats.textContent = "";
@@ -212,7 +291,7 @@
     " #" + data.number + " · " + L.room + " " + data.room + " · " + L.stake + " " + data.stake;
   if (data.voided) {
     $("replay-void").hidden = false;
-    $("replay-void").textContent = L.voided + " " + data.voided + ": " + data.void_reason;
+    $("replay-void").textContent = L.voided + " " + zoned(data.voided) + ": " + data.void_reason;
   }
   Array.prototype.forEach.call(root.querySelectorAll("[data-lang-link]"), function (a) {
     var url = new URL(window.location.href);
@@ -221,6 +300,18 @@
   });
 
   slider.max = String(steps.length - 1);
+  // A marker per step where a fault was made, under the slider: a click opens that step.
+  var marks = $("replay-marks");
+  steps.forEach(function (step, i) {
+    if (!step.new_faults.length) { return; }
+    var b = el("button", "fault-mark" + (step.new_faults.every(function (f) { return !f.visible; }) ? " fault-hidden" : ""), "⚠ " + step.seq);
+    b.type = "button";
+    b.setAttribute("data-seq", step.seq);
+    b.title = step.new_faults.map(faultText).join("; ");
+    b.addEventListener("click", function () { show(i, true); });
+    marks.appendChild(b);
+  });
+  marks.hidden = !marks.childNodes.length;
   slider.addEventListener("input", function () { show(parseInt(slider.value, 10), true); });
   $("replay-first").addEventListener("click", function () { show(0, true); });
   $("replay-prev").addEventListener("click", function () { show(index - 1, true); });

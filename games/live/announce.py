@@ -1,0 +1,100 @@
+"""Announcing on commit: a topic moved to a new seq (``PUBLISH`` on the feed's channel).
+
+Topics: a hand is its id (an ``int``: the message ``"<hand id>:<seq>"`` of before the feed),
+a player's feed ``"f<user id>"`` (seq: its last entry), a table ``"t<table id>"`` and the
+lobby ``"lobby"`` (seq: the time of the announcement in µs — a table's waiters re-read it,
+the number only has to rise). Best effort: a committed fact stays committed whatever Redis
+does; the subscription's reads of PostgreSQL catch up (``subscription``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+
+import redis
+from django.conf import settings
+from django.db import connection, transaction
+
+from core import metrics
+
+logger = logging.getLogger(__name__)
+
+Topic = int | str
+
+_REDIS_TIMEOUTS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
+_TOPIC_RE = re.compile(r"^(?:\d{1,18}|f\d{1,18}|t\d{1,18}|lobby)$")
+
+_publishers: dict[str, redis.Redis] = {}
+_publishers_lock = threading.Lock()
+
+
+def feed_topic(user_id: int) -> str:
+    return f"f{user_id}"
+
+
+def table_topic(table_id: int) -> str:
+    return f"t{table_id}"
+
+
+def lobby_topic() -> str:
+    return "lobby"
+
+
+def _publisher_client() -> redis.Redis | None:
+    url = settings.HAND_FEED_URL
+    if not url:
+        return None
+    with _publishers_lock:
+        if url not in _publishers:
+            _publishers[url] = redis.Redis.from_url(url, **_REDIS_TIMEOUTS)
+        return _publishers[url]
+
+
+def feed_channel() -> str:
+    """The channel: ``chan:hand-seq:<database name>``, or ``HAND_FEED_CHANNEL``. A Redis
+    channel belongs to the whole server, whatever the database number in the URL: two
+    deployments (or two test runs) sharing a Redis server but not a database have hands with
+    the same ids, and one's announcements would wake the other's polls with a seq from another
+    world. The database's name keeps them apart; every process of one deployment reads it
+    from the same ``DATABASE_URL``."""
+    return settings.HAND_FEED_CHANNEL or f"chan:hand-seq:{connection.settings_dict['NAME']}"
+
+
+def announce(topic: Topic, seq: int) -> None:
+    """Publish that ``topic`` is at ``seq`` (after the commit). Without Redis there is nothing
+    to do: the subscriptions read PostgreSQL. A failure is logged and counted, never raised."""
+    client = _publisher_client()
+    if client is None:
+        return
+    try:
+        client.publish(feed_channel(), f"{topic}:{seq}")
+    except redis.RedisError:
+        logger.warning("%s: could not announce seq %s", topic, seq, exc_info=True)
+        metrics.cache_failed(use="hand_feed")
+
+
+def hand_feed_publish(hand_id: int, seq: int) -> None:
+    """Announce that ``hand_id`` is at ``seq`` (called on commit by ``hand_store``)."""
+    announce(hand_id, seq)
+
+
+def announce_on_commit(topic: Topic, seq: int | None) -> None:
+    """Announce ``topic`` at ``seq`` once the transaction commits (``None``: the time in µs)."""
+
+    def publish() -> None:
+        announce(topic, time.time_ns() // 1000 if seq is None else seq)
+
+    transaction.on_commit(publish, robust=True)
+
+
+def parse_announcement(message: bytes | str) -> tuple[Topic, int] | None:
+    """``"<topic>:<seq>"`` → (topic, seq); a hand's topic is its id as an int. None if garbled."""
+    if isinstance(message, bytes):
+        message = message.decode("ascii", "replace")
+    topic, _, seq = message.rpartition(":")
+    if not (_TOPIC_RE.match(topic) and seq.isdigit() and len(seq) <= 20):
+        return None
+    return (int(topic) if topic.isdigit() else topic), int(seq)

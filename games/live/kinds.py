@@ -1,0 +1,64 @@
+"""The kinds of a player's feed (``GET /me/feed``): one registry entry each.
+
+Adding a kind is an entry here and a call of ``games.services.feed.feed_append`` where the
+fact happens (a reminder from the limits, an invitation, a tournament call …): the feed's
+storage, paging, long poll and streams need nothing else. ``feed_append`` refuses a kind that
+is not registered, and docs/api.md lists these entries (a test compares them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class FeedKind:
+    name: str
+    about: str  # one sentence for the API guide
+    fields: tuple[str, ...]  # the keys of the entry's ``data``
+
+
+FEED_KINDS: dict[str, FeedKind] = {
+    k.name: k
+    for k in (
+        FeedKind(
+            "hand_dealt",
+            "A hand was dealt to me: its id, my seat, the dealer.",
+            ("seat", "dealer", "seq"),
+        ),
+        FeedKind(
+            "your_turn",
+            "It is my turn in a hand: the hand's seq to send as `expected_seq`, the phase, "
+            "the deadline (UTC; null without one).",
+            ("seat", "seq", "phase", "deadline"),
+        ),
+        FeedKind(
+            "claim_window",
+            "Out of my turn, the card on offer is one I may claim (`chiu` and/or `u`) until "
+            "the next move.",
+            ("seat", "seq", "card", "moves"),
+        ),
+        FeedKind(
+            "hand_ended",
+            "A hand of mine ended: the winner's seat (null for a draw).",
+            ("seat", "seq", "winner"),
+        ),
+        FeedKind(
+            "hand_settled",
+            "A hand of mine was settled in the Quan ledger: my seat's line of the settlement.",
+            ("seat", "seq", "quan"),
+        ),
+        FeedKind("hand_voided", "Staff voided a hand of mine (its settlement reversed).", ("seq",)),
+        FeedKind(
+            "seats_changed",
+            "A seat changed at one of my tables: who (`user_id`, `username`), which seat, and "
+            "`change` = joined, left or ready.",
+            ("change", "seat", "user_id", "username", "ready"),
+        ),
+        FeedKind(
+            "bonus_available",
+            "Today's daily bonus can be claimed (`POST /me/bonus`): its amount and local day.",
+            ("amount", "day"),
+        ),
+    )
+}

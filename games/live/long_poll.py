@@ -1,0 +1,464 @@
+"""Long polls and streams that hold no thread and no database connection under ASGI:
+``GET /hands/{id}?wait=N``, ``GET /hands/{id}/events?after_seq=S&wait=N``, ``GET
+/me/feed?wait=N``, ``GET /tables/{id}?wait=N`` and ``GET /tables?wait=N``; and the streams
+(``Accept: text/event-stream`` or ``application/x-ndjson``: ``games.live.streams``).
+
+How a long poll runs (:class:`LongPollApp`, the ASGI application around Django's):
+
+1. Django answers it as any request: middleware, authentication, throttles, the query's
+   validation, the visibility checks, the ETag. Every error is Django's own problem+json.
+2. When there is nothing new to say, the view does not wait: it takes the token's waiting slot
+   and returns a *pending* response (:func:`long_poll_pending`: no body, the marker header
+   ``X-Chan-Long-Poll``). Django then finishes the request: its thread ends and its database
+   connection goes back.
+3. This application keeps the pending response's headers (request id, CORS, ``Vary``,
+   ``RateLimit-*`` …) and waits on the process's subscription (``games.live.subscription``:
+   one Redis subscription per process) with no thread, next to thousands of others.
+4. When the hand's seq passes ``after_seq`` it answers with the new view, rendered once per
+   (hand, seq, seat) in this process and shared by every waiter of that seat (spectators share
+   one); on the timeout, with the hand as it is then (304 when the client's ETag still
+   matches). The body and headers are those the view itself would give. The renders run
+   before the waiters wake (``HandFeed.prepare``), in worker threads while the event loop is
+   idle; then each waiter only sends: thousands of answers leave in a burst.
+
+   A *replayed* wait (the feed, a table, the lobby: answers that are one player's or cheap)
+   is answered by Django itself once woken or timed out: the same request without ``wait``.
+
+Under WSGI (Django's test client, ``runserver``) the scope flag is absent and the views wait in
+their thread as before (``hand_store.hand_wait_for_seq``, ``games.live.waits``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import signal
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any, NamedTuple
+from urllib.parse import parse_qsl, urlencode
+
+from asgiref.sync import sync_to_async
+from django.db import close_old_connections
+from rest_framework.renderers import JSONRenderer
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from core import metrics
+from games.api.serializers import HandEventPageSerializer
+from games.hand_store import long_poll_slot_take, long_poll_slots_free
+from games.live import streams
+from games.live.subscription import Subscription as HandFeed
+from games.live.subscription import hand_feed
+from games.selectors.feed import feed_etag, feed_page
+from games.selectors.hands import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
+
+logger = logging.getLogger(__name__)
+
+SCOPE_FLAG = "chan.long_poll"  # set by LongPollApp: the views may answer "pending"
+MARKER_HEADER = "X-Chan-Long-Poll"
+_MARKER = MARKER_HEADER.lower().encode("ascii")
+_REPLACED = {_MARKER, b"content-length", b"content-type", b"etag"}
+_ANSWERS_KEPT = 1024
+
+Scope = dict[str, Any]
+Message = dict[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+
+class Pending(NamedTuple):
+    """What the view hands over to :class:`LongPollApp` (the marker header, as JSON)."""
+
+    kind: str  # "hand" (the view, with an ETag), "events" (a page after after_seq), "feed" (a
+    # player's page after after_seq, with an ETag), "replay" (Django answers once woken: a
+    # table, the lobby) or "stream" (games.live.streams)
+    hand: int  # the hand's id ("hand", "events", a hand's stream); else 0
+    seq: int  # the hand's seq when Django checked it
+    after_seq: int
+    seat: int | None  # whose view: None for a spectator's
+    wait: int
+    tags: list[str] | None = None  # the client's If-None-Match ("hand")
+    limit: int = 100  # the page's size ("events")
+    slot: str | None = None  # the waiting slot to free (hand_store.long_poll_slot_take)
+    topic: str | None = None  # what to wait on when not the hand (games.live.announce)
+    stream: str | None = None  # a stream's format: "sse" or "ndjson"
+    user: int | None = None  # a feed's owner
+
+    @property
+    def key(self) -> int | str:
+        """The subscription's topic this waits on."""
+        return self.topic if self.topic is not None else self.hand
+
+
+# ------------------------------------------------------------------------------ the view's side
+
+
+def long_poll_deferrable(request: Request) -> bool:
+    """Whether the request came through :class:`LongPollApp`, which can wait without a thread."""
+    scope = request.META.get("asgi.scope")  # chan_api.wsgi_threads keeps it in the environ
+    return bool(scope and scope.get(SCOPE_FLAG))
+
+
+def long_poll_pending(request: Request, pending: Pending) -> Response:
+    """The pending response: take the token's waiting slot (429 beyond
+    ``LONG_POLLS_PER_TOKEN``) and hand the wait over to :class:`LongPollApp`."""
+    slot = long_poll_slot_take(token_id=getattr(request.auth, "pk", None))
+    response = Response(status=200)
+    response[MARKER_HEADER] = json.dumps(pending._replace(slot=slot)._asdict())
+    response.chan_long_poll = True  # type: ignore[attr-defined]  # for the request's log line
+    return response
+
+
+# ---------------------------------------------------------------------------------- answers
+
+
+def _render(data: Any) -> bytes:
+    return JSONRenderer().render(data)
+
+
+def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
+    """The hand's ETag and view for ``seat`` as they are now (as ``HandDetailApi`` renders
+    them). Runs in a worker thread of the event loop's executor, which keeps its connection
+    for ``CONN_MAX_AGE`` as Django's own threads do."""
+    try:
+        hand = hand_get(hand_id=hand_id)
+        return hand_etag(hand.pk, hand.seq), _render(hand_view_for_seat(hand=hand, seat=seat))
+    finally:
+        close_old_connections()
+
+
+def _feed_answer(user_id: int, after: int, limit: int) -> tuple[str, bytes]:
+    """The player's feed page after ``after`` and its ETag, as ``MeFeedApi`` renders them."""
+    try:
+        page = feed_page(user_id=user_id, after=after, limit=limit)
+        return feed_etag(user_id, page["head"], after, limit), _render(page)
+    finally:
+        close_old_connections()
+
+
+def _events_answer(hand_id: int, seat: int | None, after_seq: int, limit: int) -> bytes:
+    try:
+        hand = hand_get(hand_id=hand_id)
+        page = hand_events_for_seat(hand=hand, seat=seat, after_seq=after_seq, limit=limit)
+        return _render(HandEventPageSerializer(page).data)
+    finally:
+        close_old_connections()
+
+
+class _Answers:
+    """Answers rendered after a wake-up, shared by every waiter that needs the same one (the
+    first renders it in a worker thread; the others await the same future)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[Any, ...], asyncio.Future[Any]] = OrderedDict()
+
+    def future(self, key: tuple[Any, ...], render: Callable[[], Any]) -> asyncio.Future[Any]:
+        """The answer for ``key``: rendered already, being rendered, or started now (again, if
+        the last try failed)."""
+        future = self._kept.get(key)
+        if future is None or (future.done() and future.exception() is not None):
+            future = asyncio.ensure_future(sync_to_async(render, thread_sensitive=False)())
+            future.add_done_callback(_log_failed_render)
+            self._kept[key] = future
+            while len(self._kept) > _ANSWERS_KEPT:
+                self._kept.popitem(last=False)
+        return future
+
+    async def get(self, key: tuple[Any, ...], render: Callable[[], Any]) -> Any:
+        future = self.future(key, render)
+        if future.done():  # prepared before the wake-up: the common case
+            return future.result()
+        return await asyncio.shield(future)
+
+
+def _log_failed_render(future: asyncio.Future[Any]) -> None:
+    """A render that failed: logged here, once, whether or not a waiter reads it (the next
+    waiter that needs it renders it again)."""
+    if not future.cancelled() and future.exception() is not None:
+        logger.warning("a long poll's answer could not be rendered", exc_info=future.exception())
+
+
+class _Answer(NamedTuple):
+    status: int
+    body: bytes
+    etag: str | None = None
+
+
+def _job(p: Pending, seq: int) -> tuple[tuple[Any, ...], Callable[[], Any]]:
+    """The key of ``p``'s answer at ``seq`` (the same for every waiter of the same seat and
+    page) and how to render it."""
+    if p.kind == "feed":
+        key = ("feed", p.user, seq, p.after_seq, p.limit)
+        return key, lambda: _feed_answer(p.user or 0, p.after_seq, p.limit)
+    if p.kind == "events":
+        key = ("events", p.hand, seq, p.seat, p.after_seq, p.limit)
+        return key, lambda: _events_answer(p.hand, p.seat, p.after_seq, p.limit)
+    return ("hand", p.hand, seq, p.seat), lambda: _hand_answer(p.hand, p.seat)
+
+
+async def _answer(pending: Pending, seq: int | None, answers: _Answers) -> _Answer:
+    """The answer at the hand's ``seq``, rendered once per process for every waiter of the same
+    seat (and page); at an unknown seq (the feed may have missed an announcement), rendered
+    for this waiter from the hand as it is now."""
+    p = pending
+    if p.kind == "hand" and seq is not None and p.tags is not None:
+        unchanged = hand_etag(p.hand, seq)
+        if _matches(p.tags, unchanged):
+            return _Answer(304, b"", unchanged)  # a timeout: nothing to render
+    key, render = _job(p, -1 if seq is None else seq)
+    if seq is None:
+        result = await sync_to_async(render, thread_sensitive=False)()
+    else:
+        result = await answers.get(key, render)
+    if p.kind == "events":
+        return _Answer(200, result)
+    etag, body = result
+    if p.tags is not None and _matches(p.tags, etag):
+        return _Answer(304, b"", etag)
+    return _Answer(200, body, etag)
+
+
+def _matches(tags: list[str], etag: str) -> bool:
+    return "*" in tags or etag in tags
+
+
+# --------------------------------------------------------------------------- the ASGI side
+
+
+_TIMED_OUT = -2  # what a waiter's future holds when no seq woke it (a seq is >= 0, -1: gone)
+_GONE = -3
+
+
+def _settle(future: asyncio.Future[int], why: int) -> None:
+    if not future.done():
+        future.set_result(why)
+
+
+class _WaitingGauge:
+    """The process's count of waiting long polls, written to ``chan_long_polls_waiting`` at most
+    every GAUGE_SECONDS rather than twice per poll (a multiprocess gauge's write takes a lock
+    and the process's id: thousands of them in a row delayed the last answers of a wake-up)."""
+
+    GAUGE_SECONDS = 0.1
+
+    def __init__(self) -> None:
+        self.count = 0
+        self._due: asyncio.AbstractEventLoop | None = None  # the loop a write is due on
+
+    def add(self, n: int) -> None:
+        self.count += n
+        loop = asyncio.get_running_loop()
+        if self._due is not loop:  # (a write due on a loop closed since would never come)
+            self._due = loop
+            loop.call_later(self.GAUGE_SECONDS, self._write)
+
+    def _write(self) -> None:
+        self._due = None
+        metrics.LONG_POLLS_WAITING.set(self.count)
+
+
+_gauge = _WaitingGauge()
+
+
+def _marker(headers: list[tuple[bytes, bytes]]) -> Pending | None:
+    for name, value in headers:
+        if name.lower() == _MARKER:
+            return Pending(**json.loads(value))
+    return None
+
+
+def _without_wait(scope: Scope) -> Scope:
+    query = [(k, v) for k, v in parse_qsl(scope.get("query_string", b"").decode("latin-1"))]
+    kept = urlencode([(k, v) for k, v in query if k != "wait"]).encode("latin-1")
+    return {**scope, "query_string": kept}
+
+
+def _replayed_body(receive: Receive) -> Receive:
+    """``receive`` for a second pass through Django: the (empty) body again, then the client's
+    own messages (its disconnect)."""
+    first = True
+
+    async def replay() -> Message:
+        nonlocal first
+        if first:
+            first = False
+            return {"type": "http.request", "body": b"", "more_body": False}
+        return await receive()
+
+    return replay
+
+
+class LongPollApp:
+    """The ASGI application: Django's, with long polls that wait here (module docstring)."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        self.app = app
+        self.answers = _Answers()
+        self._slots_to_free: list[str] = []
+        self._freeing: asyncio.Task[None] | None = None
+        self._waiting: set[asyncio.Future[int]] = set()
+        self._stopping = False
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            self._answer_early_on_exit_signals()
+        if not (
+            scope["type"] == "http"
+            and scope["method"] == "GET"
+            and (b"wait=" in scope.get("query_string", b"") or streams.asks_for_stream(scope))
+        ):
+            return await self.app(scope, receive, send)
+        feed = hand_feed()
+        await feed.start()  # subscribed before Django reads the seq: no announcement is missed
+        epoch = feed.epoch  # (and if one is missed from now on, the epoch moves)
+        held: list[Message] = []
+
+        async def hold_pending(message: Message) -> None:
+            if message["type"] == "http.response.start" and _marker(message["headers"]):
+                held.append(message)
+            elif not held:
+                await send(message)
+
+        await self.app({**scope, SCOPE_FLAG: True}, receive, hold_pending)
+        if held:
+            await self._wait_and_answer(scope, held[0], receive, send, feed, epoch)
+
+    async def _prepare(self, hand_id: int, seq: int, pendings: list[Pending]) -> None:
+        """Render the answers an announcement's waiters will need, before they wake
+        (``HandFeed.prepare``): one per seat and page, in worker threads, at the same time."""
+        started = time.perf_counter()
+        jobs = dict(_job(p, seq) for p in pendings if p.kind in ("hand", "events", "feed"))
+        jobs.update(streams.job(p, seq, p.after_seq) for p in pendings if p.kind == "stream")
+        if not jobs:
+            return  # (replayed waits: Django answers each)
+        await asyncio.wait([self.answers.future(key, render) for key, render in jobs.items()])
+        logger.info(
+            "hand %s at seq %s: waking %s long polls (%s answers rendered in %.0f ms)",
+            hand_id,
+            seq,
+            len(pendings),
+            len(jobs),
+            (time.perf_counter() - started) * 1000,
+        )
+
+    async def _wait_and_answer(
+        self,
+        scope: Scope,
+        start: Message,
+        receive: Receive,
+        send: Send,
+        feed: HandFeed,
+        epoch: int,
+    ) -> None:
+        pending = _marker(start["headers"])
+        assert pending is not None
+        # The answer's headers but those it replaces, made now rather than after the wake-up,
+        # when thousands of answers queue behind one another.
+        kept = [(k, v) for k, v in start["headers"] if k.lower() not in _REPLACED]
+        if feed.prepare is None:
+            feed.prepare = self._prepare
+        # One future says why the wait ends: the feed's seq, the timeout or the client gone.
+        if pending.kind == "stream":
+            try:
+                await streams.stream(pending, start, receive, send, feed, self)
+            finally:
+                if pending.slot is not None:
+                    self._free_slot(pending.slot)
+            return
+        woken = feed.wait_future(pending.key, pending.after_seq, pending)
+        self._waiting.add(woken)
+        _gauge.add(1)
+        gone: asyncio.Future[Message] | None = None
+        timer: asyncio.TimerHandle | None = None
+        try:
+            if self._stopping:
+                _settle(woken, _TIMED_OUT)
+            gone = asyncio.ensure_future(receive())  # http.disconnect when the client goes
+            gone.add_done_callback(lambda _: _settle(woken, _GONE))
+            timer = asyncio.get_running_loop().call_later(pending.wait, _settle, woken, _TIMED_OUT)
+            seq: int | None = await woken
+            if seq == _GONE:
+                return  # nobody to answer
+            if pending.kind == "replay":  # Django answers: the request again, without wait
+                return await self.app(_without_wait(scope), _replayed_body(receive), send)
+            if seq == _TIMED_OUT:  # the seq is the same unless the feed missed something
+                seq = feed.seq_if_known(pending.key, pending.seq, epoch)
+            try:
+                if seq == -1:
+                    raise LookupError("the hand is gone")
+                answer = await _answer(pending, seq, self.answers)
+            except Exception:
+                # Whatever went wrong (a hand gone, a database away) Django says it, as it
+                # would to a poll without wait: its problem+json, status and headers.
+                logger.warning(
+                    "long poll on hand %s: answered by Django", pending.hand, exc_info=True
+                )
+                return await self.app(_without_wait(scope), _replayed_body(receive), send)
+            headers = kept
+            if answer.etag is not None:
+                headers.append((b"ETag", answer.etag.encode("ascii")))
+            if answer.status == 200:
+                headers.append((b"Content-Type", b"application/json"))
+            headers.append((b"Content-Length", str(len(answer.body)).encode("ascii")))
+            await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+            await send({"type": "http.response.body", "body": answer.body})
+        finally:
+            _gauge.add(-1)
+            if timer is not None:
+                timer.cancel()
+            self._waiting.discard(woken)
+            feed.forget(pending.key, woken)
+            if gone is not None:
+                gone.cancel()
+            if pending.slot is not None:
+                self._free_slot(pending.slot)
+
+    def _answer_early_on_exit_signals(self) -> None:
+        """When the server is told to stop (SIGTERM from gunicorn on a deploy, SIGINT), answer
+        every waiting poll at once, as on its timeout, and every poll that arrives meanwhile:
+        the server would otherwise wait for them up to their 30 s, its whole graceful timeout,
+        and could be killed before they are answered. The server's own handler runs next.
+        Only in the main thread, where the server's handlers are (a test's server in another
+        thread has none)."""
+        if threading.current_thread() is not threading.main_thread():
+            return
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            server_handler = signal.getsignal(signum)
+            if not callable(server_handler) or getattr(server_handler, "chan_long_polls", False):
+                continue  # the default or ignored (nobody stops here), or ours already
+
+            def on_signal(signum: int, frame: Any, server_handler: Any = server_handler) -> None:
+                try:
+                    loop.call_soon_threadsafe(self._answer_all)
+                except RuntimeError:
+                    pass  # the loop is closed: nobody waits any more
+                finally:
+                    server_handler(signum, frame)
+
+            on_signal.chan_long_polls = True  # type: ignore[attr-defined]
+            signal.signal(signum, on_signal)
+
+    def _answer_all(self) -> None:
+        self._stopping = True
+        for woken in list(self._waiting):
+            _settle(woken, _TIMED_OUT)
+
+    def _free_slot(self, slot: str) -> None:
+        """Free waiting slots in batches, in a worker thread, after the answers are sent."""
+        self._slots_to_free.append(slot)
+        if self._freeing is None or self._freeing.done():
+            self._freeing = asyncio.ensure_future(self._free_slots())
+
+    async def _free_slots(self) -> None:
+        await asyncio.sleep(0.02)  # after the other answers of the same wake-up: no thread then
+        while self._slots_to_free:
+            slots, self._slots_to_free = self._slots_to_free, []
+            try:
+                await sync_to_async(long_poll_slots_free, thread_sensitive=False)(slots)
+            except Exception:
+                logger.warning("could not free %s long-poll slots", len(slots), exc_info=True)

@@ -1,0 +1,262 @@
+"""The players' feeds (issue 22): the services append what concerns a player, in the same
+transaction as the fact, and announce it on commit (``games.live.announce``).
+
+A player's entries are numbered 1, 2, 3 … in commit order: the writer takes the player's
+transaction-level advisory lock, reads the last seq and appends after it, so a reader that has
+seen seq N will never find a later commit below N (docs/decisions.md, "The player's feed").
+Users are locked in id order and the feed is written last in every transaction that writes it
+(no wallet lock is taken after a feed lock), so the locks never wait on one another in a cycle;
+a settlement's or a void's entries are appended just after its commit, since the pot's refunds
+lock wallets after its record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import connection, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games.live.announce import announce_on_commit, feed_topic, lobby_topic, table_topic
+from games.live.kinds import FEED_KINDS
+from games.models import FeedEntry, Hand, Seat
+from games.rules.cards import code
+from games.rules.engine import apply
+from games.rules.errors import RuleError
+from games.rules.moves import Chiu, U
+from games.rules.state import HandState
+
+FEED_LOCK_SPACE = 22_001  # pg_advisory_xact_lock(space, user id): one player's feed
+
+
+@dataclass(frozen=True, slots=True)
+class FeedNote:
+    """An entry to append (its seq comes from :func:`feed_append`)."""
+
+    user_id: int
+    kind: str
+    key: str
+    table_id: int | None = None
+    hand_id: int | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+_HEAD_SQL = """
+    SELECT coalesce(max(seq), 0), coalesce(array_agg(key) FILTER (WHERE key = ANY(%s)), '{}')
+    FROM games_feedentry WHERE user_id = %s
+"""
+
+
+def feed_append(*, notes: list[FeedNote]) -> dict[int, int]:
+    """Append ``notes`` (a note whose ``key`` the player's feed already has is left out) and
+    announce each player's new last seq once the transaction commits. Returns each player's
+    last seq. Call it last in the transaction (module docstring)."""
+    for note in notes:
+        if note.kind not in FEED_KINDS:
+            raise ValueError(f"not a feed kind: {note.kind}")
+    by_user: dict[int, list[FeedNote]] = {}
+    for note in notes:
+        by_user.setdefault(note.user_id, []).append(note)
+    heads: dict[int, int] = {}
+    with transaction.atomic():
+        rows = []
+        for user_id in sorted(by_user):
+            mine = by_user[user_id]
+            with connection.cursor() as cursor:
+                if connection.vendor == "postgresql":
+                    cursor.execute(
+                        "SELECT pg_advisory_xact_lock(%s, %s)", [FEED_LOCK_SPACE, user_id]
+                    )
+                    cursor.execute(_HEAD_SQL, [[n.key for n in mine], user_id])
+                    head, known = cursor.fetchone()
+                else:  # SQLite (embedded dev): one writer at a time anyway
+                    entries = FeedEntry.objects.filter(user_id=user_id)
+                    head = max(entries.values_list("seq", flat=True), default=0)
+                    known = list(
+                        entries.filter(key__in=[n.key for n in mine]).values_list("key", flat=True)
+                    )
+            seen = set(known)
+            for note in mine:
+                if note.key in seen:
+                    continue
+                seen.add(note.key)
+                head += 1
+                rows.append(
+                    FeedEntry(
+                        user_id=user_id,
+                        seq=head,
+                        kind=note.kind,
+                        key=note.key[:100],
+                        table_id=note.table_id,
+                        hand_id=note.hand_id,
+                        data=note.data,
+                    )
+                )
+            heads[user_id] = head
+        FeedEntry.objects.bulk_create(rows)
+    for user_id, head in heads.items():
+        announce_on_commit(feed_topic(user_id), head)
+    return heads
+
+
+# ------------------------------------------------------------------------------ from hands
+
+
+def _claims(state: HandState, seat: int) -> list[str]:
+    """The claims ``seat`` may make out of its turn on the card on offer (the engine decides)."""
+    exposed = state.exposed
+    if exposed is None or seat == state.actor():
+        return []
+    moves = []
+    for name, move in (("chiu", Chiu(seat, exposed.card)), ("u", U(seat))):
+        try:
+            apply(state, move)
+        except RuleError:
+            continue
+        moves.append(name)
+    return moves
+
+
+def _deadline(hand: Hand) -> str | None:
+    if hand.deadline_at is None:
+        return None
+    return hand.deadline_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def feed_hand_changed(*, hand: Hand, state: HandState, record: str | None = None) -> None:
+    """The entries a hand's new event makes for its players (``record``: the type of a record
+    appended to an ended hand, ``settled`` or ``voided``): dealt, whose turn, open claims, the
+    end, the settlement. In the caller's transaction, after the event is appended."""
+    seats = hand.seat_list()
+    common = {"table_id": hand.table_id, "hand_id": hand.pk}
+    notes: list[FeedNote] = []
+    h, seq = hand.pk, hand.seq
+    if record == "settled":
+        lines = (hand.quan or {}).get("seats") or []
+        for s in seats:
+            line = lines[s.position] if s.position < len(lines) else None
+            data = {"seat": s.position, "seq": seq, "quan": line}
+            notes.append(FeedNote(s.user_id, "hand_settled", f"settled:{h}", data=data, **common))
+    elif record == "voided":
+        for s in seats:
+            notes.append(
+                FeedNote(s.user_id, "hand_voided", f"voided:{h}", data={"seq": seq}, **common)
+            )
+    elif record is None:
+        if seq == 0:
+            for s in seats:
+                data = {"seat": s.position, "dealer": hand.dealer, "seq": seq}
+                notes.append(FeedNote(s.user_id, "hand_dealt", f"dealt:{h}", data=data, **common))
+        if state.ended:
+            winner = state.win.seat if state.win is not None else None
+            for s in seats:
+                data = {"seat": s.position, "seq": seq, "winner": winner}
+                notes.append(FeedNote(s.user_id, "hand_ended", f"ended:{h}", data=data, **common))
+        else:
+            actor = state.actor()
+            for s in seats:
+                if s.left_at is not None:
+                    continue
+                if s.position == actor:
+                    data = {
+                        "seat": s.position,
+                        "seq": seq,
+                        "phase": state.phase.value,
+                        "deadline": _deadline(hand),
+                    }
+                    notes.append(
+                        FeedNote(s.user_id, "your_turn", f"turn:{h}:{seq}", data=data, **common)
+                    )
+                elif claims := _claims(state, s.position):
+                    data = {
+                        "seat": s.position,
+                        "seq": seq,
+                        "card": code(state.exposed.card),  # type: ignore[union-attr]
+                        "moves": claims,
+                    }
+                    notes.append(
+                        FeedNote(s.user_id, "claim_window", f"claim:{h}:{seq}", data=data, **common)
+                    )
+    if seq == 0 or state.ended or record is not None:
+        table_changed_on_commit(hand.table_id)  # the table's status and hand moved
+    if not notes:
+        return
+    if record is None:
+        feed_append(notes=notes)
+    else:
+        # A record's transaction still moves Quan after it (the pot's refunds lock wallets):
+        # its entries are appended once it commits, in a transaction of their own, so that no
+        # feed lock is ever held while a wallet is waited for.
+        transaction.on_commit(lambda: feed_append(notes=notes), robust=True)
+
+
+# ------------------------------------------------------------------------------ from tables
+
+
+def feed_table_changed(
+    *, table_id: int, change: str, user: Any, seat: int | None, ready: bool = False
+) -> None:
+    """A seat changed at ``table_id`` (``change``: joined, left, ready): an entry for every
+    human seated there (and the one who left), and the table's and the lobby's waiters wake on
+    commit. In the caller's transaction, last."""
+    seated = set(
+        Seat.objects.filter(table_id=table_id, player__is_bot=False).values_list(
+            "player_id", flat=True
+        )
+    )
+    if not getattr(user, "is_bot", False):
+        seated.add(user.pk)
+    stamp = time.time_ns()
+    data = {
+        "change": change,
+        "seat": seat,
+        "user_id": user.pk,
+        "username": user.username,
+        "ready": ready,
+    }
+    notes = [
+        FeedNote(
+            uid,
+            "seats_changed",
+            f"seats:{table_id}:{stamp}:{user.pk}:{change}",
+            table_id=table_id,
+            data=data,
+        )
+        for uid in sorted(seated)
+    ]
+    if notes:
+        feed_append(notes=notes)
+    table_changed_on_commit(table_id)
+
+
+def table_changed_on_commit(table_id: int) -> None:
+    """Wake the waiters of the table and of the lobby once the transaction commits."""
+    announce_on_commit(table_topic(table_id), None)
+    announce_on_commit(lobby_topic(), None)
+
+
+# ------------------------------------------------------------------------------ from the account
+
+
+def feed_bonus_check(*, user: User, now: Any = None) -> None:
+    """Append ``bonus_available`` once a day while today's daily bonus is not claimed (checked
+    when the player reads its feed: the bonus opens at midnight, with nobody to write it)."""
+    from accounts.ledger import _local_day, daily_bonus_amount
+    from accounts.models import LedgerTransaction
+
+    if getattr(user, "is_bot", False):
+        return
+    day, _next = _local_day(now or timezone.now())
+    key = f"bonus:{day.isoformat()}"
+    if FeedEntry.objects.filter(user_id=user.pk, key=key).exists():
+        return
+    if LedgerTransaction.objects.filter(
+        idempotency_key=f"bonus:daily:{user.pk}:{day.isoformat()}"
+    ).exists():
+        return
+    data = {"amount": daily_bonus_amount(user), "day": day.isoformat()}
+    feed_append(notes=[FeedNote(user.pk, "bonus_available", key, data=data)])
