@@ -5,25 +5,36 @@ adjustments and hand settlements (games) all go through it. On PostgreSQL the da
 what must never happen even if this module had a bug (migration accounts 0004): an unbalanced
 transaction, a non-issuance balance below zero, an edited or deleted ledger row.
 
+Sub-accounts and chains (accounts 0017): the house and the issuance account are families, a
+parent and ``CHAN_HOUSE_SHARDS`` children; a hand's fee goes to the house child ``table id mod N``
+of its table and a player's grants come from the issuance child ``user id mod N``, so settlements
+at different tables do not queue on one row. The ledger has one hash chain per shard: a
+transaction extends the chain of its house or issuance child, else of its table, hand's table or
+user (:func:`_chain_of`).
+
 A wallet's holds (accounts/holds.py) are not to be spent: a leg that would take a balance below
 what the account holds is refused like an overdraft.
 
 Lock order: whoever also locks a hand or a table locks it first (games), then the ledger accounts
 of the transaction, all at once, in ascending primary key (``SELECT … FOR UPDATE ORDER BY id``),
-then the ledger head (the transaction-level advisory lock ``LEDGER_HEAD_LOCK``, held to the
-commit), which serialises the hash chain: each transaction's ``prev_hash`` is the hash of the one
-before it (accounts/ledger_hash.py; a database trigger, accounts 0012, refuses any other).
-So two settlements touching the same wallets in any order queue up instead of deadlocking. A
-database transaction that books a second ledger transaction (a settlement, then a leaving
-player's pot refund) locks that one's accounts while holding the head: should another session
-hold one of them and wait for the head, PostgreSQL's deadlock detector aborts one of the two and
-its caller retries (the settlement task does).
+then the head of the transaction's chain (the transaction-level advisory lock
+``LEDGER_HEAD_LOCK + chain``, held to the commit), which serialises that chain: each
+transaction's ``prev_hash`` is the hash of the one before it on its chain (accounts/ledger_hash.py;
+a database trigger, accounts 0017, refuses any other). All three are taken by one statement
+(``chan_ledger_lock``), the rows and entries written by a second. So two settlements touching the
+same wallets in any order queue up instead of deadlocking, and two on different shards share no
+lock but their players' wallets. A database transaction that books a second ledger transaction (a
+settlement, then a leaving player's pot refund) locks that one's accounts while holding a chain
+head; both are on the table's chain, so they take no second head, but should another
+session hold one of the second's accounts and wait for that head, PostgreSQL's deadlock detector
+aborts one of the two and its caller retries (the settlement task does).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -32,9 +43,9 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.ledger_hash import GENESIS, LEDGER_HEAD_LOCK, ledger_tx_hash
+from accounts.ledger_hash import GENESIS, ledger_tx_hash
 from accounts.limit_selectors import bonus_check
-from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
+from accounts.models import LedgerAccount, LedgerTransaction, User
 from core import metrics
 from core.errors import Conflict, InvalidInput
 
@@ -69,15 +80,52 @@ def wallet_for(user: User) -> LedgerAccount:
     return _account_get_or_create(kind=LedgerAccount.Kind.WALLET, user=user)
 
 
-def house_account() -> LedgerAccount:
-    """The house: it collects the fees of hands (RULES.md §11)."""
-    return _account_get_or_create(kind=LedgerAccount.Kind.HOUSE)
+def ledger_shards() -> int:
+    """How many sub-accounts the house and the issuance account have (``CHAN_HOUSE_SHARDS``),
+    which is also how many hash chains the ledger has."""
+    return max(1, int(settings.CHAN_HOUSE_SHARDS))
 
 
-def issuance_account() -> LedgerAccount:
+def shard_of(obj: Any) -> int:
+    """The shard of a user or a table: its id mod ``CHAN_HOUSE_SHARDS``."""
+    return int(obj.pk) % ledger_shards()
+
+
+def _family_account(kind: str, shard: int | None) -> LedgerAccount:
+    """The parent of ``kind`` (``shard`` None) or its child ``shard`` (created on first use)."""
+    if shard is None:
+        return _account_get_or_create(kind=kind, parent=None)
+    if isinstance(shard, bool) or not isinstance(shard, int) or shard < 0:
+        raise InvalidInput(_("A shard is a whole number from 0."), code="invalid")
+    # (kind, shard) names one child: only the house and issuance families have shards.
+    child = LedgerAccount.objects.filter(kind=kind, shard=shard, parent__isnull=False).first()
+    if child is not None:
+        return child
+    parent = _account_get_or_create(kind=kind, parent=None)
+    return _account_get_or_create(kind=kind, parent=parent, shard=shard)
+
+
+def house_account(*, shard: int | None = None, hand: Any = None) -> LedgerAccount:
+    """The house: it collects the fees of hands (RULES.md §11). A hand's fee goes to the house's
+    sub-account ``table id mod CHAN_HOUSE_SHARDS`` of the hand's table (``hand=``; or ``shard=``
+    directly), so that settlements at different tables do not queue on one row, while all the
+    ledger transactions of one table (which its row lock serialises anyway) share one shard and
+    one chain; with neither, the parent, whose own balance is what the house held before the
+    split (accounts 0017). The house's balance is the family's sum
+    (``ledger_selectors.house_balance``)."""
+    if hand is not None:
+        shard = int(hand.table_id) % ledger_shards()
+    return _family_account(LedgerAccount.Kind.HOUSE, shard)
+
+
+def issuance_account(*, shard: int | None = None, user: Any = None) -> LedgerAccount:
     """The counterpart of every grant, bonus and admin adjustment: the only account that may
-    go below zero; minus its balance is all the Quan ever put into play."""
-    return _account_get_or_create(kind=LedgerAccount.Kind.ISSUANCE)
+    go below zero; minus its balance is all the Quan ever put into play. A player's grants come
+    from the sub-account ``user id mod CHAN_HOUSE_SHARDS`` (``user=``; or ``shard=``); with
+    neither, the parent (see :func:`house_account`)."""
+    if user is not None:
+        shard = shard_of(user)
+    return _family_account(LedgerAccount.Kind.ISSUANCE, shard)
 
 
 def pot_account(table: Any) -> LedgerAccount:
@@ -129,13 +177,111 @@ def _pk(obj: Any) -> int | None:
     return None if obj is None else obj.pk
 
 
-def _ledger_head_lock() -> str:
-    """Take the ledger head (held to the commit; after the accounts' locks) and return the hash
-    of the last transaction (``GENESIS`` on an empty ledger)."""
+def _chain_of(legs: Sequence[tuple[LedgerAccount, int]], **owners: Any) -> int:
+    """The hash chain a transaction extends: the shard of its house or issuance sub-account if
+    it has one, else that of its table, its hand's table or its user (in that order), else
+    chain 0. So a table's settlements, pot moves and refunds all extend the table's chain (one
+    chain head per database transaction, whatever it books), and a player's grants the chain of
+    the player's issuance shard."""
+    shards = sorted(account.shard for account, _amount in legs if account.shard is not None)
+    if shards:
+        return shards[0] % ledger_shards()
+    if owners.get("table") is not None:
+        return shard_of(owners["table"])
+    if owners.get("hand") is not None:
+        return int(owners["hand"].table_id) % ledger_shards()
+    if owners.get("user") is not None:
+        return shard_of(owners["user"])
+    return 0
+
+
+@dataclass(frozen=True, slots=True)
+class LockedAccount:
+    """An account of a transaction being posted, as read under its row lock."""
+
+    pk: int
+    kind: str
+    balance: int
+    held: int
+
+
+@dataclass(frozen=True, slots=True)
+class PostLocks:
+    """What the first round trip of a post returns (``chan_ledger_lock``, accounts 0017): the
+    accounts locked in ascending id, the hash at the head of the chain (now held to the commit)
+    and the id of a transaction already booked under the key, if any."""
+
+    accounts: list[LockedAccount]
+    head: str
+    existing: int | None
+
+
+def _post_lock(account_ids: Sequence[int], *, chain: int, key: str) -> PostLocks:
+    """Lock the accounts (``SELECT … FOR UPDATE`` in ascending id), then the chain's head (the
+    advisory lock ``LEDGER_HEAD_LOCK + chain``, to the commit), then look the key up: one
+    statement."""
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [LEDGER_HEAD_LOCK])
-    head = LedgerTransaction.objects.order_by("-id").values_list("hash", flat=True).first()
-    return head if head is not None else GENESIS
+        cursor.execute(
+            "SELECT o_ids, o_kinds, o_balances, o_held, o_head, o_existing"
+            " FROM chan_ledger_lock(%s::bigint[], %s, %s)",
+            [list(account_ids), chain, key],
+        )
+        ids, kinds, balances, held, head, existing = cursor.fetchone()
+    return PostLocks(
+        accounts=[LockedAccount(*row) for row in zip(ids, kinds, balances, held, strict=True)],
+        head=head or GENESIS,
+        existing=existing,
+    )
+
+
+def _check_funds(locked: Sequence[LockedAccount], legs: Mapping[int, int]) -> None:
+    """Refuse a leg that would take a non-issuance account below zero (under its row lock).
+    The one place the post path asks whether an account can pay."""
+    for account in locked:
+        amount = legs[account.pk]
+        if account.kind != LedgerAccount.Kind.ISSUANCE and account.balance + amount < 0:
+            raise Conflict(
+                _("Not enough Quan: %(needed)s needed, %(balance)s available."),
+                code="insufficient_balance",
+                extra={"needed": -amount, "balance": account.balance, "account_id": account.pk},
+                needed=-amount,
+                balance=account.balance,
+            )
+        if account.held and account.balance + amount < account.held:
+            # Quan held for seats is not to be spent (accounts/holds.py; the database
+            # refuses it too, accounts 0014).
+            available = account.balance - account.held
+            raise Conflict(
+                _("Not enough Quan: %(needed)s needed, %(available)s available (%(held)s held)."),
+                code="insufficient_balance",
+                extra={
+                    "needed": -amount,
+                    "balance": account.balance,
+                    "available": available,
+                    "held": account.held,
+                    "account_id": account.pk,
+                },
+                needed=-amount,
+                available=available,
+                held=account.held,
+            )
+
+
+INSERT_TX_AND_ENTRIES = """
+WITH tx AS (
+    INSERT INTO accounts_ledgertransaction
+        (kind, idempotency_key, memo, user_id, hand_id, table_id, prev_hash, hash, chain,
+         created_at)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+    ON CONFLICT (idempotency_key) DO NOTHING
+    RETURNING id
+)
+INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
+SELECT tx.id, leg.account_id, leg.amount, 0
+FROM tx, unnest(%s::bigint[], %s::bigint[]) AS leg(account_id, amount)
+ORDER BY leg.account_id
+RETURNING transaction_id
+"""
 
 
 def ledger_post(
@@ -157,8 +303,8 @@ def ledger_post(
     refused (``insufficient_balance``, with ``needed``, ``balance`` and ``account_id``).
 
     Locks: the legs' accounts, ``SELECT … FOR UPDATE`` in ascending id, after any hand or table
-    lock the caller holds, then the ledger head (see the module docstring). Runs in the caller's
-    transaction if any.
+    lock the caller holds, then the head of its chain (see the module docstring). Runs in the
+    caller's transaction if any.
     """
     tx, _booked = _post(kind=kind, key=key, legs=legs, memo=memo, user=user, hand=hand, table=table)
     return tx
@@ -193,86 +339,68 @@ def _post(
             total=total,
         )
 
+    chain = _chain_of(legs, hand=hand, user=user, table=table)
+    account_ids = sorted(merged)
     with transaction.atomic():
-        locked = list(
-            LedgerAccount.objects.select_for_update().filter(pk__in=merged).order_by("pk")
-        )
-        if len(locked) != len(merged):
+        locks = _post_lock(account_ids, chain=chain, key=key)
+        if len(locks.accounts) != len(merged):
             raise InvalidInput(_("A ledger leg names an unknown account."), code="invalid")
-        prev = _ledger_head_lock()
         # Under the locks, a committed transaction with this key is visible (READ COMMITTED).
-        existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
-        if existing is not None:
+        if locks.existing is not None:
+            existing = LedgerTransaction.objects.get(pk=locks.existing)
             return _replay(existing, kind, merged), False
-        for account in locked:
-            amount = merged[account.pk]
-            if account.kind != LedgerAccount.Kind.ISSUANCE and account.balance + amount < 0:
-                raise Conflict(
-                    _("Not enough Quan: %(needed)s needed, %(balance)s available."),
-                    code="insufficient_balance",
-                    extra={
-                        "needed": -amount,
-                        "balance": account.balance,
-                        "account_id": account.pk,
-                    },
-                    needed=-amount,
-                    balance=account.balance,
-                )
-            if account.held and account.balance + amount < account.held:
-                # Quan held for seats is not to be spent (accounts/holds.py; the database
-                # refuses it too, accounts 0014).
-                available = account.balance - account.held
-                raise Conflict(
-                    _(
-                        "Not enough Quan: %(needed)s needed, %(available)s available "
-                        "(%(held)s held)."
-                    ),
-                    code="insufficient_balance",
-                    extra={
-                        "needed": -amount,
-                        "balance": account.balance,
-                        "available": available,
-                        "held": account.held,
-                        "account_id": account.pk,
-                    },
-                    needed=-amount,
-                    available=available,
-                    held=account.held,
-                )
-        try:
-            with transaction.atomic():  # a savepoint: losing the key race leaves us usable
-                memo = memo[:255]
-                tx = LedgerTransaction.objects.create(
-                    kind=kind,
-                    idempotency_key=key,
-                    memo=memo,
-                    user=user,
-                    hand=hand,
-                    table=table,
-                    prev_hash=prev,
-                    hash=ledger_tx_hash(
-                        prev=prev,
-                        kind=kind,
-                        key=key,
-                        memo=memo,
-                        user=_pk(user),
-                        hand=_pk(hand),
-                        table=_pk(table),
-                        entries=merged.items(),
-                    ),
-                )
-        except IntegrityError:
+        _check_funds(locks.accounts, merged)
+        memo = memo[:255]
+        digest = ledger_tx_hash(
+            prev=locks.head,
+            kind=kind,
+            key=key,
+            memo=memo,
+            user=_pk(user),
+            hand=_pk(hand),
+            table=_pk(table),
+            entries=merged.items(),
+        )
+        now = timezone.now()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                INSERT_TX_AND_ENTRIES,
+                [
+                    kind,
+                    key,
+                    memo,
+                    _pk(user),
+                    _pk(hand),
+                    _pk(table),
+                    locks.head,
+                    digest,
+                    chain,
+                    now,
+                    account_ids,
+                    [merged[pk] for pk in account_ids],
+                ],
+            )
+            rows = cursor.fetchall()
+        if not rows:
             # The same key, booked at the same time on other accounts (whose locks we do not
-            # hold), committed first. Any other integrity error is a bug and stays one.
-            existing = LedgerTransaction.objects.filter(idempotency_key=key).first()
-            if existing is None:
-                raise
+            # hold), committed first: ON CONFLICT inserted nothing.
+            existing = LedgerTransaction.objects.get(idempotency_key=key)
             return _replay(existing, kind, merged), False
-        entries = [
-            LedgerEntry(transaction=tx, account=account, amount=merged[account.pk])
-            for account in locked
-        ]
-        LedgerEntry.objects.bulk_create(entries)
+        tx = LedgerTransaction(
+            pk=rows[0][0],
+            kind=kind,
+            idempotency_key=key,
+            memo=memo,
+            user=user,
+            hand=hand,
+            table=table,
+            prev_hash=locks.head,
+            hash=digest,
+            chain=chain,
+            created_at=now,
+        )
+        tx._state.adding = False
+        tx._state.db = connection.alias
         metrics.ledger_booked(kind=kind)
     return tx, True
 
@@ -302,7 +430,7 @@ def welcome_grant_book(*, user: User) -> LedgerTransaction:
     return ledger_post(
         kind=Kind.WELCOME_GRANT,
         key=f"grant:welcome:{user.pk}",
-        legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+        legs=[(issuance_account(user=user), -amount), (wallet_for(user), amount)],
         memo="Welcome grant",
         user=user,
     )
@@ -357,7 +485,7 @@ def bonus_claim(*, user: User, now: dt.datetime | None = None) -> LedgerTransact
         tx, booked = _post(
             kind=Kind.DAILY_BONUS,
             key=key,
-            legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+            legs=[(issuance_account(user=user), -amount), (wallet_for(user), amount)],
             memo=f"Daily bonus {day.isoformat()}",
             user=user,
             hand=None,
@@ -399,7 +527,7 @@ def balance_adjust(
     return ledger_post(
         kind=Kind.ADJUSTMENT,
         key=f"adjust:{key}:{user.pk}",
-        legs=[(issuance_account(), -amount), (wallet_for(user), amount)],
+        legs=[(issuance_account(user=user), -amount), (wallet_for(user), amount)],
         memo=f"{reason}{by}"[:255],
         user=user,
     )

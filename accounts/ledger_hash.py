@@ -9,5 +9,6 @@ from games.rules.ledger_chain import GENESIS, ledger_tx_hash
 
 __all__ = ["GENESIS", "LEDGER_HEAD_LOCK", "ledger_tx_hash"]
 
-# The transaction-level advisory lock that serialises appends to the chain (accounts/ledger.py).
+# The transaction-level advisory locks that serialise appends to the chains: chain c's is
+# LEDGER_HEAD_LOCK + c (accounts/ledger.py, accounts 0017).
 LEDGER_HEAD_LOCK = 0x4C45444745525F48  # "LEDGER_H"

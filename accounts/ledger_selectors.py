@@ -29,6 +29,23 @@ def wallet_balance(user: User) -> int:
     return balance or 0
 
 
+def family_balance(kind: str) -> int:
+    """The balance of the house or the issuance account (``kind``): the sum over the family,
+    the parent (what it held before the split, accounts 0017) and its sub-accounts."""
+    total = LedgerAccount.objects.filter(kind=kind).aggregate(total=Sum("balance"))["total"]
+    return total or 0
+
+
+def house_balance() -> int:
+    """All the fees the house has collected: the sum of the house and its sub-accounts."""
+    return family_balance(LedgerAccount.Kind.HOUSE)
+
+
+def issuance_balance() -> int:
+    """Minus all the Quan ever put into play: the sum of the issuance family."""
+    return family_balance(LedgerAccount.Kind.ISSUANCE)
+
+
 @dataclass(frozen=True, slots=True)
 class LedgerPage:
     """Entries of one wallet, newest first; ``next_cursor`` continues after the last one."""
@@ -152,18 +169,19 @@ CHAIN_BATCH = 2_000
 
 
 def check_chain() -> list[LedgerProblem]:
-    """Each transaction's ``prev_hash`` is the hash of the one before it (by id) and its
-    ``hash`` is that of its content and its entries as they are now (accounts/ledger_hash.py):
-    an entry added to an old transaction, or any edit made with the triggers off, breaks it."""
+    """Each chain (one per shard, accounts 0017) links up: a transaction's ``prev_hash`` is the
+    hash of the one before it on its chain (by id) and its ``hash`` is that of its content and its
+    entries as they are now (accounts/ledger_hash.py): an entry added to an old transaction, a
+    transaction moved to another chain, or any edit made with the triggers off, breaks it."""
     problems = []
-    prev = GENESIS
+    prev: dict[int, str] = {}
     last_id = 0
     columns = ("id", "kind", "idempotency_key", "memo", "user_id", "hand_id", "table_id")
     while True:
         batch = list(
             LedgerTransaction.objects.filter(id__gt=last_id)
             .order_by("id")
-            .values_list(*columns, "prev_hash", "hash")[:CHAIN_BATCH]
+            .values_list(*columns, "chain", "prev_hash", "hash")[:CHAIN_BATCH]
         )
         if not batch:
             return problems
@@ -173,11 +191,13 @@ def check_chain() -> list[LedgerProblem]:
         ).values_list("transaction_id", "account_id", "amount"):
             legs.setdefault(tx_id, []).append((account, amount))
         last_id = batch[-1][0]
-        for pk, kind, key, memo, user, hand, table, prev_hash, stored in batch:
-            if prev_hash != prev:
+        for pk, kind, key, memo, user, hand, table, chain, prev_hash, stored in batch:
+            if prev_hash != prev.get(chain, GENESIS):
                 problems.append(
                     LedgerProblem(
-                        "chain", f"transaction {pk} ({key}): prev_hash is not the hash before it"
+                        "chain",
+                        f"transaction {pk} ({key}): prev_hash is not the hash before it "
+                        f"on chain {chain}",
                     )
                 )
             wanted = ledger_tx_hash(
@@ -198,17 +218,33 @@ def check_chain() -> list[LedgerProblem]:
                         "entries (edited, or an entry added afterwards)",
                     )
                 )
-            prev = stored
+            prev[chain] = stored
 
 
 def ledger_head() -> dict[str, object]:
-    """The ledger's head for auditors: the last transaction's id and hash, and how many there
-    are (``tx_id`` null and ``hash`` 64 zeros on an empty ledger)."""
+    """The ledger's head for auditors: the last transaction's id and hash, how many there are
+    (``tx_id`` null and ``hash`` 64 zeros on an empty ledger), and the head of each hash chain
+    (``chains``: ``chain``, ``tx_id``, ``hash``, ``count``, one per chain in use)."""
     last = LedgerTransaction.objects.order_by("-id").values_list("pk", "hash").first()
     count = LedgerTransaction.objects.count()
+    heads = []
+    counts = dict(
+        LedgerTransaction.objects.order_by()
+        .values_list("chain")
+        .annotate(n=Count("id"))
+        .values_list("chain", "n")
+    )
+    for chain in sorted(counts):
+        tx_id, digest = (
+            LedgerTransaction.objects.filter(chain=chain)
+            .order_by("-id")
+            .values_list("pk", "hash")
+            .first()
+        )
+        heads.append({"chain": chain, "tx_id": tx_id, "hash": digest, "count": counts[chain]})
     if last is None:
-        return {"tx_id": None, "hash": GENESIS, "count": count}
-    return {"tx_id": last[0], "hash": last[1], "count": count}
+        return {"tx_id": None, "hash": GENESIS, "count": count, "chains": heads}
+    return {"tx_id": last[0], "hash": last[1], "count": count, "chains": heads}
 
 
 # The checks of ``manage.py ledger_check``, in order. Another app adds its own (say, that each

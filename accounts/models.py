@@ -253,6 +253,18 @@ class LedgerAccount(models.Model):
         blank=True,
         related_name="ga_gop_pot",
     )
+    # The house and the issuance account are families (accounts 0017): a parent (shard null,
+    # holding what was booked before the split) and ``CHAN_HOUSE_SHARDS`` children that take
+    # every new posting; the family's balance is the sum of its rows.
+    parent = models.ForeignKey(
+        "self",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="children",
+        help_text="The house or issuance account this one is a sub-account (shard) of.",
+    )
+    shard = models.PositiveSmallIntegerField(null=True, blank=True)
     balance = models.BigIntegerField(default=0, editable=False)
     held = models.BigIntegerField(
         default=0,
@@ -287,8 +299,18 @@ class LedgerAccount(models.Model):
             ),
             models.UniqueConstraint(
                 fields=["kind"],
-                condition=Q(kind__in=["house", "issuance"]),
+                condition=Q(kind__in=["house", "issuance"], parent__isnull=True),
                 name="accounts_ledgeraccount_one_house_one_issuance",
+            ),
+            models.UniqueConstraint(
+                fields=["parent", "shard"],
+                condition=Q(parent__isnull=False),
+                name="accounts_ledgeraccount_one_child_per_shard",
+            ),
+            models.CheckConstraint(
+                condition=Q(parent__isnull=True, shard__isnull=True)
+                | Q(parent__isnull=False, shard__isnull=False, kind__in=["house", "issuance"]),
+                name="accounts_ledgeraccount_shard_has_parent",
             ),
             # A hold is backed by Quan the account has: held never exceeds the balance.
             models.CheckConstraint(
@@ -299,7 +321,9 @@ class LedgerAccount(models.Model):
 
     def __str__(self) -> str:
         owner = self.user_id or self.table_id
-        return f"{self.kind} {owner}" if owner else self.kind
+        if owner:
+            return f"{self.kind} {owner}"
+        return f"{self.kind} shard {self.shard}" if self.shard is not None else self.kind
 
 
 class LedgerTransaction(models.Model):
@@ -349,12 +373,22 @@ class LedgerTransaction(models.Model):
     hash = models.CharField(
         max_length=64, help_text="SHA-256 (hex) of this transaction's canonical content."
     )
+    chain = models.PositiveSmallIntegerField(
+        default=0,
+        db_default=0,
+        help_text="The hash chain (one per shard) this transaction extends: prev_hash is the "
+        "hash of the chain's transaction before it.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects: ClassVar[models.Manager[LedgerTransaction]] = AppendOnlyQuerySet.as_manager()
 
     class Meta:
         ordering = ["-id"]
+        indexes = [
+            # A chain's head (the chain trigger, ledger_post) and its walk (ledger_check).
+            models.Index(fields=["chain", "-id"], name="accounts_ledgertx_chain"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=~Q(idempotency_key=""),

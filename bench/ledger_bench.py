@@ -1,12 +1,20 @@
 """Ledger speed on PostgreSQL, against floors measured in the same run.
 
     .venv/bin/python bench/ledger_bench.py [--entries 1000000] [--postings 400] [--rounds 200]
+        [--writers 8] [--seconds 5] [--write-rounds 2]
 
 It creates a scratch database (``chan_ledger_bench`` on the server of ``--db``, default
 ``$DATABASE_URL``, dropped first), migrates it and runs Django in this process on it.
 
 Measured:
 
+* concurrent settlements (``--writers``, 8, processes with their own connections, for
+  ``--seconds`` each round): ``ledger_post`` of a hand settlement — 4 wallets (each writer its own
+  table's players), the house (the table's sub-account, accounts 0017) and the table's pot — and
+  beside it, in the same run, the floor: the same rows (balances updated, one transaction row,
+  6 entry rows) written by plain SQL on trigger-less copies of the ledger's tables, no checks,
+  no chain. Prints ``settlements/s: N``, ``floor/s: N``, ``ratio: R``, ``deadlocks: N`` and
+  ``errors: N``; rounds alternate ledger and floor; ``ledger_check`` must pass afterwards;
 * write floor: a transaction that updates one row and commits;
 * posting: ``ledger_post`` of a hand settlement (4 wallets + the house, row locks in id order,
   5 entries through the balance trigger, the deferred balance check at commit) — rate and its cost
@@ -147,6 +155,180 @@ def chain_load(c: Any, wallet_id: int, issuance_id: int, head: str) -> None:
     c.execute("DROP TABLE bench_chain")
 
 
+# --------------------------------------------------------------------------- concurrent writers
+
+FLOOR_TABLES = """
+CREATE TABLE bench_floor_account (LIKE accounts_ledgeraccount INCLUDING ALL);
+CREATE TABLE bench_floor_tx (LIKE accounts_ledgertransaction INCLUDING ALL);
+CREATE TABLE bench_floor_entry (LIKE accounts_ledgerentry INCLUDING ALL);
+INSERT INTO bench_floor_account SELECT * FROM accounts_ledgeraccount;
+"""
+
+FLOOR_UPDATE = (
+    "UPDATE bench_floor_account a SET balance = a.balance + leg.amount"
+    " FROM unnest(%s::bigint[], %s::bigint[]) AS leg(id, amount) WHERE a.id = leg.id"
+    " RETURNING a.id, a.balance"
+)
+FLOOR_INSERT = (
+    "WITH tx AS (INSERT INTO bench_floor_tx"
+    " (kind, idempotency_key, memo, prev_hash, hash, created_at)"
+    " VALUES ('hand_settlement', %s, '', '', '', now()) RETURNING id)"
+    " INSERT INTO bench_floor_entry (transaction_id, account_id, amount, balance_after)"
+    " SELECT tx.id, leg.id, leg.amount, leg.after FROM tx,"
+    " unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS leg(id, amount, after)"
+)
+
+
+def _settlement_legs(wallets: list[Any], pot: Any, house: Any, n: int) -> list[tuple[Any, int]]:
+    """Hand ``n`` of a table: three losers pay 100 each, the winner takes 285, the house 10 and
+    the pot 5."""
+    winner = wallets[n % 4]
+    return [(w, -100) for w in wallets if w is not winner] + [
+        (winner, 285),
+        (house, 10),
+        (pot, 5),
+    ]
+
+
+def _writer(
+    mode: str,
+    writer: int,
+    round_no: int,
+    seconds: float,
+    accounts: dict[str, Any],
+    start: Any,
+    out: Any,
+) -> None:
+    """One writer process: settlements of its table for ``seconds`` after ``start`` opens."""
+    from django.db import OperationalError, connection
+
+    from accounts.ledger import ledger_post
+    from accounts.models import LedgerAccount
+
+    connection.close()  # never share the parent's connection
+    done = deadlocks = errors = 0
+    by_id = {a.pk: a for a in LedgerAccount.objects.filter(pk__in=accounts["all"])}
+    wallets = [by_id[pk] for pk in accounts["wallets"][writer]]
+    pot = by_id[accounts["pots"][writer]]
+    houses = [by_id[pk] for pk in accounts["houses"]]
+    connection.ensure_connection()
+    raw = connection.connection if mode == "floor" else None
+    # A hand's fee goes to the house shard of its table (accounts/ledger.py: house_account).
+    house = houses[accounts["tables"][writer] % len(houses)]
+    start.wait()
+    t0 = time.perf_counter()
+    end = t0 + seconds
+    n = 0
+    while time.perf_counter() < end:
+        n += 1
+        legs = _settlement_legs(wallets, pot, house, n)
+        key = f"bench:{mode}:{round_no}:{writer}:{n}"
+        try:
+            if mode == "ledger":
+                ledger_post(kind="hand_settlement", key=key, legs=legs)
+            else:
+                _floor_post(raw, key, legs)
+            done += 1
+        except OperationalError as exc:
+            if "deadlock" in str(exc):
+                deadlocks += 1
+            else:
+                errors += 1
+        except Exception:  # noqa: BLE001 — counted and reported, never hidden
+            errors += 1
+    out.put((done, deadlocks, errors, time.perf_counter() - t0))
+    connection.close()
+
+
+def _floor_post(raw: Any, key: str, legs: list[tuple[Any, int]]) -> None:
+    """The same rows as a settlement, by plain SQL: no lock order, no checks, no chain."""
+    merged: dict[int, int] = {}
+    for account, amount in legs:
+        merged[account.pk] = merged.get(account.pk, 0) + amount
+    ids = sorted(merged)
+    amounts = [merged[pk] for pk in ids]
+    with raw.transaction(), raw.cursor() as c:
+        c.execute(FLOOR_UPDATE, [ids, amounts])
+        after = dict(c.fetchall())
+        c.execute(FLOOR_INSERT, [key, ids, amounts, [after[pk] for pk in ids]])
+
+
+def concurrent_settlements(writers: int, seconds: float, rounds: int) -> dict[str, float]:
+    """Settlements from ``writers`` processes, ledger and floor rounds alternating; prints and
+    returns the rates."""
+    import multiprocessing
+
+    from django.db import connection
+
+    from accounts.ledger import balance_adjust, house_account, pot_account, wallet_for
+    from accounts.models import User
+    from games.models import Table
+
+    try:
+        from accounts.ledger import ledger_shards
+
+        houses = [house_account(shard=k) for k in range(ledger_shards())]
+    except ImportError:  # the ledger before sub-accounts (a "before" run)
+        houses = [house_account()]
+    owner = User.objects.create_user(username="bench-owner")
+    wallets, pots, tables = [], [], []
+    for w in range(writers):
+        players = [User.objects.create_user(username=f"w{w}p{i}") for i in range(4)]
+        for player in players:
+            balance_adjust(user=player, amount=10**9, reason="bench", key=f"wfund{player.pk}")
+        wallets.append([wallet_for(p).pk for p in players])
+        table = Table.objects.create(owner=owner, name=f"b{w}", stake=10)
+        tables.append(table.pk)
+        pots.append(pot_account(table).pk)
+    accounts = {
+        "tables": tables,
+        "wallets": wallets,
+        "pots": pots,
+        "houses": [h.pk for h in houses],
+        "all": [pk for ws in wallets for pk in ws] + pots + [h.pk for h in houses],
+    }
+    with connection.cursor() as c:
+        c.execute(FLOOR_TABLES)
+    connection.close()
+    ctx = multiprocessing.get_context("fork")
+    totals = {m: [0, 0.0, 0, 0] for m in ("ledger", "floor")}  # done, seconds, deadlocks, errors
+    for round_no in range(rounds):
+        for mode in ("ledger", "floor"):
+            start, out = ctx.Event(), ctx.Queue()
+            procs = [
+                ctx.Process(target=_writer, args=(mode, w, round_no, seconds, accounts, start, out))
+                for w in range(writers)
+            ]
+            for proc in procs:
+                proc.start()
+            time.sleep(1.0)  # every writer connected and waiting
+            start.set()
+            results = [out.get() for _ in procs]
+            for proc in procs:
+                proc.join()
+            done = sum(r[0] for r in results)
+            elapsed = max(r[3] for r in results)
+            t = totals[mode]
+            t[0] += done
+            t[1] += elapsed
+            t[2] += sum(r[1] for r in results)
+            t[3] += sum(r[2] for r in results)
+            print(
+                f"  round {round_no + 1} {mode:<6} {done / elapsed:8,.0f}/s  ({done:,} in {elapsed:.1f} s)"
+            )
+    rate = totals["ledger"][0] / totals["ledger"][1]
+    floor = totals["floor"][0] / totals["floor"][1]
+    deadlocks = totals["ledger"][2] + totals["floor"][2]
+    errors = totals["ledger"][3] + totals["floor"][3]
+    print(f"writers: {writers} (house shards: {len(houses)})")
+    print(f"settlements/s: {rate:,.0f}")
+    print(f"floor/s: {floor:,.0f}")
+    print(f"ratio: {rate / floor:.2f}")
+    print(f"deadlocks: {deadlocks}")
+    print(f"errors: {errors}")
+    return {"rate": rate, "floor": floor, "deadlocks": deadlocks, "errors": errors}
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     p.add_argument("--db", default=os.environ.get("DATABASE_URL", ""))
@@ -154,6 +336,9 @@ def main() -> int:
     p.add_argument("--small", type=int, default=1_000, help="entries of the small wallet")
     p.add_argument("--postings", type=int, default=400)
     p.add_argument("--rounds", type=int, default=200)
+    p.add_argument("--writers", type=int, default=8, help="concurrent settlement writers")
+    p.add_argument("--seconds", type=float, default=5.0, help="each write round, in seconds")
+    p.add_argument("--write-rounds", type=int, default=2, help="ledger/floor rounds")
     p.add_argument("--scratch", default=SCRATCH, help="name of the scratch database")
     p.add_argument("--keep", action="store_true", help="keep the scratch database")
     args = p.parse_args()
@@ -172,6 +357,7 @@ def main() -> int:
         }
     )
     os.environ.pop("DEBUG", None)
+    os.environ.pop("DATABASE_OWNER_URL", None)  # the scratch database is --db's own
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chan_api.settings")
     import django
 
@@ -180,6 +366,7 @@ def main() -> int:
     from django.db import connection, transaction
     from rest_framework.test import APIClient
 
+    from accounts import ledger_selectors
     from accounts.ledger import (
         balance_adjust,
         house_account,
@@ -187,13 +374,31 @@ def main() -> int:
         ledger_post,
         wallet_for,
     )
-    from accounts.ledger_selectors import ledger_problems, wallet_balance
+    from accounts.ledger_selectors import wallet_balance
+
+    # The ledger's own checks (games adds more to LEDGER_CHECKS, the pot's shares among them,
+    # which the bench's settlements, booked without a game, do not record).
+    own_checks = [
+        check
+        for check in ledger_selectors.LEDGER_CHECKS
+        if check.__module__ == "accounts.ledger_selectors"
+    ]
+
+    def ledger_problems() -> list[Any]:
+        return ledger_selectors.ledger_problems(own_checks)
+
     from accounts.models import User
     from accounts.services import token_create
 
     try:
         call_command("migrate", verbosity=0)
         print(f"database: {args.scratch} (PostgreSQL {connection.pg_version // 10000})")
+
+        # ------------------------------------------------------------------ concurrent
+        concurrent_settlements(args.writers, args.seconds, args.write_rounds)
+        problems = ledger_problems()
+        assert not problems, problems[:5]
+        print("ledger_check  clean (after the concurrent settlements)")
 
         # ------------------------------------------------------------------ postings
         players = [User.objects.create_user(username=f"p{i}") for i in range(4)]

@@ -459,6 +459,11 @@ CHAN_ALLOW_FIXED_DECK = env_bool("CHAN_ALLOW_FIXED_DECK", DEBUG or TESTING)
 # The Quan ledger (RULES.md §11): the grant booked at registration, and the daily bonus by VIP
 # tier (index = User.vip; tiers above the last get the last amount).
 CHAN_WELCOME_GRANT = int(os.environ.get("CHAN_WELCOME_GRANT", "50000"))
+# The house and issuance accounts are split into this many sub-accounts (accounts/ledger.py): a
+# hand's fee goes to child ``hand id mod N``, a player's grant comes from child ``user id mod N``,
+# and each shard keeps its own hash chain, so settlements of different hands do not queue on one
+# row lock or one chain head (docs/decisions.md).
+CHAN_HOUSE_SHARDS = max(1, int(os.environ.get("CHAN_HOUSE_SHARDS", "8")))
 CHAN_DAILY_BONUS = (10_000, 15_000, 20_000, 30_000, 50_000)
 
 # Bearer tokens expire this many days after they are issued (0: never).

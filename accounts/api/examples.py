@@ -200,6 +200,20 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "tx_id": 13,
             "hash": "4907c84184f7efe30fb3780d7595ded5b486397aae71eb6e786b097770bd4042",
             "count": 13,
+            "chains": [
+                {
+                    "chain": 0,
+                    "tx_id": 9,
+                    "hash": "2c1d0e5e8b7f4a3c9d6b1a0f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b",
+                    "count": 9,
+                },
+                {
+                    "chain": 5,
+                    "tx_id": 13,
+                    "hash": "4907c84184f7efe30fb3780d7595ded5b486397aae71eb6e786b097770bd4042",
+                    "count": 4,
+                },
+            ],
         }
     },
 }

@@ -194,14 +194,27 @@ class LedgerPageOutputSerializer(serializers.Serializer):
     )
 
 
+class LedgerChainHeadOutputSerializer(serializers.Serializer):
+    chain = serializers.IntegerField(help_text="The chain (one per shard of the house).")
+    tx_id = serializers.IntegerField(help_text="The chain's last transaction's id.")
+    hash = serializers.CharField(
+        help_text="Its hash (hex), chaining every transaction of the chain before it."
+    )
+    count = serializers.IntegerField(help_text="How many transactions the chain has.")
+
+
 class LedgerHeadOutputSerializer(serializers.Serializer):
     tx_id = serializers.IntegerField(
         allow_null=True, help_text="The last ledger transaction's id (null: an empty ledger)."
     )
     hash = serializers.CharField(
-        help_text="Its hash (hex), chaining every transaction before it (64 zeros when empty)."
+        help_text="Its hash (hex), chaining every transaction of its chain before it (64 zeros "
+        "when empty)."
     )
     count = serializers.IntegerField(help_text="How many ledger transactions there are.")
+    chains = LedgerChainHeadOutputSerializer(
+        many=True, help_text="The head of each hash chain in use, by chain."
+    )
 
 
 # --------------------------------------------------------------------------- self-set limits

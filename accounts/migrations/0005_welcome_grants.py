@@ -14,7 +14,11 @@ def forwards(apps, schema_editor):
     Transaction = apps.get_model("accounts", "LedgerTransaction")
     Entry = apps.get_model("accounts", "LedgerEntry")
     amount = settings.CHAN_WELCOME_GRANT
-    issuance, _ = Account.objects.get_or_create(kind="issuance")
+    # run again on a schema with sub-accounts (accounts 0017): the issuance parent, chain 0
+    sharded = any(field.name == "parent" for field in Account._meta.get_fields())
+    issuance, _ = Account.objects.get_or_create(
+        kind="issuance", **({"parent": None} if sharded else {})
+    )
     chained = any(field.name == "hash" for field in Transaction._meta.get_fields())
     for user in User.objects.order_by("pk"):
         key = f"grant:welcome:{user.pk}"
@@ -26,7 +30,8 @@ def forwards(apps, schema_editor):
         if chained:  # run again on a schema with the chain (accounts 0012): link it
             from accounts.ledger_hash import GENESIS, ledger_tx_hash
 
-            prev = Transaction.objects.order_by("-id").values_list("hash", flat=True).first()
+            chain = Transaction.objects.filter(chain=0) if sharded else Transaction.objects
+            prev = chain.order_by("-id").values_list("hash", flat=True).first()
             prev = prev or GENESIS
             entries = [(account.pk, leg) for account, leg in legs]
             link = {

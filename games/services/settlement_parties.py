@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from django.db.models import Q
 
-from accounts.ledger import house_account, pot_account, wallet_for
-from accounts.models import LedgerAccount
+from accounts.ledger import house_account, ledger_shards, pot_account, wallet_for
+from accounts.models import LedgerAccount, LedgerEntry
 from games.models import Hand
 from games.rules.quan import HOUSE, POT
 
@@ -28,21 +28,34 @@ def settlement_accounts(
             s.position: wallet_for(s.user) for s in seats
         }
         accounts[POT] = pot_account(hand.table) if with_pot else None
-        accounts[HOUSE] = house_account()
+        accounts[HOUSE] = house_account(hand=hand)
         return accounts
     found = LedgerAccount.objects.filter(
         Q(kind=LedgerAccount.Kind.WALLET, user_id__in=[s.user_id for s in seats])
         | Q(kind=LedgerAccount.Kind.POT, table_id=hand.table_id)
         | Q(kind=LedgerAccount.Kind.HOUSE)
     )
-    wallets, pot, house = {}, None, None
+    # The house of a hand: the house account its settlement booked to (the parent for hands
+    # settled before the split, accounts 0017), else the sub-account its booking would use.
+    booked = set(
+        LedgerEntry.objects.filter(
+            transaction__hand=hand, account__kind=LedgerAccount.Kind.HOUSE
+        ).values_list("account_id", flat=True)
+    )
+    wallets, pot, house, houses = {}, None, None, {}
     for account in found:
         if account.kind == LedgerAccount.Kind.WALLET:
             wallets[account.user_id] = account
         elif account.kind == LedgerAccount.Kind.POT:
             pot = account
         else:
-            house = account
+            houses[account.pk] = account
+    house = houses.get(min(booked)) if booked else None
+    if house is None:
+        shard = hand.table_id % ledger_shards()
+        house = next(
+            (a for a in houses.values() if a.parent_id is not None and a.shard == shard), None
+        )
     accounts = {s.position: wallets.get(s.user_id) for s in seats}
     accounts[POT] = pot if with_pot else None
     accounts[HOUSE] = house

@@ -157,6 +157,14 @@ def test_the_ledger_head_is_the_last_transactions_hash_for_anyone_signed_in(lan,
     before = check(client.get("/api/v1/ledger/head"), "/api/v1/ledger/head", "get")
     tx = balance_adjust(user=user, amount=5, reason="test", key="head")
     after = check(client.get("/api/v1/ledger/head"), "/api/v1/ledger/head", "get")
-    assert after == {"tx_id": tx.pk, "hash": tx.hash, "count": before["count"] + 1}
+    assert {k: after[k] for k in ("tx_id", "hash", "count")} == {
+        "tx_id": tx.pk,
+        "hash": tx.hash,
+        "count": before["count"] + 1,
+    }
+    # the adjustment extends the chain of the player's issuance shard, as its grant did
     assert tx.prev_hash == before["hash"] != after["hash"]
+    head = {c["chain"]: c for c in after["chains"]}[tx.chain]
+    assert (head["tx_id"], head["hash"]) == (tx.pk, tx.hash)
+    assert sum(c["count"] for c in after["chains"]) == after["count"]
     assert len(after["hash"]) == 64

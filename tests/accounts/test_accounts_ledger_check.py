@@ -8,8 +8,13 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
 
-from accounts.ledger import balance_adjust, issuance_account, wallet_for
-from accounts.ledger_selectors import LEDGER_CHECKS, LedgerProblem, ledger_problems
+from accounts.ledger import balance_adjust, wallet_for
+from accounts.ledger_selectors import (
+    LEDGER_CHECKS,
+    LedgerProblem,
+    issuance_balance,
+    ledger_problems,
+)
 from accounts.models import User
 from tests.db_owner import as_owner
 
@@ -88,4 +93,4 @@ def test_checks_are_a_list_others_can_extend(lan):
 
     assert ledger_problems() == []
     assert ledger_problems([*LEDGER_CHECKS, always_wrong]) == always_wrong()
-    assert issuance_account().balance == -1_000
+    assert issuance_balance() == -1_000

@@ -40,7 +40,7 @@ def refused(sql: str, params: tuple | None = None, match: str = "", before: str 
 # A raw transaction's chain link as the chain trigger (accounts 0012) wants it: the head's hash
 # as prev_hash, and some 64-hex hash (whether it is the content's is ledger_check's to say).
 LINK = (
-    "coalesce((SELECT hash FROM accounts_ledgertransaction ORDER BY id DESC LIMIT 1), "
+    "coalesce((SELECT hash FROM accounts_ledgertransaction WHERE chain = 0 ORDER BY id DESC LIMIT 1), "
     "repeat('0', 64)), md5(random()::text) || md5(random()::text)"
 )
 
@@ -225,10 +225,12 @@ def test_entries_join_a_transaction_inserted_under_a_savepoint_of_their_own_tran
 
 
 def test_a_transaction_off_the_chain_is_refused(lan):
+    # a fork of the chain the grant of the fixture extends (a second genesis on it)
     refused(
         "INSERT INTO accounts_ledgertransaction"
-        " (kind, idempotency_key, memo, created_at, prev_hash, hash) "
-        "VALUES ('transfer', 'fork', '', now(), repeat('0', 64), repeat('a', 64))",
+        " (kind, idempotency_key, memo, created_at, prev_hash, hash, chain) "
+        "SELECT 'transfer', 'fork2', '', now(), repeat('0', 64), repeat('a', 64), chain"
+        " FROM accounts_ledgertransaction ORDER BY id DESC LIMIT 1",
         match="prev_hash is not the ledger head",
     )
     refused(
@@ -252,7 +254,10 @@ def test_the_truncate_allowance_holds_only_in_a_test_database():
 
 
 @pytest.mark.django_db(transaction=True)  # the migration runs as the owner, on committed rows
-def test_the_migration_chains_the_transactions_booked_before_it(lan):
+def test_the_migration_chains_the_transactions_booked_before_it(settings):
+    settings.CHAN_HOUSE_SHARDS = 1  # before accounts 0017 there was one chain
+    lan = User.objects.create_user(username="lan")
+    balance_adjust(user=lan, amount=1_000, reason="test funds", key="fund")
     from importlib import import_module
 
     from django.apps import apps

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 @pytest.mark.django_db
-def test_ledger_bench_loads_checks_and_prints_every_ratio() -> None:
+def test_ledger_bench_writes_concurrently_loads_checks_and_prints_every_ratio() -> None:
     result = subprocess.run(
         [
             sys.executable,
@@ -29,6 +29,12 @@ def test_ledger_bench_loads_checks_and_prints_every_ratio() -> None:
             "10",
             "--rounds",
             "5",
+            "--writers",
+            "2",
+            "--seconds",
+            "1",
+            "--write-rounds",
+            "1",
             "--db",
             server_url(),
             "--scratch",  # apart from other worktrees' and a bench run by hand
@@ -46,3 +52,7 @@ def test_ledger_bench_loads_checks_and_prints_every_ratio() -> None:
     for line in ("write floor", "posting", "balance read", "GET /me ", "GET /me/ledger"):
         assert line in out, out
     assert out.count("ratio small/big") == 3, out
+    # the concurrent settlements: a rate, its same-run floor, and nothing lost on the way
+    for line in ("settlements/s: ", "floor/s: ", "ratio: ", "deadlocks: 0\n", "errors: 0\n"):
+        assert line in out, out
+    assert "ledger_check  clean (after the concurrent settlements)" in out, out

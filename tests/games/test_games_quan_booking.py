@@ -58,6 +58,48 @@ def test_a_won_hand_is_booked_once_in_quan_and_shown_in_the_view(players, win_ha
     call_command("ledger_check")
 
 
+def test_a_hands_fee_goes_to_its_tables_house_shard_and_the_audit_names_that_shard(
+    players, win_hand, settings
+) -> None:
+    from accounts.ledger import house_account
+    from games.rules.quan import HOUSE
+    from games.services.settlement_parties import settlement_accounts
+
+    settings.CHAN_HOUSE_SHARDS = 8
+    play_to_end(players, win_hand)
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    tx = hand_settle(hand_id=hand.pk)
+    hand.refresh_from_db()
+    # the fee went to the house's sub-account table id mod 8, on that shard's chain
+    shard = house_account(hand=hand)
+    assert (shard.shard, tx.chain) == (hand.table_id % 8, hand.table_id % 8)
+    assert shard.balance == hand.quan["fees"] > 0
+    assert settlement_accounts(hand)[HOUSE] == shard  # what the audit and the export read
+    call_command("ledger_check")
+    call_command("check_hands")
+
+
+def test_a_hand_booked_to_the_house_before_the_split_is_audited_against_the_parent(
+    players, win_hand
+) -> None:
+    from accounts.ledger import house_account, ledger_post, wallet_for
+    from games.rules.quan import HOUSE
+    from games.services.settlement_parties import settlement_accounts
+
+    play_to_end(players, win_hand)
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    # given a hand whose fee was booked to the one house row of before accounts 0017
+    ledger_post(
+        kind="hand_settlement",
+        key=f"legacy:{hand.pk}",
+        legs=[(wallet_for(players[0].user), -5), (house_account(), 5)],
+        hand=hand,
+    )
+    # then its parties name that row, not the table's shard
+    assert settlement_accounts(hand)[HOUSE] == house_account()
+    assert settlement_accounts(hand, create=True)[HOUSE] == house_account(hand=hand)
+
+
 def test_creating_needs_10_stakes_and_sitting_15(make_player) -> None:
     poor = make_player()
     r = poor.client.post("/api/v1/tables", {"name": "t", "stake": 5001}, format="json")

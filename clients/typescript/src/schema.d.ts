@@ -1291,6 +1291,16 @@ export interface components {
             /** @description Pass as `cursor` for the next (older) page; null on the last page. */
             next: string | null;
         };
+        LedgerChainHeadOutput: {
+            /** @description The chain (one per shard of the house). */
+            chain: number;
+            /** @description The chain's last transaction's id. */
+            tx_id: number;
+            /** @description Its hash (hex), chaining every transaction of the chain before it. */
+            hash: string;
+            /** @description How many transactions the chain has. */
+            count: number;
+        };
         /** @description Reads an ``accounts.models.LedgerEntry`` of my wallet. */
         LedgerEntryOutput: {
             id: number;
@@ -1320,10 +1330,12 @@ export interface components {
         LedgerHeadOutput: {
             /** @description The last ledger transaction's id (null: an empty ledger). */
             tx_id: number | null;
-            /** @description Its hash (hex), chaining every transaction before it (64 zeros when empty). */
+            /** @description Its hash (hex), chaining every transaction of its chain before it (64 zeros when empty). */
             hash: string;
             /** @description How many ledger transactions there are. */
             count: number;
+            /** @description The head of each hash chain in use, by chain. */
+            chains: components["schemas"]["LedgerChainHeadOutput"][];
         };
         LedgerPageOutput: {
             results: components["schemas"]["LedgerEntryOutput"][];
