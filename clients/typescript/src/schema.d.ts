@@ -1054,6 +1054,13 @@ export interface components {
                 amount?: number;
                 /** Format: date */
                 day?: string;
+                /** @description Minutes since the session began. */
+                minutes_played?: number;
+                /** @description Quan won in the session (negative: lost). */
+                net?: number;
+                reminder_minutes?: number;
+                /** Format: date-time */
+                next_at?: string | null;
             };
             /** Format: date-time */
             created_at: string;
@@ -1065,11 +1072,12 @@ export interface components {
          *     * `hand_ended` - hand_ended
          *     * `hand_settled` - hand_settled
          *     * `hand_voided` - hand_voided
+         *     * `reality_check` - reality_check
          *     * `seats_changed` - seats_changed
          *     * `your_turn` - your_turn
          * @enum {string}
          */
-        FeedEntryKindEnum: "bonus_available" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "seats_changed" | "your_turn";
+        FeedEntryKindEnum: "bonus_available" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "reality_check" | "seats_changed" | "your_turn";
         FeedPage: {
             entries: components["schemas"]["FeedEntry"][];
             /** @description The feed's last seq when it was read. */
