@@ -53,3 +53,13 @@ class BearerTokenAuthentication(BaseAuthentication):
 
     def authenticate_header(self, request: Request) -> str:
         return 'Bearer realm="api"'
+
+
+def credential_key(auth: Any) -> str | None:
+    """A request's credential as one key across both kinds (per-token budgets such as the
+    long polls' waiting slots): ``t<id>`` for a personal token, ``o<id>`` for an OAuth access
+    token, whose ids are separate sequences; None without a token."""
+    pk = getattr(auth, "pk", None)
+    if pk is None:
+        return None
+    return f"t{pk}" if isinstance(auth, ApiToken) else f"o{pk}"

@@ -40,13 +40,13 @@ from accounts.models import LedgerTransaction
 from accounts.selectors import user_is_auditor
 from games.export import hand_export
 from games.hand_store import hand_seats_load
+from games.ledger_keys import settlement_key, void_key
 from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
 from games.replay_labels import replay_labels
 from games.rule_errors import rule_error
 from games.rules.quan import FeeSchedule, FeesError
 from games.selectors.replay import hand_replay_steps
-from games.services.quan_booking import settlement_key
-from games.services.void import hand_void, void_key
+from games.services.void import hand_void
 
 HIDDEN_TO_AUDITORS_ONLY = "(hidden: shown to auditors only)"
 HIDDEN_UNTIL_ENDED = "(hidden until the hand ends)"

@@ -10,14 +10,14 @@ import json
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerTransaction
 from games.hand_store import hand_replay, hand_seats_load
+from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
 from games.rules.results import HandResult
 from games.rules.views import result_of
 from games.selectors.seat_holds import check_holds_have_seats
 from games.services.pot import pot_problems
-from games.services.quan_booking import hand_quan, practice_quan, settlement_key
+from games.services.quan_booking import hand_quan, practice_quan
 from games.services.settlement_parties import settlement_accounts
-from games.services.void import void_key
 
 
 def check_hand_settlements() -> list[LedgerProblem]:

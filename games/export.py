@@ -14,12 +14,12 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry, LedgerHold
 from games.hand_store import hand_ruleset, hand_seats_load, hand_state
+from games.ledger_keys import settlement_key
 from games.models import Hand, HandEvent
 from games.rules.chain import CHAIN_ALGORITHM
 from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
 from games.rules.views import missed_wins_of
 from games.selectors.hands import hand_check_full_read, utc_iso
-from games.services.quan_booking import settlement_key
 from games.services.settlement_parties import settlement_accounts, settlement_party_of
 
 

@@ -348,7 +348,7 @@ def _slot_count_add(key: str, step: int, limit: int | None = None) -> int:
         return wanted
 
 
-def long_poll_slot_take(*, token_id: int | None) -> str | None:
+def long_poll_slot_take(*, token_id: int | str | None) -> str | None:
     """Take one of the token's ``LONG_POLLS_PER_TOKEN`` waiting slots, so one client cannot
     take every waiter; beyond them ``RateLimited`` (429, retry in a second). Counted in the
     cache, shared by every web process, atomically on every backend (Redis: one INCR; else
@@ -391,7 +391,7 @@ def long_poll_slots_free(keys: list[str]) -> None:
 
 
 @contextmanager
-def long_poll_slot(*, token_id: int | None) -> Iterator[None]:
+def long_poll_slot(*, token_id: int | str | None) -> Iterator[None]:
     """Hold a waiting slot (:func:`long_poll_slot_take`) for the block."""
     key = long_poll_slot_take(token_id=token_id)
     try:

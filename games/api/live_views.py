@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import scopes
+from accounts.authentication import credential_key
 from chan_api.schema import COMMON_HEADERS
 from games.api.live_serializers import FeedPageSerializer, FeedQuerySerializer
 from games.api.schema import ETAG, IF_NONE_MATCH, problem_responses
@@ -75,7 +76,7 @@ def table_conditional(
         if long_poll_deferrable(request):
             pending = Pending("replay", 0, since, since, None, wait, topic=topic)
             return _conditional_headers(long_poll_pending(request, pending), etag)
-        with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
+        with long_poll_slot(token_id=credential_key(request.auth)):
             change_wait(etag=lambda: content_etag(prefix, render()), seen=etag, timeout=wait)
         body = render()
         etag = content_etag(prefix, body)
@@ -156,7 +157,7 @@ class MeFeedApi(APIView):
                         user=user_id,
                     )
                     return _conditional_headers(long_poll_pending(request, pending), "")
-                with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
+                with long_poll_slot(token_id=credential_key(request.auth)):
                     feed_wait(user_id=user_id, after=after, timeout=wait)
         page = feed_page(user_id=user_id, after=after, limit=limit)
         etag = feed_etag(user_id, page["head"], after, limit)

@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import scopes
+from accounts.authentication import credential_key
 from chan_api.schema import COMMON_HEADERS
 from games.api.live_serializers import WaitQuerySerializer
 from games.api.schema import (
@@ -506,7 +507,7 @@ class HandDetailApi(APIView):
                         "hand", hand_id, version.seq, after_seq, version.seat, wait, tags=tags
                     )
                     return _hand_headers(long_poll_pending(request, pending), version.etag)
-                with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
+                with long_poll_slot(token_id=credential_key(request.auth)):
                     hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
                 version = hand_etag_for_user(hand_id=hand_id, user=request.user)
             if tags is not None and _etag_matches(tags, version.etag):
@@ -557,7 +558,7 @@ class HandEventListApi(APIView):
                         "events", hand_id, version.seq, after_seq, version.seat, wait, limit=limit
                     )
                     return long_poll_pending(request, pending)
-                with long_poll_slot(token_id=getattr(request.auth, "pk", None)):
+                with long_poll_slot(token_id=credential_key(request.auth)):
                     hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
         hand = hand_get(hand_id=hand_id)
         page = hand_events_for_user(hand=hand, user=request.user, **query)

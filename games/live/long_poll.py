@@ -47,6 +47,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from accounts.authentication import credential_key
 from core import metrics
 from games.api.serializers import HandEventPageSerializer
 from games.hand_store import long_poll_slot_take, long_poll_slots_free
@@ -106,7 +107,7 @@ def long_poll_deferrable(request: Request) -> bool:
 def long_poll_pending(request: Request, pending: Pending) -> Response:
     """The pending response: take the token's waiting slot (429 beyond
     ``LONG_POLLS_PER_TOKEN``) and hand the wait over to :class:`LongPollApp`."""
-    slot = long_poll_slot_take(token_id=getattr(request.auth, "pk", None))
+    slot = long_poll_slot_take(token_id=credential_key(request.auth))
     response = Response(status=200)
     response[MARKER_HEADER] = json.dumps(pending._replace(slot=slot)._asdict())
     response.chan_long_poll = True  # type: ignore[attr-defined]  # for the request's log line

@@ -17,14 +17,13 @@ from django.utils import timezone
 
 from accounts.models import LedgerEntry
 from games.hand_store import hand_initial_state, hand_log_replay, hand_seats_load
+from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
 from games.rules import HandState
 from games.rules.engine import legal_moves
 from games.rules.records import is_record
 from games.rules.ruleset import CUOC_SLUGS, Ruleset
 from games.rules.views import full_view
-from games.services.quan_booking import settlement_key
-from games.services.void import void_key
 
 EVENT_FIELDS = ("seq", "type", "actor_seat", "system", "payload", "created_at")
 

@@ -22,6 +22,7 @@ from accounts.ledger import ledger_post
 from accounts.models import LedgerAccount, LedgerTransaction
 from core import metrics
 from games.hand_store import hand_ruleset
+from games.ledger_keys import settlement_key
 from games.models import Hand, Seat, Table
 from games.rules.quan import POT, QuanSettlement, SeatQuan, result_quan
 from games.rules.records import SETTLED, settled_record
@@ -33,10 +34,6 @@ from games.services.seat_holds import settlement_capacities, settlement_holds
 from games.services.settlement_parties import Party, settlement_accounts
 
 logger = logging.getLogger(__name__)
-
-
-def settlement_key(hand_id: int) -> str:
-    return f"hand:{hand_id}:settlement"
 
 
 def hand_quan(hand: Hand, *, balances: list[int], pot_balance: int) -> QuanSettlement:

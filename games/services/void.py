@@ -28,14 +28,10 @@ from django.utils.translation import gettext_lazy as _
 from accounts.ledger import ledger_post
 from accounts.models import LedgerAccount, LedgerTransaction
 from core.errors import Conflict, InvalidInput, NotFound
+from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
 from games.rules.records import VOIDED
 from games.services.hand_log import hand_record_append
-from games.services.quan_booking import settlement_key
-
-
-def void_key(hand_id: int) -> str:
-    return f"hand:{hand_id}:void"
 
 
 def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | None:

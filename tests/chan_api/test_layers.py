@@ -28,6 +28,7 @@ ENTRY_POINTS = (
     "games/live/streams.py",
     "games/admin.py",
     "accounts/admin.py",
+    "accounts/limit_admin.py",
     "accounts/authentication.py",
     "games/apps.py",
     "accounts/apps.py",

@@ -116,7 +116,7 @@ def test_a_long_poll_returns_soon_after_another_seats_move(players, win_hand) ->
 
     from accounts.models import ApiToken
 
-    slot = f"games:long-polls:{ApiToken.objects.get(user=players[2].user).pk}"
+    slot = f"games:long-polls:t{ApiToken.objects.get(user=players[2].user).pk}"
     thread = threading.Thread(target=poll)
     thread.start()
     # Wait until the poll holds its waiting slot (it is waiting), not for a fixed time.
