@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio  # unasync: drop
 import random
+import secrets
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, cast
@@ -377,10 +378,18 @@ class AsyncChanClient:
                 raise
         return await self.table(table_id)
 
-    async def ready(self, table_id: int, *, ready: bool = True) -> ReadyResult:
+    async def ready(
+        self, table_id: int, *, ready: bool = True, client_seed: str | None = None
+    ) -> ReadyResult:
+        """Say ready (or not) for the next hand. Ready, it sends this seat's own seed for the
+        fair deal (docs/audit.md): ``client_seed``, or by default a fresh 32-byte random hex
+        one (``secrets.token_hex``); pass ``""`` to give none. Keep it to check the hand."""
+        body: dict[str, Any] = {"ready": ready}
+        if ready:
+            body["client_seed"] = secrets.token_hex(32) if client_seed is None else client_seed
         return cast(
             ReadyResult,
-            await self._json("POST", f"/api/v1/tables/{table_id}/ready", json={"ready": ready}),
+            await self._json("POST", f"/api/v1/tables/{table_id}/ready", json=body),
         )
 
     async def leave(self, table_id: int) -> None:
