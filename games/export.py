@@ -79,7 +79,7 @@ def hand_export(hand: Hand) -> dict[str, Any]:
         # and the commitment to the next hand's server seed made at this deal (a chain: the
         # next hand's seed_hash).
         "client_seeds": hand.client_seeds,
-        "next_seed_hash": hand.next_seed_hash,
+        "next_seed_hash": hand.next_seed_hash or None,
         "events": [
             {
                 "seq": e.seq,

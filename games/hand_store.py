@@ -30,10 +30,10 @@ from core import metrics
 from core.errors import RateLimited
 from games.hand_feed import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
-from games.rules.fair_deal import fair_deck
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds
 from games.rules.chain import chain_break
+from games.rules.fair_deal import fair_deck
 from games.rules.replay import replay
 from games.rules.ruleset import Ruleset, ruleset_from_stored
 from games.rules.views import result_of

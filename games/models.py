@@ -326,9 +326,10 @@ class Hand(models.Model):
     )
     next_seed_hash = models.CharField(
         max_length=64,
-        null=True,
         blank=True,
-        help_text="The commitment to the next hand's server seed, made at this deal (a chain).",
+        default="",
+        help_text="The commitment to the next hand's server seed, made at this deal (a chain; "
+        "empty for hands dealt before the fair deal).",
     )
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
     result = models.JSONField(null=True, blank=True)

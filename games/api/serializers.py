@@ -189,7 +189,7 @@ class SeatReadyInputSerializer(StrictInputSerializer):
     ready = StrictBooleanField(default=True)
     auto_u = StrictBooleanField(required=False)
     auto_chiu = StrictBooleanField(required=False)
-    client_seed = serializers.CharField(
+    client_seed = StrictCharField(
         required=False,
         allow_blank=True,
         trim_whitespace=False,

@@ -86,10 +86,10 @@ class Migration(migrations.Migration):
             name="next_seed_hash",
             field=models.CharField(
                 blank=True,
+                default="",
                 help_text="The commitment to the next hand's server seed, made at this deal (a "
-                "chain).",
+                "chain; empty for hands dealt before the fair deal).",
                 max_length=64,
-                null=True,
             ),
         ),
         migrations.RunSQL(GUARD, DROP_GUARD),

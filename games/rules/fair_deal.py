@@ -82,6 +82,12 @@ def seed_commitment(server_seed: bytes) -> str:
     return hashlib.sha256(server_seed).hexdigest()
 
 
+def deck_hash(deck: Sequence[int]) -> str:
+    """SHA-256 (hex) of the deck as 100 bytes (each card's kind, 0..24, in deck order): what
+    the deal event's payload records, so that the log itself commits to the deck."""
+    return hashlib.sha256(bytes(deck)).hexdigest()
+
+
 def new_server_seed() -> str:
     """A fresh server seed: 32 random bytes, hex."""
     return secrets.token_hex(32)

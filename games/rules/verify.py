@@ -2,8 +2,10 @@
 
 The export (``GET /api/v1/hands/{id}/export``, docs/audit.md) is one JSON document. This module
 needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of the seed's
-bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) or checks a fixed
-deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
+bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) of the fair deal's
+key (``games.rules.fair_deal``: the server seed, every seat's ``client_seeds``, the hand's id;
+for hands dealt before it, of the seed alone) and holds it to the deal event's ``deck_hash``,
+or checks a fixed deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
 legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
 are checked to come after the end, and the settled one to be the booked Quan) through the one
 replay (``games.rules.replay``), re-derives every event's effects and a system move's cause
@@ -13,7 +15,9 @@ Quan with points × stake and the room's fees, and the ledger transaction's entr
 Quan, its hash (``games.rules.ledger_chain``), and for each capped payer that the balance the
 cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
 hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
-first discrepancy (its seq and the reason) and exits 1.
+first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
+consecutive hands it also checks the chain of server-seed commitments (each hand's
+``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`).
 """
 
 from __future__ import annotations
@@ -31,7 +35,7 @@ from games.rules.chain import CHAIN_ALGORITHM, chain_break
 from games.rules.deck import check_deck, first_dealer, shuffle
 from games.rules.engine import new_hand
 from games.rules.errors import RuleError, shown
-from games.rules.fair_deal import KEY_ALGORITHM, check_client_seed, deal_key
+from games.rules.fair_deal import KEY_ALGORITHM, check_client_seed, deal_key, deck_hash
 from games.rules.ledger_chain import ledger_tx_hash
 from games.rules.quan import FeeSchedule, FeesError, result_quan
 from games.rules.records import SETTLED, VOIDED, is_record, settled_record
@@ -90,6 +94,7 @@ def _verify(doc: Mapping[str, Any]) -> None:
     config = _config(doc)
     events = doc["events"]
     _check_seqs(events)
+    _check_deck_hash(events[0], deck)
     _check_chain(doc)
     records: list[Mapping[str, Any]] = []
     at = {"seq": 0, "last": 0}
@@ -173,6 +178,16 @@ def _check_seqs(events: Sequence[Mapping[str, Any]]) -> None:
             raise _Found(expected, f"event {seq} is listed where seq {expected} should be")
     if events[0]["type"] != "deal" or not events[0]["system"]:
         raise _Found(0, "seq 0 is not the system's deal")
+
+
+def _check_deck_hash(deal: Mapping[str, Any], deck: Sequence[int]) -> None:
+    """The deal event commits to the deck it dealt (``payload.deck_hash``; deals logged before
+    the fair deal have none): the seeds of the document must give that deck."""
+    payload = deal["payload"]
+    if not isinstance(payload, Mapping) or "deck_hash" not in payload:
+        return
+    if payload["deck_hash"] != deck_hash(deck):
+        raise _Found(0, "the seeds do not give the deck the deal committed to (deck_hash)")
 
 
 def _check_chain(doc: Mapping[str, Any]) -> None:

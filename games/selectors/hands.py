@@ -134,7 +134,7 @@ def _hand_fields(hand: Hand, view: dict[str, Any]) -> dict[str, Any]:
         "players": _players(hand),
         "deadline": _deadline(hand),
         "seed_hash": hand.seed_hash,
-        "next_seed_hash": hand.next_seed_hash,
+        "next_seed_hash": hand.next_seed_hash or None,
         "head_hash": hand_head_hash(hand) if hand.status == Hand.Status.ENDED else None,
         "fixed_deck": hand.deck is not None,
     }
@@ -354,7 +354,7 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
             "seed_hash": hand.seed_hash,
             "seed": hand.seed,
             "client_seeds": hand.client_seeds,
-            "next_seed_hash": hand.next_seed_hash,
+            "next_seed_hash": hand.next_seed_hash or None,
             "fixed_deck": hand.deck is not None,
             "deck": [CODES[k] for k in hand_deck(hand)],
             "result": hand.result if hand.status == Hand.Status.ENDED else None,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -40,7 +39,7 @@ from games.rules import HandConfig, Mode, first_dealer, new_hand, parse_deck
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.rules.errors import RuleError
-from games.rules.fair_deal import check_client_seed, new_server_seed
+from games.rules.fair_deal import check_client_seed, deck_hash, new_server_seed
 from games.rules.quan import FeeSchedule, FeesError
 from games.selectors.rules import ruleset_from_spec
 from games.selectors.tables import table_ready_deadline
@@ -674,7 +673,15 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         )
         for position, s in enumerate(seats)
     )
-    hand_event_append(hand=hand, type="deal", system=True, payload={}, effects=list(state.events))
+    # The deal commits to its deck in the log (games.rules.fair_deal.deck_hash): a verifier
+    # told other seeds than the ones dealt from stops at seq 0.
+    hand_event_append(
+        hand=hand,
+        type="deal",
+        system=True,
+        payload={"deck_hash": deck_hash(deck)},
+        effects=list(state.events),
+    )
     table.status = Table.Status.PLAYING
     table.save(update_fields=["status", "next_seed", "updated_at"])
     Seat.objects.filter(pk__in=[s.pk for s in seats]).update(client_seed="")

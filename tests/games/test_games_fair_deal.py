@@ -14,7 +14,7 @@ import pytest
 from games.hand_store import hand_deck
 from games.models import Hand, Seat, Table
 from games.rules.fair_deal import fair_deck
-from games.rules.verify import FAIR_SHUFFLE, main, verify_export, verify_seed_chain
+from games.rules.verify import FAIR_SHUFFLE, Discrepancy, main, verify_export, verify_seed_chain
 from games.services.quan_booking import hand_settle
 from tests.games.test_games_hands_api import assert_problem, play_to_end
 
@@ -28,7 +28,9 @@ def table_for(players: list[Any]) -> int:
     assert r.status_code == 201, r.content
     table_id = r.json()["id"]
     for p in players[1:]:
-        assert p.client.post(f"/api/v1/tables/{table_id}/join", {}, format="json").status_code == 200
+        assert (
+            p.client.post(f"/api/v1/tables/{table_id}/join", {}, format="json").status_code == 200
+        )
     return table_id
 
 
@@ -78,9 +80,7 @@ def test_the_server_seed_is_committed_before_ready_and_every_seat_moves_the_deck
     assert hashlib.sha256(bytes.fromhex(table.next_seed)).hexdigest() == hand.next_seed_hash
     shown = players[2].client.get(f"/api/v1/tables/{table_id}").json()
     assert shown["next_seed_hash"] == hand.next_seed_hash
-    assert set(Seat.objects.filter(table_id=table_id).values_list("client_seed", flat=True)) == {
-        ""
-    }
+    assert set(Seat.objects.filter(table_id=table_id).values_list("client_seed", flat=True)) == {""}
     assert view["next_seed_hash"] == hand.next_seed_hash
     assert "seat-zero" not in players[1].client.get(f"/api/v1/hands/{hand_id}").content.decode()
 
@@ -102,7 +102,9 @@ def test_the_export_reveals_the_seeds_and_verifies_and_a_tampered_seed_does_not(
     tampered = copy.deepcopy(doc)
     tampered["client_seeds"][1] = "edited"
     found = verify_export(tampered)
-    assert found is not None and found.seq == 0
+    assert found == Discrepancy(
+        0, "the seeds do not give the deck the deal committed to (deck_hash)"
+    )
     # A seed missing, or malformed
     short = copy.deepcopy(doc)
     short["client_seeds"] = SEEDS[:3]
