@@ -78,8 +78,8 @@ def test_a_dropped_stream_resumes_from_the_last_event_id() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         seen_resume.append(request.headers.get("Last-Event-ID"))
         if len(seen_resume) == 1:
-            return httpx.Response(200, content=b'id: 1\ndata: {"seq": 1}\n\nid: 2\ndata: {')
-        return httpx.Response(200, content=b'id: 3\ndata: {"seq": 3}\n\n')
+            return httpx.Response(200, content=b"id: 1\ndata: {\"seq\": 1}\n\nid: 2\ndata: {")
+        return httpx.Response(200, content=b"id: 3\ndata: {\"seq\": 3}\n\n")
 
     class Dropping(httpx.MockTransport):
         calls = 0
@@ -135,7 +135,9 @@ def test_two_async_players_play_a_hand_to_its_end_and_page_their_history(live_se
         while view["status"] != "ended":
             move = choose_move(view, rng)
             if move is None:
-                fresh, etag = await client.hand(hand_id, wait=5, after_seq=view["seq"], etag=etag)
+                fresh, etag = await client.hand(
+                    hand_id, wait=5, after_seq=view["seq"], etag=etag
+                )
                 view = fresh or view
                 continue
             try:
