@@ -238,7 +238,8 @@ def _event_dict(event: HandEvent) -> dict[str, Any]:
         "actor_seat": event.actor_seat,
         "system": event.system,
         "bot": event.bot,
-        "move": None if record else (payload or None),
+        # the deal is no move (its payload holds only the deal's deck_hash, for the export)
+        "move": None if record or event.type == "deal" else (payload or None),
         "record": payload if record else None,
         "effects": upcast_event["effects"],
         "created_at": utc_iso(event.created_at),
