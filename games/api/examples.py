@@ -954,7 +954,12 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                         },
                     },
                     "seed": "fc94b56978ed4bce0ed3e6eb09c7de22312a57eddc68ea6c69e2f06d9d9735dc",
-                    "client_seeds": ["3f1a0c9e5b7d2468ace013579bdf2468", "", "mai-s-own-seed", "7c2e9a41"],
+                    "client_seeds": [
+                        "3f1a0c9e5b7d2468ace013579bdf2468",
+                        "",
+                        "mai-s-own-seed",
+                        "7c2e9a41",
+                    ],
                 },
             },
         },
