@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from django.db import IntegrityError, transaction
 
 from games.hand_store import hand_deck
 from games.models import Hand, Seat, Table
@@ -161,3 +162,25 @@ def test_consecutive_hands_chain_their_server_seed_commitments(players, tmp_path
     broken = copy.deepcopy(a)
     broken["next_seed_hash"] = "0" * 64
     assert "is not the commitment" in verify_seed_chain([broken, b]).reason
+
+
+def test_a_hands_seeds_are_written_once_at_the_deal(players) -> None:
+    table_id = table_for(players)
+    hand_id = ready_all(players, table_id, SEEDS)
+    for change in ({"client_seeds": ["x"] * 4}, {"next_seed_hash": "0" * 64}):
+        refused = pytest.raises(IntegrityError, match="the seeds of its deal never change")
+        with refused, transaction.atomic():
+            Hand.objects.filter(pk=hand_id).update(**change)
+    assert Hand.objects.get(pk=hand_id).client_seeds == SEEDS
+
+
+def test_the_refusal_of_a_client_seed_speaks_the_callers_language(players) -> None:
+    table_id = table_for(players)
+    r = players[0].client.post(
+        f"/api/v1/tables/{table_id}/ready",
+        {"client_seed": "a b"},
+        format="json",
+        HTTP_ACCEPT_LANGUAGE="vi",
+    )
+    body = assert_problem(r, 400, "invalid")
+    assert "Hạt giống" in json.dumps(body, ensure_ascii=False)
