@@ -127,8 +127,8 @@ class TableAdmin(SecretFieldsAdmin):
     list_filter = ("status", "mode", "room")
     search_fields = ("name", "room", "owner__username")
     raw_id_fields = ("owner",)
-    exclude = ("fixed_deck",)
-    secret_fields = ("fixed_deck",)
+    exclude = ("fixed_deck", "next_seed")
+    secret_fields = ("fixed_deck", "next_seed")
     inlines = (SeatInline,)
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
@@ -152,6 +152,7 @@ class SeatAdmin(HistoryContextAdmin):
     list_filter = ("ready",)
     search_fields = ("player__username",)
     raw_id_fields = ("table", "player")
+    exclude = ("client_seed",)  # secret until the hand ends (the fair deal)
 
 
 class ReadOnlyAdmin(SecretFieldsAdmin):
@@ -246,7 +247,7 @@ class HandAdmin(ReadOnlyAdmin):
     actions = ("void",)
     list_filter = ("status", "mode", "room")
     search_fields = ("table__name", "seed_hash")
-    secret_fields = ("seed", "deck")
+    secret_fields = ("seed", "deck", "client_seeds")
     inlines = (HandSeatInline, HandEventInline)
     fields = (
         "table",

@@ -17,7 +17,13 @@ from games.hand_store import hand_ruleset, hand_seats_load, hand_state
 from games.ledger_keys import settlement_key
 from games.models import Hand, HandEvent
 from games.rules.chain import CHAIN_ALGORITHM
-from games.rules.verify import EXPORT_FORMAT, EXPORT_VERSION, FIXED_SHUFFLE, SHUFFLE_ALGORITHM
+from games.rules.verify import (
+    EXPORT_FORMAT,
+    EXPORT_VERSION,
+    FAIR_SHUFFLE,
+    FIXED_SHUFFLE,
+    SHUFFLE_ALGORITHM,
+)
 from games.rules.views import missed_wins_of
 from games.selectors.hands import hand_check_full_read, utc_iso
 from games.services.settlement_parties import settlement_accounts, settlement_party_of
@@ -68,7 +74,12 @@ def hand_export(hand: Hand) -> dict[str, Any]:
         "dealer": hand.dealer,
         "seed": hand.seed,
         "seed_hash": hand.seed_hash,
-        "shuffle": SHUFFLE_ALGORITHM if hand.deck is None else FIXED_SHUFFLE,
+        "shuffle": _shuffle_of(hand),
+        # The fair deal (games.rules.fair_deal): every seat's seed, revealed with the server's,
+        # and the commitment to the next hand's server seed made at this deal (a chain: the
+        # next hand's seed_hash).
+        "client_seeds": hand.client_seeds,
+        "next_seed_hash": hand.next_seed_hash or None,
         "events": [
             {
                 "seq": e.seq,
@@ -101,6 +112,12 @@ def hand_export(hand: Hand) -> dict[str, Any]:
     if hand.deck is not None:
         doc["deck"] = hand.deck
     return doc
+
+
+def _shuffle_of(hand: Hand) -> str:
+    if hand.deck is not None:
+        return FIXED_SHUFFLE
+    return SHUFFLE_ALGORITHM if hand.client_seeds is None else FAIR_SHUFFLE
 
 
 def _ledger_transaction(hand: Hand) -> dict[str, Any] | None:

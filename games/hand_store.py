@@ -33,6 +33,7 @@ from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds
 from games.rules.chain import chain_break
+from games.rules.fair_deal import fair_deck
 from games.rules.replay import replay
 from games.rules.ruleset import Ruleset, ruleset_from_stored
 from games.rules.views import result_of
@@ -124,9 +125,15 @@ def hand_config(hand: Hand) -> HandConfig:
 
 
 def hand_deck(hand: Hand) -> list[int]:
-    """The deck this hand was dealt from: the fixed deck of a test table, else the seed's."""
+    """The deck this hand was dealt from: the fixed deck of a test table, else the fair deal's
+    (server seed, every seat's seed, the hand's id: games.rules.fair_deal), or for a hand dealt
+    before the fair deal (no ``client_seeds``) the server seed's alone."""
     if hand.deck is not None:
         return parse_kinds(hand.deck)
+    if hand.client_seeds is not None:
+        return fair_deck(
+            server_seed=bytes.fromhex(hand.seed), hand_id=hand.pk, client_seeds=hand.client_seeds
+        )
     return shuffle(bytes.fromhex(hand.seed))
 
 

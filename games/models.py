@@ -18,6 +18,7 @@ from django.db.models.functions import Cast, Coalesce, Length
 from django.db.models.lookups import Exact, GreaterThanOrEqual, LessThanOrEqual
 
 from accounts.models import HEX_DIGITS, only_chars
+from games.rules.fair_deal import CLIENT_SEED_MAX, new_server_seed, seed_commitment
 from games.rules.moves import MOVE_TYPES
 from games.rules.quan import FeeSchedule
 from games.rules.records import RECORD_TYPES
@@ -103,7 +104,7 @@ class Room(models.Model):
 @pghistory.track(
     pghistory.InsertEvent(),
     pghistory.UpdateEvent(),
-    exclude=["status", "fixed_deck", "created_at", "updated_at"],
+    exclude=["status", "fixed_deck", "next_seed", "created_at", "updated_at"],
     model_name="TableEvent",
 )
 class Table(models.Model):
@@ -151,6 +152,14 @@ class Table(models.Model):
     )
     bot_delay = models.PositiveSmallIntegerField(
         default=1, help_text="Seconds a server bot waits before it moves (0–10)."
+    )
+    # The fair deal (games.rules.fair_deal): the next hand's server seed, drawn before any seat's
+    # seed is known; its SHA-256 (``next_seed_hash``) is public on the table, the seed is secret
+    # until that hand ends. Each deal uses it and draws the next one.
+    next_seed = models.CharField(
+        max_length=64,
+        default=new_server_seed,
+        help_text="Secret: the next hand's server seed (hex); its SHA-256 is public.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
@@ -208,6 +217,11 @@ class Table(models.Model):
     def __str__(self) -> str:
         return f"{self.name} (#{self.pk}, {self.room_id}, stake {self.stake})"
 
+    @property
+    def next_seed_hash(self) -> str:
+        """The public commitment to the next hand's server seed."""
+        return seed_commitment(bytes.fromhex(self.next_seed))
+
 
 @pghistory.track(
     pghistory.InsertEvent(),
@@ -230,6 +244,13 @@ class Seat(models.Model):
     ready_at = models.DateTimeField(null=True, blank=True)
     auto_u = models.BooleanField(default=True)
     auto_chiu = models.BooleanField(default=True)
+    client_seed = models.CharField(
+        max_length=CLIENT_SEED_MAX,
+        blank=True,
+        default="",
+        help_text="Secret until the hand ends: the seed this seat gave with ready for the next "
+        "deal (empty: none).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -295,6 +316,21 @@ class Hand(models.Model):
     )
     seed = models.CharField(max_length=64, help_text="Secret until the hand ends (hex).")
     seed_hash = models.CharField(max_length=64, help_text="SHA-256 of the seed (hex), public.")
+    # The fair deal (games.rules.fair_deal); null for a hand dealt from the server's seed alone
+    # (before the fair deal).
+    client_seeds = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Each hand seat's seed in seat order (empty: none), mixed into the deck; "
+        "secret until the end.",
+    )
+    next_seed_hash = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        help_text="The commitment to the next hand's server seed, made at this deal (a chain; "
+        "empty for hands dealt before the fair deal).",
+    )
     status = models.CharField(max_length=8, choices=Status.choices, default=Status.PLAYING)
     result = models.JSONField(null=True, blank=True)
     seq = models.PositiveIntegerField(default=0, help_text="The seq of the last event.")

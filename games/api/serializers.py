@@ -26,6 +26,7 @@ from games.models import (
 )
 from games.rules.calculator import MAX_NHAI, NO_WIN_REASONS
 from games.rules.cuoc import WIN_SOURCES
+from games.rules.fair_deal import CLIENT_SEED_MAX
 from games.rules.moves import MOVE_TYPES
 from games.rules.ruleset import PRESETS
 from games.selectors.history import HISTORY_PAGE_DEFAULT, HISTORY_PAGE_MAX
@@ -195,6 +196,15 @@ class SeatReadyInputSerializer(StrictInputSerializer):
     ready = StrictBooleanField(default=True)
     auto_u = StrictBooleanField(required=False)
     auto_chiu = StrictBooleanField(required=False)
+    client_seed = StrictCharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        max_length=CLIENT_SEED_MAX,
+        help_text="This seat's own seed for the next deal (0–128 printable ASCII characters, no "
+        "space), mixed into the shuffle with the server's committed seed (docs/audit.md); "
+        "secret until the hand ends. Omitted: the one given before, or none (empty).",
+    )
 
 
 class SeatOutputSerializer(serializers.Serializer):
@@ -246,6 +256,10 @@ class TableOutputSerializer(serializers.Serializer):
         "ready ones, if two or more, are dealt the next hand.",
     )
     fixed_deck = serializers.BooleanField(help_text="Dealt from a fixed test deck.")
+    next_seed_hash = serializers.CharField(
+        help_text="SHA-256 (hex) of the server seed the next hand will be dealt from, committed "
+        "before any seat's seed is known (docs/audit.md); that hand's seed_hash."
+    )
     spectators = serializers.BooleanField(help_text="Non-participants may watch its hands.")
     practice = serializers.BooleanField(
         help_text="A practice table: server bots, no Quan, no stats or XP."
@@ -473,6 +487,11 @@ class HandViewSerializer(serializers.Serializer):
         "null after the end.",
     )
     seed_hash = serializers.CharField(help_text="SHA-256 of the seed (hex), public from the deal.")
+    next_seed_hash = serializers.CharField(
+        allow_null=True,
+        help_text="The commitment to the table's next hand's server seed, made at this deal "
+        "(that hand's seed_hash; null for hands dealt before the fair deal).",
+    )
     head_hash = serializers.CharField(
         allow_null=True,
         help_text="After the end: the hash of the hand's last event, the head of its log's "
@@ -481,6 +500,12 @@ class HandViewSerializer(serializers.Serializer):
     fixed_deck = serializers.BooleanField()
     result = HandResultSerializer(allow_null=True, help_text="After the end.")
     seed = serializers.CharField(allow_null=True, help_text="The seed (hex), after the end.")
+    client_seeds = serializers.ListField(
+        child=serializers.CharField(allow_blank=True),
+        allow_null=True,
+        help_text="After the end (null before, and for spectators): each seat's own seed in "
+        "seat order, mixed into the deck (docs/audit.md; empty: none given).",
+    )
     stock = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="After the end."
     )
@@ -589,6 +614,10 @@ class HandReplaySerializer(serializers.Serializer):
     settlement = settlement_field()
     seed_hash = serializers.CharField()
     seed = serializers.CharField()
+    client_seeds = serializers.ListField(
+        child=serializers.CharField(allow_blank=True), allow_null=True
+    )
+    next_seed_hash = serializers.CharField(allow_null=True)
     fixed_deck = serializers.BooleanField()
     deck = serializers.ListField(child=serializers.CharField())
     result = HandResultSerializer(allow_null=True)
@@ -983,7 +1012,19 @@ class HandExportSerializer(serializers.Serializer):
     dealer = serializers.IntegerField()
     seed = serializers.CharField()
     seed_hash = serializers.CharField()
-    shuffle = serializers.CharField(help_text='"sha256-ctr-fisher-yates-v1", or "fixed" (deck).')
+    shuffle = serializers.CharField(
+        help_text='"hmac-sha256-seats-v1+sha256-ctr-fisher-yates-v1" (the fair deal), '
+        '"sha256-ctr-fisher-yates-v1" (hands dealt before it), or "fixed" (deck).'
+    )
+    client_seeds = serializers.ListField(
+        child=serializers.CharField(allow_blank=True),
+        allow_null=True,
+        help_text="Each seat's own seed in seat order (null before the fair deal).",
+    )
+    next_seed_hash = serializers.CharField(
+        allow_null=True,
+        help_text="The commitment to the table's next hand's server seed, made at this deal.",
+    )
     deck = serializers.ListField(
         child=serializers.CharField(), required=False, help_text="Fixed-deck tables only."
     )

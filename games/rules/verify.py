@@ -2,8 +2,10 @@
 
 The export (``GET /api/v1/hands/{id}/export``, docs/audit.md) is one JSON document. This module
 needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of the seed's
-bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) or checks a fixed
-deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
+bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) of the fair deal's
+key (``games.rules.fair_deal``: the server seed, every seat's ``client_seeds``, the hand's id;
+for hands dealt before it, of the seed alone) and holds it to the deal event's ``deck_hash``,
+or checks a fixed deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
 legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
 are checked to come after the end, and the settled one to be the booked Quan) through the one
 replay (``games.rules.replay``), re-derives every event's effects and a system move's cause
@@ -13,7 +15,9 @@ Quan with points × stake and the room's fees, and the ledger transaction's entr
 Quan, its hash (``games.rules.ledger_chain``), and for each capped payer that the balance the
 cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
 hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
-first discrepancy (its seq and the reason) and exits 1.
+first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
+consecutive hands it also checks the chain of server-seed commitments (each hand's
+``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from games.rules.chain import CHAIN_ALGORITHM, chain_break
 from games.rules.deck import check_deck, first_dealer, shuffle
 from games.rules.engine import new_hand
 from games.rules.errors import RuleError, shown
+from games.rules.fair_deal import KEY_ALGORITHM, check_client_seed, deal_key, deck_hash
 from games.rules.ledger_chain import ledger_tx_hash
 from games.rules.quan import FeeSchedule, FeesError, result_quan
 from games.rules.records import SETTLED, VOIDED, is_record, settled_record
@@ -45,6 +50,9 @@ EXPORT_VERSION = 1
 # The shuffle of games.rules.deck (SHA-256 in counter mode over the seed, Fisher–Yates with
 # rejection sampling); a fixed deck (test tables) has no shuffle.
 SHUFFLE_ALGORITHM = "sha256-ctr-fisher-yates-v1"
+# The fair deal (games.rules.fair_deal): the same shuffle of a key derived from the server's
+# seed, every seat's seed (``client_seeds``) and the hand's id.
+FAIR_SHUFFLE = f"{KEY_ALGORITHM}+{SHUFFLE_ALGORITHM}"
 FIXED_SHUFFLE = "fixed"
 RESULT_PARTS = ("outcome", "win", "declaration", "settlement")
 
@@ -86,6 +94,7 @@ def _verify(doc: Mapping[str, Any]) -> None:
     config = _config(doc)
     events = doc["events"]
     _check_seqs(events)
+    _check_deck_hash(events[0], deck)
     _check_chain(doc)
     records: list[Mapping[str, Any]] = []
     at = {"seq": 0, "last": 0}
@@ -171,6 +180,16 @@ def _check_seqs(events: Sequence[Mapping[str, Any]]) -> None:
         raise _Found(0, "seq 0 is not the system's deal")
 
 
+def _check_deck_hash(deal: Mapping[str, Any], deck: Sequence[int]) -> None:
+    """The deal event commits to the deck it dealt (``payload.deck_hash``; deals logged before
+    the fair deal have none): the seeds of the document must give that deck."""
+    payload = deal["payload"]
+    if not isinstance(payload, Mapping) or "deck_hash" not in payload:
+        return
+    if payload["deck_hash"] != deck_hash(deck):
+        raise _Found(0, "the seeds do not give the deck the deal committed to (deck_hash)")
+
+
 def _check_chain(doc: Mapping[str, Any]) -> None:
     """Each event's hash is that of its canonical form and its predecessor's, from the seed
     commitment (games.rules.chain), and the chain's head is the last event's hash. An export
@@ -209,14 +228,53 @@ def _deck(doc: Mapping[str, Any]) -> list[int]:
         except RuleError as exc:
             raise _Found(0, f"the fixed deck is not the 100 cards: {exc.message}") from None
         return deck
-    if algorithm != SHUFFLE_ALGORITHM:
+    if algorithm not in (SHUFFLE_ALGORITHM, FAIR_SHUFFLE):
         raise _Found(
-            0, f"unknown shuffle {shown(algorithm, 40)} (expected {shown(SHUFFLE_ALGORITHM, 40)})"
+            0, f"unknown shuffle {shown(algorithm, 40)} (expected {shown(FAIR_SHUFFLE, 60)})"
         )
     n_seats = doc["config"]["seats"]
     if doc["number"] == 1 and doc["dealer"] != first_dealer(seed_bytes, n_seats):
         raise _Found(0, "the first hand's dealer is not the one the seed draws")
-    return shuffle(seed_bytes)
+    if algorithm == SHUFFLE_ALGORITHM:  # a hand dealt before the fair deal
+        return shuffle(seed_bytes)
+    return shuffle(_deal_key(doc, seed_bytes, n_seats))
+
+
+def _deal_key(doc: Mapping[str, Any], server_seed: bytes, n_seats: int) -> bytes:
+    """The fair deal's key (games.rules.fair_deal) from the revealed seeds: one per seat."""
+    seeds = doc.get("client_seeds")
+    if not isinstance(seeds, list) or len(seeds) != n_seats:
+        raise _Found(0, f"the fair deal needs one client seed per seat ({n_seats})")
+    for position, seed in enumerate(seeds):
+        try:
+            check_client_seed(seed)
+        except RuleError:
+            raise _Found(0, f"seat {position}'s client seed is malformed") from None
+    return deal_key(server_seed=server_seed, hand_id=doc["hand_id"], client_seeds=seeds)
+
+
+def verify_seed_chain(docs: Sequence[Any]) -> Discrepancy | None:
+    """Consecutive hands of one table (in any order): each hand's ``next_seed_hash`` (the
+    commitment made at its deal) is the next hand's ``seed_hash``, so that hand's server seed
+    was fixed before any seat said ready for it. None when every link holds."""
+    try:
+        ordered = sorted(docs, key=lambda d: (d["table"]["id"], d["number"]))
+        for before, after in zip(ordered, ordered[1:], strict=False):
+            if before["table"]["id"] != after["table"]["id"]:
+                continue
+            if after["number"] != before["number"] + 1:
+                continue
+            if before.get("next_seed_hash") is None:
+                continue  # dealt before the fair deal committed the next seed
+            if before["next_seed_hash"] != after["seed_hash"]:
+                return Discrepancy(
+                    0,
+                    f"hand {after['hand_id']}'s seed_hash is not the commitment hand "
+                    f"{before['hand_id']} made (next_seed_hash)",
+                )
+    except (KeyError, TypeError) as exc:
+        return Discrepancy(None, f"the documents are malformed ({type(exc).__name__}: {exc})")
+    return None
 
 
 def _config(doc: Mapping[str, Any]) -> HandConfig:
@@ -441,24 +499,39 @@ def _check_caps(seq: int, doc: Mapping[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("file", help="the export (JSON); '-' reads standard input")
+    parser.add_argument(
+        "files",
+        nargs="+",
+        metavar="file",
+        help="the export (JSON); '-' reads standard input; several exports of one table's "
+        "consecutive hands also check the chain of server-seed commitments",
+    )
     args = parser.parse_args(argv)
-    try:
-        if args.file == "-":
-            doc = json.load(sys.stdin)
-        else:
-            with open(args.file, encoding="utf-8") as f:
-                doc = json.load(f)
-    except (OSError, ValueError) as exc:
-        print(f"cannot read {args.file}: {exc}")
-        return 1
-    found = verify_export(doc)
-    if found is not None:
-        print(found)
-        return 1
+    docs = []
+    for name in args.files:
+        try:
+            if name == "-":
+                docs.append(json.load(sys.stdin))
+            else:
+                with open(name, encoding="utf-8") as f:
+                    docs.append(json.load(f))
+        except (OSError, ValueError) as exc:
+            print(f"cannot read {name}: {exc}")
+            return 1
+    for name, doc in zip(args.files, docs, strict=True):
+        found = verify_export(doc)
+        if found is not None:
+            print(found if len(docs) == 1 else f"{name}: {found}")
+            return 1
+    if len(docs) > 1:
+        found = verify_seed_chain(docs)
+        if found is not None:
+            print(found)
+            return 1
     print("verified")
-    if doc.get("chain") is not None:  # for the auditor to hold against the view's head_hash
-        print(f"chain head {doc['chain']['head']}")
+    for doc in docs:  # for the auditor to hold against the view's head_hash
+        if doc.get("chain") is not None:
+            print(f"chain head {doc['chain']['head']}")
     return 0
 
 

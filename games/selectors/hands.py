@@ -134,6 +134,7 @@ def _hand_fields(hand: Hand, view: dict[str, Any]) -> dict[str, Any]:
         "players": _players(hand),
         "deadline": _deadline(hand),
         "seed_hash": hand.seed_hash,
+        "next_seed_hash": hand.next_seed_hash or None,
         "head_hash": hand_head_hash(hand) if hand.status == Hand.Status.ENDED else None,
         "fixed_deck": hand.deck is not None,
     }
@@ -172,6 +173,7 @@ def hand_view_for_seat(
             "analysis": analysis_for(state, seat) if not ended else None,
             "result": hand.result if ended else None,
             "seed": hand.seed if ended else None,
+            "client_seeds": hand.client_seeds if ended else None,
         }
     )
     if ended and view.get("settlement") is not None:
@@ -214,6 +216,7 @@ def hand_view_for_spectator(*, hand: Hand, state: HandState | None = None) -> di
             "analysis": None,
             "result": hand.result if ended else None,
             "seed": None,
+            "client_seeds": None,
         }
     )
     if ended and view.get("settlement") is not None:
@@ -235,7 +238,8 @@ def _event_dict(event: HandEvent) -> dict[str, Any]:
         "actor_seat": event.actor_seat,
         "system": event.system,
         "bot": event.bot,
-        "move": None if record else (payload or None),
+        # the deal is no move (its payload holds only the deal's deck_hash, for the export)
+        "move": None if record or event.type == "deal" else (payload or None),
         "record": payload if record else None,
         "effects": upcast_event["effects"],
         "created_at": utc_iso(event.created_at),
@@ -350,6 +354,8 @@ def hand_replay_for_user(*, hand: Hand, user: Any, seq: int | None = None) -> di
             "players": _players(hand),
             "seed_hash": hand.seed_hash,
             "seed": hand.seed,
+            "client_seeds": hand.client_seeds,
+            "next_seed_hash": hand.next_seed_hash or None,
             "fixed_deck": hand.deck is not None,
             "deck": [CODES[k] for k in hand_deck(hand)],
             "result": hand.result if hand.status == Hand.Status.ENDED else None,

@@ -173,6 +173,8 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
                     table_ready_deadline(t, seats) if t.status == Table.Status.OPEN else None
                 ),
                 "fixed_deck": t.fixed_deck is not None,
+                # the commitment to the next hand's server seed (games.rules.fair_deal)
+                "next_seed_hash": t.next_seed_hash,
                 "spectators": t.spectators,
                 "practice": t.practice,
                 "bot_delay": t.bot_delay,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import secrets
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any
@@ -23,7 +22,7 @@ from games.clock import (
     hand_deadline,
     table_clock_on_commit,
 )
-from games.hand_store import hand_publish_on_commit, hand_ruleset, hand_state
+from games.hand_store import hand_deck, hand_publish_on_commit, hand_ruleset, hand_state
 from games.models import (
     DEFAULT_ROOM,
     MAX_BOT_DELAY_SECONDS,
@@ -36,9 +35,11 @@ from games.models import (
     Table,
 )
 from games.rule_errors import rule_error
-from games.rules import HandConfig, Mode, first_dealer, new_hand, parse_deck, shuffle
+from games.rules import HandConfig, Mode, first_dealer, new_hand, parse_deck
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput as RulesInvalidInput
+from games.rules.errors import RuleError
+from games.rules.fair_deal import check_client_seed, deck_hash, new_server_seed
 from games.rules.quan import FeeSchedule, FeesError
 from games.selectors.rules import ruleset_from_spec
 from games.selectors.tables import table_ready_deadline
@@ -448,9 +449,17 @@ def seat_ready(
     ready: bool = True,
     auto_u: bool | None = None,
     auto_chiu: bool | None = None,
+    client_seed: str | None = None,
 ) -> Hand | None:
     """Say ready (or not) for the next hand; deal it when :func:`_seats_to_deal` says so and
-    return it. Locks the table row."""
+    return it. Locks the table row. ``client_seed`` is the seat's own seed for that deal
+    (games.rules.fair_deal; ``400 invalid`` when malformed); omitted, the seat keeps the one it
+    gave before for this deal, or none (the empty seed). Saying not ready forgets it."""
+    if client_seed is not None:
+        try:
+            check_client_seed(client_seed)
+        except RuleError as exc:
+            raise rule_error(exc, fields=["client_seed"]) from exc
     table = _lock_table(table_id)
     seat = _seat_of(table, user)
     if HandSeat.objects.filter(
@@ -470,7 +479,13 @@ def seat_ready(
         seat.auto_u = auto_u
     if auto_chiu is not None:
         seat.auto_chiu = auto_chiu
-    seat.save(update_fields=["ready", "ready_at", "auto_u", "auto_chiu", "updated_at"])
+    if not ready:
+        seat.client_seed = ""
+    elif client_seed is not None:
+        seat.client_seed = client_seed
+    seat.save(
+        update_fields=["ready", "ready_at", "auto_u", "auto_chiu", "client_seed", "updated_at"]
+    )
     feed_table_changed(
         table_id=table.pk, change="ready", user=user, seat=seat.number, ready=seat.ready
     )
@@ -630,15 +645,20 @@ def _new_hand_row(table: Table, seats: list[Seat], seed: bytes) -> Hand:
         deck=table.fixed_deck,
         seed=seed.hex(),
         seed_hash=hashlib.sha256(seed).hexdigest(),
+        client_seeds=[s.client_seed for s in seats],
         last_event_at=timezone.now(),
     )
 
 
 def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
     """Deal a hand to ``seats`` (seated and ready, in seat-number order). The caller holds the
-    table row lock. The seed is secret; its SHA-256 is public from now on (RULES.md §13)."""
-    seed = secrets.token_bytes(32)
+    table row lock. The server's seed is the one the table committed to before any seat said
+    ready (``Table.next_seed``), secret until the end; the deck mixes in every seat's seed
+    (games.rules.fair_deal); the next hand's seed is drawn and committed now (RULES.md §13)."""
+    seed = bytes.fromhex(table.next_seed)
     hand = _new_hand_row(table, seats, seed)
+    table.next_seed = new_server_seed()
+    hand.next_seed_hash = table.next_seed_hash
     config = HandConfig(
         n_seats=len(seats),
         mode=Mode(table.mode),
@@ -646,11 +666,13 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         previous_winner=hand.previous_winner,
         prefs=tuple((s.auto_u, s.auto_chiu) for s in seats),
     )
-    deck = parse_deck(table.fixed_deck) if table.fixed_deck is not None else shuffle(seed)
+    hand.deadline_at = timezone.now()  # a placeholder: the real one needs the state, which
+    hand.save()  # needs the deck, which needs the hand's id
+    deck = parse_deck(table.fixed_deck) if table.fixed_deck is not None else hand_deck(hand)
     state = new_hand(config, deck, hand.dealer)
     bot = table.practice and seats[state.turn].player.is_bot
     hand.deadline_at = hand_deadline(hand, table, state, actor_bot=bot)
-    hand.save()
+    hand.save(update_fields=["deadline_at"])
     HandSeat.objects.bulk_create(
         HandSeat(
             hand=hand,
@@ -662,9 +684,18 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         )
         for position, s in enumerate(seats)
     )
-    hand_event_append(hand=hand, type="deal", system=True, payload={}, effects=list(state.events))
+    # The deal commits to its deck in the log (games.rules.fair_deal.deck_hash): a verifier
+    # told other seeds than the ones dealt from stops at seq 0.
+    hand_event_append(
+        hand=hand,
+        type="deal",
+        system=True,
+        payload={"deck_hash": deck_hash(deck)},
+        effects=list(state.events),
+    )
     table.status = Table.Status.PLAYING
-    table.save(update_fields=["status", "updated_at"])
+    table.save(update_fields=["status", "next_seed", "updated_at"])
+    Seat.objects.filter(pk__in=[s.pk for s in seats]).update(client_seed="")
     hand_publish_on_commit(hand, state)
     hand_clock_on_commit(hand)
     feed_hand_changed(hand=hand, state=state)

@@ -20,7 +20,7 @@ from games.admin import hand_replay_steps
 from games.hand_store import hand_replay
 from games.models import Hand, HandEvent, Room
 from games.rules.replay import as_stored
-from games.rules.verify import FIXED_SHUFFLE, SHUFFLE_ALGORITHM, verify_export
+from games.rules.verify import FAIR_SHUFFLE, FIXED_SHUFFLE, verify_export
 from games.services import hand_log
 from games.services import hands as hand_services
 from games.services.quan_booking import hand_settle
@@ -116,7 +116,7 @@ def test_a_shuffled_hand_with_a_pot_verifies(players, start_hand) -> None:
     play_to_end(players, ids)
     hand_settle(hand_id=ids["hand"])
     doc = players[2].client.get(export_url(ids["hand"])).json()
-    assert doc["shuffle"] == SHUFFLE_ALGORITHM and "deck" not in doc
+    assert doc["shuffle"] == FAIR_SHUFFLE and "deck" not in doc
     assert any(e["party"] == "pot" for e in doc["ledger"]["entries"])
     assert verify_export(doc) is None
 

@@ -29,6 +29,7 @@ from games.models import Hand, HandEvent, IdempotencyRecord
 from games.rules import shuffle
 from games.rules.cards import CODES
 from games.rules.errors import InvalidInput, RuleError
+from games.rules.fair_deal import fair_deck
 from games.rules.moves import MOVE_TYPES
 from games.selectors.hands import hand_events_for_user, hand_view_for_user
 from games.services.hands import move_submit
@@ -204,11 +205,14 @@ def test_no_state_is_stored_beside_the_log() -> None:
     assert not [f.name for f in Hand._meta.get_fields() if "blob" in f.name or "state" in f.name]
 
 
-def test_a_seed_dealt_hand_is_the_shuffle_of_its_seed(make_user) -> None:
+def test_a_seed_dealt_hand_is_the_shuffle_of_its_seeds(make_user) -> None:
+    # The fair deal: the shuffle of the key of the server's seed, the seats' (none given here:
+    # empty) and the hand's id — no longer the server seed's own shuffle.
     users = [make_user()[0] for _ in range(3)]
     hand = deal(users)
-    assert hand.deck is None
-    deck = shuffle(bytes.fromhex(hand.seed))
+    assert hand.deck is None and hand.client_seeds == ["", "", ""]
+    deck = fair_deck(server_seed=bytes.fromhex(hand.seed), hand_id=hand.pk, client_seeds=[""] * 3)
+    assert deck != shuffle(bytes.fromhex(hand.seed))
     state = hand_state(hand)
     assert sum(state.seats[hand.dealer].hand) == 20
     assert [CODES[k] for k in state.stock] == [CODES[k] for k in deck[58:]]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio  # unasync: drop
 import random
+import secrets
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, cast
@@ -70,6 +71,9 @@ class AsyncChanClient:
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
         self.stats = Stats()
+        # The seed sent with the last ready at each table (the fair deal: to check the hand's
+        # export against, docs/audit.md).
+        self.client_seeds: dict[int, str] = {}
         self._sleep = sleep
         self._rng = rng or random.Random()
 
@@ -447,11 +451,23 @@ class AsyncChanClient:
                 raise
         return await self.table(table_id)
 
-    async def ready(self, table_id: int, *, ready: bool = True) -> ReadyResult:
-        return cast(
+    async def ready(
+        self, table_id: int, *, ready: bool = True, client_seed: str | None = None
+    ) -> ReadyResult:
+        """Say ready (or not) for the next hand. Ready, it sends this seat's own seed for the
+        fair deal (docs/audit.md): ``client_seed``, or by default a fresh 32-byte random hex
+        one (``secrets.token_hex``); pass ``""`` to give none. The seed sent is kept in
+        ``client_seeds[table_id]``, to check the hand's export against."""
+        body: dict[str, Any] = {"ready": ready}
+        if ready:
+            body["client_seed"] = secrets.token_hex(32) if client_seed is None else client_seed
+        result = cast(
             ReadyResult,
-            await self._json("POST", f"/api/v1/tables/{table_id}/ready", json={"ready": ready}),
+            await self._json("POST", f"/api/v1/tables/{table_id}/ready", json=body),
         )
+        if ready:
+            self.client_seeds[table_id] = body["client_seed"]
+        return result
 
     async def leave(self, table_id: int) -> None:
         await self.request("POST", f"/api/v1/tables/{table_id}/leave", json={})

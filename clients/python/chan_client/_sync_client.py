@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import random
 import time
+import secrets
 import uuid
 from collections.abc import Iterator, Callable, Mapping
 from typing import Any, cast
@@ -72,6 +73,9 @@ class ChanClient:
         self.retry = retry or RetryPolicy()
         self.timeout = timeout
         self.stats = Stats()
+        # The seed sent with the last ready at each table (the fair deal: to check the hand's
+        # export against, docs/audit.md).
+        self.client_seeds: dict[int, str] = {}
         self._sleep = sleep
         self._rng = rng or random.Random()
 
@@ -431,11 +435,23 @@ class ChanClient:
                 raise
         return self.table(table_id)
 
-    def ready(self, table_id: int, *, ready: bool = True) -> ReadyResult:
-        return cast(
+    def ready(
+        self, table_id: int, *, ready: bool = True, client_seed: str | None = None
+    ) -> ReadyResult:
+        """Say ready (or not) for the next hand. Ready, it sends this seat's own seed for the
+        fair deal (docs/audit.md): ``client_seed``, or by default a fresh 32-byte random hex
+        one (``secrets.token_hex``); pass ``""`` to give none. The seed sent is kept in
+        ``client_seeds[table_id]``, to check the hand's export against."""
+        body: dict[str, Any] = {"ready": ready}
+        if ready:
+            body["client_seed"] = secrets.token_hex(32) if client_seed is None else client_seed
+        result = cast(
             ReadyResult,
-            self._json("POST", f"/api/v1/tables/{table_id}/ready", json={"ready": ready}),
+            self._json("POST", f"/api/v1/tables/{table_id}/ready", json=body),
         )
+        if ready:
+            self.client_seeds[table_id] = body["client_seed"]
+        return result
 
     def leave(self, table_id: int) -> None:
         self.request("POST", f"/api/v1/tables/{table_id}/leave", json={})

@@ -105,13 +105,25 @@ export class ChanClient {
     );
   }
 
-  async ready(tableId: number, ready = true): Promise<Schemas["SeatReadyOutput"]> {
-    return unwrap(
+  /** The seed sent with the last ready at each table (the fair deal, docs/audit.md). */
+  readonly clientSeeds = new Map<number, string>();
+
+  /** Say ready (or not). Ready, it sends this seat's own seed for the fair deal: `clientSeed`,
+   * or by default 32 random bytes in hex; `""` gives none. */
+  async ready(
+    tableId: number,
+    ready = true,
+    clientSeed?: string,
+  ): Promise<Schemas["SeatReadyOutput"]> {
+    const seed = ready ? (clientSeed ?? randomHex(32)) : undefined;
+    const result = unwrap(
       await this.api.POST("/api/v1/tables/{table_id}/ready", {
         params: { path: { table_id: tableId } },
-        body: { ready },
+        body: seed === undefined ? { ready } : { ready, client_seed: seed },
       }),
     );
+    if (seed !== undefined) this.clientSeeds.set(tableId, seed);
+    return result;
   }
 
   async table(tableId: number): Promise<Table> {
@@ -228,4 +240,9 @@ export function chooseMove(view: HandView): MoveInput | null {
   const first = pool[0]!;
   const { seat: _seat, system: _system, ...rest } = first as Move & { system?: boolean };
   return rest as MoveInput;
+}
+
+function randomHex(bytes: number): string {
+  const raw = globalThis.crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(raw, (b) => b.toString(16).padStart(2, "0")).join("");
 }

@@ -1131,8 +1131,12 @@ export interface components {
             dealer: number;
             seed: string;
             seed_hash: string;
-            /** @description "sha256-ctr-fisher-yates-v1", or "fixed" (deck). */
+            /** @description "hmac-sha256-seats-v1+sha256-ctr-fisher-yates-v1" (the fair deal), "sha256-ctr-fisher-yates-v1" (hands dealt before it), or "fixed" (deck). */
             shuffle: string;
+            /** @description Each seat's own seed in seat order (null before the fair deal). */
+            client_seeds: string[] | null;
+            /** @description The commitment to the table's next hand's server seed, made at this deal. */
+            next_seed_hash: string | null;
             /** @description Fixed-deck tables only. */
             deck?: components["schemas"]["CardCode"][];
             events: components["schemas"]["ExportEvent"][];
@@ -1176,6 +1180,8 @@ export interface components {
             settlement?: components["schemas"]["Settlement"] | null;
             seed_hash: string;
             seed: string;
+            client_seeds: string[] | null;
+            next_seed_hash: string | null;
             fixed_deck: boolean;
             deck: components["schemas"]["CardCode"][];
             result: components["schemas"]["HandResult"] | null;
@@ -1244,6 +1250,8 @@ export interface components {
             deadline: string | null;
             /** @description SHA-256 of the seed (hex), public from the deal. */
             seed_hash: string;
+            /** @description The commitment to the table's next hand's server seed, made at this deal (that hand's seed_hash; null for hands dealt before the fair deal). */
+            next_seed_hash: string | null;
             /** @description After the end: the hash of the hand's last event, the head of its log's hash chain (docs/audit.md); null before. */
             head_hash: string | null;
             fixed_deck: boolean;
@@ -1251,6 +1259,8 @@ export interface components {
             result: components["schemas"]["HandResult"] | null;
             /** @description The seed (hex), after the end. */
             seed: string | null;
+            /** @description After the end (null before, and for spectators): each seat's own seed in seat order, mixed into the deck (docs/audit.md; empty: none given). */
+            client_seeds: string[] | null;
             /** @description After the end. */
             stock?: components["schemas"]["CardCode"][];
         };
@@ -1806,6 +1816,8 @@ export interface components {
             ready?: boolean;
             auto_u?: boolean;
             auto_chiu?: boolean;
+            /** @description This seat's own seed for the next deal (0–128 printable ASCII characters, no space), mixed into the shuffle with the server's committed seed (docs/audit.md); secret until the hand ends. Omitted: the one given before, or none (empty). */
+            client_seed?: string;
         };
         SeatReadyOutput: {
             table: components["schemas"]["TableOutput"];
@@ -1909,6 +1921,8 @@ export interface components {
             ready_deadline: string | null;
             /** @description Dealt from a fixed test deck. */
             fixed_deck: boolean;
+            /** @description SHA-256 (hex) of the server seed the next hand will be dealt from, committed before any seat's seed is known (docs/audit.md); that hand's seed_hash. */
+            next_seed_hash: string;
             /** @description Non-participants may watch its hands. */
             spectators: boolean;
             /** @description A practice table: server bots, no Quan, no stats or XP. */
