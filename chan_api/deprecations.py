@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
@@ -22,7 +23,7 @@ from django.utils.translation import gettext_lazy as _
 
 from core import errors
 
-CHANGELOG_URL = "/api/docs/#changelog"
+CHANGELOG_URL = "/api/redoc/#section/Changelog"  # docs/api.md's, in the schema (below)
 MINIMUM_NOTICE = dt.timedelta(days=180)
 
 
@@ -118,4 +119,29 @@ def mark_deprecated_operations(result: dict[str, Any], generator: Any, **kwargs:
         for operation in operations.values():
             if isinstance(operation, dict) and operation.get("operationId") in deprecated:
                 operation["deprecated"] = True
+    return result
+
+
+GUIDE = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+
+
+def guide_sections(*titles: str) -> str:
+    """These ``## `` sections of docs/api.md, as written there (empty when it is absent)."""
+    try:
+        text = GUIDE.read_text()
+    except OSError:
+        return ""
+    parts = ("\n" + text).split("\n## ")
+    wanted = [p for p in parts if p.split("\n", 1)[0].strip() in titles]
+    return "\n\n".join("# " + p.strip() for p in wanted)
+
+
+def add_changelog(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict:
+    """drf-spectacular postprocessing hook: the changelog and the deprecation policy of
+    docs/api.md in the schema's description, so ReDoc shows them (``#section/Changelog``, where
+    the ``Link: rel="deprecation"`` header points)."""
+    extra = guide_sections("Changelog", "Deprecation policy")
+    if extra:
+        info = result.setdefault("info", {})
+        info["description"] = (info.get("description", "") + "\n\n" + extra).strip()
     return result

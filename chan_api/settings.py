@@ -340,6 +340,7 @@ SPECTACULAR_SETTINGS = {
         "drf_spectacular.hooks.postprocess_schema_enums",
         "chan_api.schema.typed_schema_hook",
         "chan_api.deprecations.mark_deprecated_operations",
+        "chan_api.deprecations.add_changelog",
     ],
     "ENUM_NAME_OVERRIDES": {
         "TableStatusEnum": "games.models.Table.Status",

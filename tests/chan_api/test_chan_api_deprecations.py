@@ -100,3 +100,11 @@ def test_the_old_token_list_points_to_its_successor(api) -> None:
     assert response.status_code == 200
     assert "</api/v1/me/tokens>" in response["Link"] and response["Sunset"].endswith("GMT")
     assert "Deprecation" not in api.get("/api/v1/me/tokens")
+
+
+def test_the_schema_carries_the_changelog_the_deprecation_link_points_to() -> None:
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    description = schema["info"]["description"]
+    assert "# Changelog" in description and "# Deprecation policy" in description
+    assert "/auth/tokens" in description.split("# Changelog", 1)[1]
+    assert deprecations.CHANGELOG_URL.endswith("#section/Changelog")
