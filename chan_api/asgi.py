@@ -3,7 +3,7 @@ workers); ``manage.py run_dev`` serves it too.
 
 What a web worker serves (:func:`serving_stack`):
 
-* :class:`games.api.long_poll.LongPollApp` on the outside: long polls wait in the event loop,
+* :class:`games.live.long_poll.LongPollApp` on the outside: long polls wait in the event loop,
   holding no thread and no database connection, woken by the process's hand feed;
 * inside it, Django's WSGI application (``chan_api.wsgi``: its charset-proof request class)
   in a pool of ``WEB_THREADS`` threads (:class:`chan_api.wsgi_threads.WsgiInThreads`), one hop

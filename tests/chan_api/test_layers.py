@@ -109,7 +109,7 @@ def test_the_walk_finds_every_domain_module() -> None:
         "accounts/ledger_selectors.py",
         "accounts/selectors.py",
         "accounts/services.py",
-        "games/hand_feed.py",
+        "games/live/subscription.py",
         "games/hand_store.py",
         "games/audit.py",
         "games/export.py",
