@@ -18,9 +18,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.limit_selectors import max_stake_in_force, play_check, play_refusal, stake_check
-from accounts.models import User
-from core.errors import Conflict
-from games.models import Hand, HandSeat, Seat, Table
+from games.models import Seat, Table
 from games.services.pot import pot_refund
 from games.services.seat_holds import seat_hold_release
 
@@ -79,21 +77,6 @@ def seats_release_excluded(*, user_id: int) -> list[int]:
     is not in the hand being played (as :func:`games.services.tables.seat_leave` does); at the
     others it plays the hand to its end and is unseated before the next deal
     (:func:`seats_within_limits`). Safe to run twice. Returns the tables it stood up from."""
-    from games.services.tables import seat_leave
+    from games.services.tables import seats_vacate
 
-    user = User.objects.get(pk=user_id)
-    left = []
-    for table_id in list(Seat.objects.filter(player=user).values_list("table_id", flat=True)):
-        in_play = HandSeat.objects.filter(
-            hand__table_id=table_id, hand__status=Hand.Status.PLAYING, user=user
-        ).exists()
-        if in_play:
-            continue
-        try:
-            seat_leave(table_id=table_id, user=user)
-        except Conflict as exc:  # it stood up meanwhile
-            if exc.code != "not_seated":
-                raise
-            continue
-        left.append(table_id)
-    return left
+    return seats_vacate(user_id=user_id, between_hands_only=True)

@@ -368,14 +368,23 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
     raise Conflict(_("The table is busy; try again."), code="table_busy")
 
 
-def seats_vacate(*, user_id: int) -> list[int]:
+def seats_vacate(*, user_id: int, between_hands_only: bool = False) -> list[int]:
     """Stand a banned player up at every table it sits at, as :func:`seat_leave` does (its gà
     góp share refunded; mid-hand it is marked as gone, played by the server to the end of the
     hand, then unseated). Sent ``accounts.signals.player_banned`` after the ban commits; safe
-    to run twice. Returns the ids of the tables it stood up from."""
+    to run twice. ``between_hands_only``: skip the tables where it is in the hand being played
+    (it plays that hand to its end; the deal unseats it). Returns the ids of the tables it stood
+    up from."""
     user = User.objects.get(pk=user_id)
     left = []
     for table_id in list(Seat.objects.filter(player=user).values_list("table_id", flat=True)):
+        if (
+            between_hands_only
+            and HandSeat.objects.filter(
+                hand__table_id=table_id, hand__status=Hand.Status.PLAYING, user=user
+            ).exists()
+        ):
+            continue
         try:
             seat_leave(table_id=table_id, user=user)
         except Conflict as exc:  # it stood up meanwhile
