@@ -4,8 +4,10 @@
                                     [--hands-per-session 25] [--seed bench]
 
 Plays sessions of self-played 4-seat hands (games.rules, the heuristic bot) among honest
-players (who misplay now and then: a win let go 2 % of the time, human think times), colluding
-pairs that sit side by side, soft-play pairs (never ù on the partner's card) and chip-dumping
+players (who misplay now and then: a win let go 2 % of the time, human think times; one in ten
+claims its wins by hand, its automatic ù off, and misses those on the others' draws), colluding
+pairs that sit side by side, soft-play pairs (never ù on the partner's draw: automatic ù off
+while the partner moves) and chip-dumping
 pairs (each throws the partner a card it can eat whenever it has one), and timing bots (a
 constant think time). Each hand's log is read back by the job's own extraction
 (``games.integrity.facts.hand_facts``: a replay with the rules), the job's statistics run over
@@ -24,6 +26,7 @@ import argparse
 import random
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -33,7 +36,7 @@ from games.integrity.signals import compute  # noqa: E402
 from games.rules.bots import HeuristicBot  # noqa: E402
 from games.rules.deck import first_dealer, shuffle  # noqa: E402
 from games.rules.engine import apply, can_win, legal_moves, new_hand  # noqa: E402
-from games.rules.moves import Discard, Eat, Move, U  # noqa: E402
+from games.rules.moves import Discard, Eat, Move, SetPrefs, U  # noqa: E402
 from games.rules.state import HandConfig, HandState, Phase  # noqa: E402
 
 
@@ -42,10 +45,15 @@ class Player(HeuristicBot):
 
     miss_win = 0.02
 
-    def __init__(self, rng: random.Random, pid: int) -> None:
+    def __init__(self, rng: random.Random, pid: int, *, manual: bool = False) -> None:
         super().__init__(rng)
         self.pid = pid
         self.partner_seat: int | None = None
+        self.auto_u = not manual  # a player who claims its wins by hand misses some
+
+    def prefs(self, state: HandState, seat: int) -> SetPrefs | None:
+        """A change of its automatic ù before the turn seat moves (None: none)."""
+        return None
 
     def think(self) -> float:
         return self.rng.lognormvariate(1.0, 0.6)
@@ -69,7 +77,14 @@ class TimingBot(Player):
 
 
 class SoftPlayer(Player):
-    """Never wins on a card its partner put out."""
+    """Never wins on a card its partner drew: its automatic ù goes off while the partner is
+    to move, and it never takes a ``u`` on the partner's card in turn."""
+
+    def prefs(self, state: HandState, seat: int) -> SetPrefs | None:
+        want = state.turn != self.partner_seat
+        if state.seats[seat].auto_u != want:
+            return SetPrefs(seat, auto_u=want)
+        return None
 
     def choose(self, state: HandState, seat: int) -> Move:
         ex = state.exposed
@@ -103,11 +118,21 @@ class Dumper(Player):
 def play(config: HandConfig, seed: bytes, bots: list[Player], hand_id: int, rng: random.Random):
     deck = shuffle(seed)
     dealer = first_dealer(seed, config.n_seats)
+    config = replace(config, prefs=tuple((b.auto_u, True) for b in bots))
     state = new_hand(config, deck, dealer)
     events = [{"seq": 0, "type": "deal", "payload": {}}]
     times = {0: 0.0}
     clock = 0.0
     while state.phase is not Phase.ENDED:
+        for other, bot in enumerate(bots):
+            change = bot.prefs(state, other)
+            if change is not None:
+                state = apply(state, change)
+                clock += bot.think()
+                events.append(
+                    {"seq": len(events), "type": change.type, "payload": change.to_dict()}
+                )
+                times[len(events) - 1] = clock
         seat = state.turn
         move = bots[seat].choose(state, seat)
         state = apply(state, move)
@@ -134,12 +159,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timers", type=int, default=2)
     p.add_argument("--sessions", type=int, default=240)
     p.add_argument("--hands-per-session", type=int, default=25)
+    p.add_argument("--manual", type=float, default=0.1, help="honest players without auto ù")
     p.add_argument("--seed", default="bench")
     args = p.parse_args(argv)
 
     rng = random.Random(args.seed)
     pid = iter(range(1, 10**6))
-    honest = [Player(random.Random(rng.random()), next(pid)) for _ in range(args.honest)]
+    honest = [
+        Player(random.Random(rng.random()), next(pid), manual=rng.random() < args.manual)
+        for _ in range(args.honest)
+    ]
     timers = [TimingBot(random.Random(rng.random()), next(pid)) for _ in range(args.timers)]
     pairs: list[tuple[Player, Player]] = []
     for cls in (SoftPlayer, Dumper):

@@ -2,7 +2,8 @@
 
 :func:`hand_facts` replays the log with ``games.rules`` and records, per seat position: every
 discard offered to the next seat and whether that seat could eat it (an ``eat`` among its legal
-moves), every real win it held (``can_win``) and whether it took it, whose card the win was on,
+moves), every real win it held on another seat's stock card and whether it took it (its
+automatic ù on, or a ``u`` among its legal moves chosen),
 the think time of each of its own moves, and the settlement's transfers.
 """
 
@@ -17,7 +18,8 @@ from games.rules.engine import can_win, legal_moves
 from games.rules.moves import Eat, U
 from games.rules.replay import replay
 from games.rules.results import Settlement
-from games.rules.state import SRC_DISCARD, HandConfig, HandState, Phase
+from games.rules.shape import wins_with
+from games.rules.state import SRC_DISCARD, SRC_STOCK, HandConfig, HandState, Phase
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +34,8 @@ class Offer:
 
 @dataclass(frozen=True, slots=True)
 class WinChance:
-    """A real win ``seat`` held on a card put out by ``by`` (None: its own draw or the deal)."""
+    """A real win ``seat`` held on a stock card drawn by ``by`` (another seat), and whether it
+    took it (in turn with ``u``, or by its automatic ù)."""
 
     seat: int
     by: int | None
@@ -61,13 +64,27 @@ class HandFacts:
     think: dict[int, list[float]] = field(default_factory=dict)  # position -> seconds
 
 
-def _chance_of(state: HandState, seat: int) -> WinChance | None:
+def _in_turn_chance(state: HandState, seat: int) -> bool:
+    """Whether ``seat`` holds a real win on another seat's stock card it may ``u`` on now."""
     if state.phase is Phase.ENDED or seat != state.turn or not can_win(state, seat):
-        return None
-    if not any(isinstance(m, U) for m in legal_moves(state, seat)):
-        return None
-    by = state.exposed.by if state.exposed is not None and state.exposed.by != seat else None
-    return WinChance(seat, by, taken=False)
+        return False
+    ex = state.exposed
+    if ex is None or ex.source != SRC_STOCK or ex.by == seat:
+        return False
+    return any(isinstance(m, U) for m in legal_moves(state, seat))
+
+
+def _draw_chances(state: HandState) -> list[tuple[int, bool]]:
+    """After a draw: the other seats that win with the drawn card, and whether their automatic
+    ù was on (a seat with it off lets the win go unless it takes it in turn)."""
+    ex = state.exposed
+    if state.phase is not Phase.AFTER_DRAW or ex is None or ex.source != SRC_STOCK:
+        return []
+    out = []
+    for s, st in enumerate(state.seats):
+        if s != ex.by and not st.bao and wins_with(st.hand, st.mat_chan, ex.card):
+            out.append((s, st.auto_u))
+    return out
 
 
 def _offer_of(state: HandState) -> Offer | None:
@@ -108,20 +125,26 @@ def hand_facts(
     before: HandState | None = None
     last_time: float | None = None
     final: HandState | None = None
+    # one chance per (seat, stock card): who drew it and whether the seat took the win
+    chances: dict[tuple[int, int], WinChance] = {}
     for event, state in replay(config, deck, dealer, events):
         seq = int(event.get("seq", 0))
         at = _seconds(times.get(seq)) if times is not None else None
-        if before is not None and event["type"] != "deal" and "seat" in event.get("payload", {}):
-            payload = event["payload"]
+        payload = event.get("payload") or {}
+        if before is not None and "seat" in payload and event["type"] != "deal":
             seat = int(payload["seat"])
+            kind = payload.get("type")
             offer = _offer_of(before)
             if offer is not None and offer.to == seat:
-                ate = payload.get("type") == "eat"
-                facts.offers.append(Offer(offer.by, offer.to, offer.could_eat, ate))
-            chance = _chance_of(before, seat)
-            if chance is not None:
-                taken = payload.get("type") == "u"
-                facts.chances.append(WinChance(chance.seat, chance.by, taken))
+                facts.offers.append(Offer(offer.by, offer.to, offer.could_eat, kind == "eat"))
+            if _in_turn_chance(before, seat):
+                assert before.exposed is not None
+                key = (seat, before.stock_drawn)
+                taken = kind == "u" or chances.get(key, WinChance(seat, None, False)).taken
+                chances[key] = WinChance(seat, before.exposed.by, taken)
+            if kind == "draw":
+                for s, auto in _draw_chances(state):
+                    chances[(s, state.stock_drawn)] = WinChance(s, seat, auto)
             own = not payload.get("system") and not event.get("system") and not event.get("bot")
             if own and at is not None and last_time is not None:
                 facts.think.setdefault(seat, []).append(max(0.0, at - last_time))
@@ -129,6 +152,7 @@ def hand_facts(
             last_time = at
         before = state
         final = state
+    facts.chances = list(chances.values())
     if final is not None:
         facts.payments = payments_of(final.settlement)
     return facts

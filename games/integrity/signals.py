@@ -11,7 +11,9 @@ Each signal has one statistic and a documented threshold (``THRESHOLDS``; settin
     Hands where A paid B more than another loser paid B (báo đền làng, báo xướng sai: one seat
     pays for the table), counted against the population's rate per pair-hand: z-score.
 ``soft_play`` (directed pair A spares B)
-    Real wins A held on a card B put out and did not take (a ``u`` in its legal moves, declined).
+    The share of the real wins A held on B's stock cards that A let go (its automatic ù off, or a
+    ``u`` in its legal moves not taken), minus the share it let go on everybody else's: a player
+    who plays by hand misses wins on every seat alike, a soft player on its partner's alone.
 ``shared_address`` (pair)
     The two accounts signed up from the same address (HMAC digest, never the address).
 ``timing`` (player)
@@ -45,7 +47,7 @@ THRESHOLDS: dict[str, float] = {
     "targeted_z": 4.0,
     "targeted_min": 3,  # hands with a targeted payment
     "soft_play_min": 3,  # wins declined on the partner's cards
-    "soft_play_share": 0.5,  # of the wins held on the partner's cards
+    "soft_play_share": 0.5,  # let go on the partner's cards, minus on the others' cards
     "timing_cv": 0.15,  # a CV of think times under this is a bot's
     "timing_min_moves": 50,
     "shared_address": 1,
@@ -132,6 +134,7 @@ def compute(
     think: dict[int, list[float]] = defaultdict(list)
     think_hands: dict[int, list[int]] = defaultdict(list)
     pair_hands = 0
+    held: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # player -> [wins held, let go]
     for f in hands:
         pl = f.players
         for a in range(len(pl)):
@@ -151,8 +154,10 @@ def compute(
                 continue
             d = pairs[(pl[c.seat], pl[c.by])]
             d.chances += 1
+            held[pl[c.seat]][0] += 1
             if not c.taken:
                 d.declined += 1
+                held[pl[c.seat]][1] += 1
                 d.declined_hands.append(f.hand_id)
         for p in f.payments:
             d = pairs[(pl[p.payer], pl[p.payee])]
@@ -206,13 +211,21 @@ def compute(
             )
         if d.chances and d.declined >= th["soft_play_min"]:
             share = d.declined / d.chances
-            if share >= th["soft_play_share"]:
-                detail = {**base, "wins_held": d.chances, "declined": d.declined}
+            rest_held = held[a][0] - d.chances
+            rest_share = (held[a][1] - d.declined) / rest_held if rest_held else 0.0
+            if share - rest_share >= th["soft_play_share"]:
+                detail = {
+                    **base,
+                    "wins_held": d.chances,
+                    "declined": d.declined,
+                    "declined_share": round(share, 3),
+                    "declined_share_others": round(rest_share, 3),
+                }
                 flags.append(
                     Flag(
                         SOFT_PLAY,
                         (a, b),
-                        round(share, 3),
+                        round(share - rest_share, 3),
                         th["soft_play_share"],
                         detail,
                         _ev(d.declined_hands),
