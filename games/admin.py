@@ -452,3 +452,6 @@ class IdempotencyRecordAdmin(ReadOnlyAdmin):
     @admin.display(description="response body")
     def response_body_hidden(self, obj: IdempotencyRecord) -> str:
         return HIDDEN_RESPONSE
+
+
+from games.integrity import admin as integrity_admin  # noqa: E402,F401  (the flag queue)

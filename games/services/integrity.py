@@ -104,3 +104,10 @@ def integrity_flag_review(*, flag_id: int, action: str, staff: Any, notes: str =
                 if player_id is not None and player_id != staff.pk:
                     user_ban(user_id=player_id, staff=staff, reason=reason)
     return flag
+
+
+def integrity_scan_request(*, window_hours: float = DEFAULT_WINDOW.total_seconds() / 3600) -> None:
+    """Queue the scan now (the admin's "Scan now"): the nightly task, sent once this commits."""
+    from games.tasks import integrity_scan_due
+
+    transaction.on_commit(lambda: integrity_scan_due.delay(window_hours=window_hours), robust=True)
