@@ -466,6 +466,8 @@ def seat_ready(
         raise Conflict(
             _("A hand is being played; say ready after it ends."), code="hand_in_progress"
         )
+    if ready:
+        account_frozen_check(user)  # 403 account_frozen: seated when frozen, dealt no more
     if ready != seat.ready:
         seat.ready_at = timezone.now() if ready else None
     seat.ready = ready

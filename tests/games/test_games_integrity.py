@@ -123,7 +123,16 @@ def test_freezing_refuses_a_seat_with_account_frozen_and_clearing_lifts_it(
     r = host.client.post("/api/v1/tables", {"name": "t", "stake": 10}, format="json")
     table = r.json()["id"]
 
+    seated = players[1].client.post(f"/api/v1/tables/{table}/join", {}, format="json")
+    assert seated.status_code == 200
+
     integrity_flag_review(flag_id=flag.pk, action="freeze", staff=user, notes="looks soft")
+
+    # seated before the freeze: it may not say ready for another hand
+    r = players[1].client.post(f"/api/v1/tables/{table}/ready", {}, format="json")
+    assert r.status_code == 403 and r.json()["code"] == "account_frozen"
+    r = players[1].client.post(f"/api/v1/tables/{table}/leave", {}, format="json")
+    assert r.status_code == 200, r.content
 
     for frozen in players[:2]:  # the player and its partner
         r = frozen.client.post(f"/api/v1/tables/{table}/join", {}, format="json")
