@@ -15,7 +15,7 @@ Each signal has one statistic and a documented threshold (``THRESHOLDS``; settin
     ``u`` in its legal moves not taken), minus the share it let go on everybody else's: a player
     who plays by hand misses wins on every seat alike, a soft player on its partner's alone.
 ``shared_address`` (pair)
-    The two accounts signed up from the same address (HMAC digest, never the address).
+    The two accounts signed up or logged in from one address (HMAC digests, never addresses).
 ``timing`` (player)
     The coefficient of variation of the player's think times (std / mean): a bot's is near 0.
 
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from games.integrity.facts import HandFacts
@@ -124,10 +124,10 @@ def _excess_payers(facts: HandFacts) -> list[tuple[int, int, int]]:
 def compute(
     hands: Iterable[HandFacts],
     *,
-    addresses: Mapping[int, str] | None = None,
+    addresses: Mapping[int, str | Collection[str]] | None = None,
     thresholds: Mapping[str, float] | None = None,
 ) -> tuple[list[Flag], dict[str, float]]:
-    """The flags over ``hands`` (and the players' sign-up address digests), and the population
+    """The flags over ``hands`` (and the players' address digests), and the population
     rates the z-scores were measured against."""
     th = {**THRESHOLDS, **(thresholds or {})}
     pairs: dict[tuple[int, int], _Directed] = defaultdict(_Directed)
@@ -232,24 +232,29 @@ def compute(
                     )
                 )
     if addresses:
-        by_address: dict[str, list[int]] = defaultdict(list)
-        for player, digest in sorted(addresses.items()):
-            if digest:
-                by_address[digest].append(player)
-        for players in by_address.values():
-            for i, a in enumerate(players):
-                for b in players[i + 1 :]:
-                    together = sorted(pairs[(a, b)].hands) if (a, b) in pairs else []
-                    flags.append(
-                        Flag(
-                            SHARED_ADDRESS,
-                            (a, b),
-                            float(len(players)),
-                            th["shared_address"],
-                            {"accounts_at_address": float(len(players))},
-                            together[:EVIDENCE_HANDS],
-                        )
-                    )
+        by_address: dict[str, set[int]] = defaultdict(set)
+        for player, digests in addresses.items():
+            for digest in {digests} if isinstance(digests, str) else digests:
+                if digest:
+                    by_address[digest].add(player)
+        shared: dict[tuple[int, int], int] = {}
+        for members in by_address.values():
+            ordered = sorted(members)
+            for i, a in enumerate(ordered):
+                for b in ordered[i + 1 :]:
+                    shared[(a, b)] = max(shared.get((a, b), 0), len(ordered))
+        for (a, b), n_accounts in sorted(shared.items()):
+            together = sorted(pairs[(a, b)].hands) if (a, b) in pairs else []
+            flags.append(
+                Flag(
+                    SHARED_ADDRESS,
+                    (a, b),
+                    float(n_accounts),
+                    th["shared_address"],
+                    {"accounts_at_address": float(n_accounts)},
+                    together[:EVIDENCE_HANDS],
+                )
+            )
     for player, times in sorted(think.items()):
         if len(times) < th["timing_min_moves"]:
             continue

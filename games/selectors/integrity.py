@@ -1,5 +1,5 @@
 """Reads for the integrity signals: a window's hands as the signals' facts, the players'
-sign-up address digests, and whether a player is frozen (``account_frozen``)."""
+sign-up and login address digests, and whether a player is frozen (``account_frozen``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q
 from django.utils.translation import gettext_lazy as _
 
+from accounts.services import signup_address_digest
 from core.errors import PermissionDenied
 from games.hand_store import hand_config, hand_deck
 from games.integrity.facts import HandFacts, hand_facts
@@ -49,16 +50,28 @@ def window_hands(*, start: dt.datetime, end: dt.datetime) -> Iterator[HandFacts]
         )
 
 
-def signup_addresses(player_ids: set[int]) -> dict[int, str]:
-    """Each player's sign-up address digest (HMAC, ``accounts.services.signup_address_digest``);
-    players without one are left out."""
-    rows = (
-        get_user_model()
-        .objects.filter(pk__in=player_ids)
-        .exclude(signup_address="")
-        .values_list("pk", "signup_address")
+def player_addresses(player_ids: set[int], *, since: dt.datetime) -> dict[int, set[str]]:
+    """Each player's address digests: its sign-up's (``signup_address``, an HMAC) and those of
+    its logins since ``since`` (django-axes' access log keeps the address; it is digested here
+    the same way, so only digests are compared and flagged)."""
+    from axes.models import AccessLog
+
+    users = get_user_model().objects.filter(pk__in=player_ids)
+    out: dict[int, set[str]] = {}
+    by_name: dict[str, int] = {}
+    for pk, username, signup in users.values_list("pk", "username", "signup_address"):
+        by_name[username] = pk
+        if signup:
+            out.setdefault(pk, set()).add(signup)
+    logins = (
+        AccessLog.objects.filter(username__in=list(by_name), attempt_time__gte=since)
+        .exclude(ip_address__isnull=True)
+        .values_list("username", "ip_address")
+        .distinct()
     )
-    return dict(rows)
+    for username, address in logins:
+        out.setdefault(by_name[username], set()).add(signup_address_digest(str(address)))
+    return out
 
 
 def account_frozen(user_id: int) -> bool:

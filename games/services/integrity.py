@@ -16,7 +16,7 @@ from accounts.services import user_ban
 from core.errors import Conflict, InvalidInput, NotFound
 from games.integrity.signals import compute
 from games.models import IntegrityAction, IntegrityFlag
-from games.selectors.integrity import signup_addresses, window_hands
+from games.selectors.integrity import player_addresses, window_hands
 
 DEFAULT_WINDOW = dt.timedelta(days=7)
 OPENED, CLEAR, FREEZE, BAN = "opened", "clear", "freeze", "ban"
@@ -49,7 +49,7 @@ def integrity_scan(
     players = {p for f in facts for p in f.players}
     flags, rates = compute(
         facts,
-        addresses=signup_addresses(players),
+        addresses=player_addresses(players, since=start),
         thresholds={**integrity_thresholds(), **(thresholds or {})},
     )
     out = []

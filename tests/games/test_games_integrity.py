@@ -236,3 +236,20 @@ def test_scan_now_queues_the_task(
     assert r.status_code == 302 and len(queued) == 1
     assert IntegrityFlag.objects.filter(signal="timing").count() == 4
     assert client.get(reverse("admin:games_integrityflag_scan")).status_code == 403
+
+
+def test_players_who_logged_in_from_one_address_are_flagged(players, ended_hand) -> None:
+    from axes.models import AccessLog
+
+    for p in players[1:3]:
+        AccessLog.objects.create(
+            username=p.user.username, ip_address="198.51.100.9", user_agent="test"
+        )
+    AccessLog.objects.create(
+        username=players[3].user.username, ip_address="198.51.100.10", user_agent="test"
+    )
+    flags = integrity_scan(window_end=later())
+    assert [(f.signal, {f.player_id, f.partner_id}) for f in flags] == [
+        ("shared_address", {players[1].user.pk, players[2].user.pk})
+    ]
+    assert "198.51.100.9" not in str(flags[0].detail)  # digests only

@@ -205,3 +205,8 @@ def test_the_log_gives_offers_and_think_times_per_seat() -> None:
         assert all(t == 1.0 for times in f.think.values() for t in times)  # 1 s per seq
     assert any(o.could_eat for f in facts for o in f.offers)
     assert any(o.ate for f in facts for o in f.offers)
+
+
+def test_shared_address_reads_every_digest_of_a_player() -> None:
+    flags, _ = compute([], addresses={A: {"s" * 64, "l" * 64}, B: {"l" * 64}, C: {"s" * 64}})
+    assert sorted(f.players for f in flags) == [(A, B), (A, C)]
