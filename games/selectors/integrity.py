@@ -11,7 +11,6 @@ from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q
 from django.utils.translation import gettext_lazy as _
 
-from accounts.services import signup_address_digest
 from core.errors import PermissionDenied
 from games.hand_store import hand_config, hand_deck
 from games.integrity.facts import HandFacts, hand_facts
@@ -50,28 +49,31 @@ def window_hands(*, start: dt.datetime, end: dt.datetime) -> Iterator[HandFacts]
         )
 
 
-def player_addresses(player_ids: set[int], *, since: dt.datetime) -> dict[int, set[str]]:
-    """Each player's address digests: its sign-up's (``signup_address``, an HMAC) and those of
-    its logins since ``since`` (django-axes' access log keeps the address; it is digested here
-    the same way, so only digests are compared and flagged)."""
+def player_addresses(
+    player_ids: set[int], *, since: dt.datetime
+) -> tuple[dict[int, str], dict[int, set[str]]]:
+    """Each player's sign-up address digest (``signup_address``, an HMAC; players without one
+    left out), and the addresses of its logins since ``since`` (django-axes' access log keeps
+    them as sent; the caller digests them the same way, so only digests are compared)."""
     from axes.models import AccessLog
 
     users = get_user_model().objects.filter(pk__in=player_ids)
-    out: dict[int, set[str]] = {}
+    signups: dict[int, str] = {}
     by_name: dict[str, int] = {}
     for pk, username, signup in users.values_list("pk", "username", "signup_address"):
         by_name[username] = pk
         if signup:
-            out.setdefault(pk, set()).add(signup)
-    logins = (
+            signups[pk] = signup
+    logins: dict[int, set[str]] = {}
+    rows = (
         AccessLog.objects.filter(username__in=list(by_name), attempt_time__gte=since)
         .exclude(ip_address__isnull=True)
         .values_list("username", "ip_address")
         .distinct()
     )
-    for username, address in logins:
-        out.setdefault(by_name[username], set()).add(signup_address_digest(str(address)))
-    return out
+    for username, address in rows:
+        logins.setdefault(by_name[username], set()).add(str(address))
+    return signups, logins
 
 
 def account_frozen(user_id: int) -> bool:

@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.services import user_ban
+from accounts.services import signup_address_digest, user_ban
 from core.errors import Conflict, InvalidInput, NotFound
 from games.integrity.signals import compute
 from games.models import IntegrityAction, IntegrityFlag
@@ -47,9 +47,13 @@ def integrity_scan(
     start = end - window
     facts = list(window_hands(start=start, end=end))
     players = {p for f in facts for p in f.players}
+    signups, logins = player_addresses(players, since=start)
+    addresses = {p: {signup} for p, signup in signups.items()}
+    for p, seen in logins.items():
+        addresses.setdefault(p, set()).update(signup_address_digest(a) for a in seen)
     flags, rates = compute(
         facts,
-        addresses=player_addresses(players, since=start),
+        addresses=addresses,
         thresholds={**integrity_thresholds(), **(thresholds or {})},
     )
     out = []
