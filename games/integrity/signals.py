@@ -183,7 +183,13 @@ def compute(
         n_hands = len(d.hands)
         if n_hands < th["min_hands"]:
             continue
-        base = {"hands_together": float(n_hands), "points_paid": float(d.points)}
+        back = pairs.get((b, a))
+        base = {
+            "hands_together": float(n_hands),
+            "points_paid": float(d.points),  # A to B, every reason
+            "points_received": float(back.points if back is not None else 0),  # B to A
+            **{f"points_{r}": float(v) for r, v in sorted(d.by_reason.items())},
+        }
         if d.offers >= th["feeding_min_offers"]:
             z = z_score(d.could_eat, d.offers, p_eat)
             if z >= th["feeding_z"]:
@@ -197,7 +203,6 @@ def compute(
                 **base,
                 "targeted_hands": d.targeted,
                 "targeted_points": d.targeted_points,
-                **{f"points_{r}": float(v) for r, v in sorted(d.by_reason.items())},
             }
             flags.append(
                 Flag(
