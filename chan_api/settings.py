@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import dj_database_url
+from celery.schedules import crontab
 from corsheaders.defaults import default_headers
 from kombu import Queue
 
@@ -425,7 +426,15 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": CHAN_SWEEP_SECONDS,
         "options": {"expires": CHAN_SWEEP_SECONDS},
     },
+    # Issue 24: the integrity signals over the last week, nightly (docs/audit.md).
+    "integrity-scan": {
+        "task": "games.tasks.integrity_scan_due",
+        "schedule": crontab(hour=3, minute=30),
+        "options": {"expires": 6 * 3600},
+    },
 }
+# The integrity signals' thresholds over games.integrity.signals.THRESHOLDS (docs/audit.md).
+CHAN_INTEGRITY_THRESHOLDS: dict[str, float] = {}
 # Two queues, and every worker consumes both (``celery worker`` without ``-Q``): "celery" for
 # the wake-ups, deals and settlements of play, "clock" for the sweep and what it re-arms. A
 # worker takes one message from each queue in turn, so a backlog of play (thousands of stale

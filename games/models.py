@@ -713,3 +713,93 @@ class FeedEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}#{self.seq} {self.kind}"
+
+
+class IntegrityFlag(models.Model):
+    """A player, or a pair of players, whose statistic over a window crossed its signal's
+    threshold (``games.integrity.signals``; docs/audit.md "Integrity signals"). Staff review it
+    in the admin's queue: clear it, freeze the accounts (a frozen player cannot sit; its holds
+    are kept) or ban them. Every action is an ``IntegrityAction`` row (append-only)."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        CLEARED = "cleared", "Cleared"
+        FROZEN = "frozen", "Frozen"
+        BANNED = "banned", "Banned"
+
+    signal = models.CharField(max_length=32, help_text="games.integrity.signals.SIGNALS")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="integrity_flags"
+    )
+    partner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="integrity_flags_as_partner",
+        help_text="The other player of a pair signal (the one that gained).",
+    )
+    statistic = models.FloatField()
+    threshold = models.FloatField()
+    detail = models.JSONField(default=dict, help_text="The numbers behind the statistic.")
+    window_start = models.DateTimeField()
+    window_end = models.DateTimeField()
+    hand_ids = models.JSONField(default=list, help_text="Evidence hands (ids).")
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.OPEN)
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="integrity_reviews",
+    )
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["signal", "player", "partner", "window_end"],
+                name="games_integrityflag_once_per_window",
+                nulls_distinct=False,
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["open", "cleared", "frozen", "banned"]),
+                name="games_integrityflag_status",
+            ),
+            models.CheckConstraint(
+                condition=Q(partner__isnull=True) | ~Q(partner=F("player")),
+                name="games_integrityflag_pair_of_two",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "created_at"], name="games_intflag_status")]
+
+    def __str__(self) -> str:
+        who = f"{self.player_id}" + (f"+{self.partner_id}" if self.partner_id else "")
+        return f"{self.signal} {who} ({self.status})"
+
+
+class IntegrityAction(models.Model):
+    """What staff did to a flag (or the job: ``opened``), with the status it left: append-only,
+    PostgreSQL refuses an UPDATE or DELETE (migration 0024)."""
+
+    flag = models.ForeignKey(IntegrityFlag, on_delete=models.PROTECT, related_name="actions")
+    action = models.CharField(max_length=16)
+    status = models.CharField(max_length=8, choices=IntegrityFlag.Status.choices)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="integrity_actions",
+    )
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["flag_id", "created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.flag_id} {self.action}"

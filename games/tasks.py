@@ -82,3 +82,16 @@ def clock_sweep_expired(
         getattr(request, "expires", None),
     )
     metrics.clock_sweep_dropped()
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def integrity_scan_due(window_end: str | None = None, window_hours: float = 168.0) -> list[int]:
+    """The integrity signals over the window ending ``window_end`` (ISO 8601; now when None):
+    nightly by beat, and on demand from the admin. Safe to run twice (one flag per window)."""
+    import datetime as dt
+
+    from games.services.integrity import integrity_scan
+
+    end = dt.datetime.fromisoformat(window_end) if window_end else None
+    flags = integrity_scan(window_end=end, window=dt.timedelta(hours=window_hours))
+    return [f.pk for f in flags]

@@ -41,6 +41,7 @@ from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.rules.errors import RuleError
 from games.rules.fair_deal import check_client_seed, deck_hash, new_server_seed
 from games.rules.quan import FeeSchedule, FeesError
+from games.selectors.integrity import account_frozen_check
 from games.selectors.rules import ruleset_from_spec
 from games.selectors.tables import table_ready_deadline
 from games.services.feed import feed_hand_changed, feed_table_changed, table_changed_on_commit
@@ -135,6 +136,7 @@ def _check_balance(user: Any, *, stake: int, stakes: int, room: Room) -> None:
     counted as what is available: balance − held). Whether ``stakes`` × stake is available is
     checked again under the wallet's lock when the seat's hold is placed (seat_holds)."""
     user_ban_check(user)  # 403 player_banned: a banned player cannot sit
+    account_frozen_check(user)  # 403 account_frozen: staff froze it (issue 24)
     _check_room_requirements(user, room=room, balance=wallet_funds(user).available)
 
 
@@ -311,6 +313,7 @@ def seat_join(
     # The ban read under a lock on the player's row: a ban committing meanwhile either refuses
     # this join or waits for it, and then finds its seat to free (seats_vacate).
     user_ban_check(User.objects.select_for_update(no_key=True).get(pk=user.pk))
+    account_frozen_check(user)  # 403 account_frozen (practice tables too)
     if not table.practice:
         _check_balance(user, stake=table.stake, stakes=SIT_STAKES, room=table.room)
     table_limits_check(user, stake=table.stake, practice=table.practice)  # its own limits
@@ -481,6 +484,8 @@ def seat_ready(
         raise Conflict(
             _("A hand is being played; say ready after it ends."), code="hand_in_progress"
         )
+    if ready:
+        account_frozen_check(user)  # 403 account_frozen: seated when frozen, dealt no more
     if ready != seat.ready:
         seat.ready_at = timezone.now() if ready else None
     seat.ready = ready

@@ -1,0 +1,96 @@
+"""Reads for the integrity signals: a window's hands as the signals' facts, the players'
+sign-up and login address digests, and whether a player is frozen (``account_frozen``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Prefetch, Q
+from django.utils.translation import gettext_lazy as _
+
+from core.errors import PermissionDenied
+from games.hand_store import hand_config, hand_deck
+from games.integrity.facts import HandFacts, hand_facts
+from games.models import Hand, HandEvent, HandSeat, IntegrityFlag
+
+FACT_FIELDS = ("seq", "type", "system", "bot", "payload", "created_at")
+
+
+def window_hands(*, start: dt.datetime, end: dt.datetime) -> Iterator[HandFacts]:
+    """The facts of every ended, unvoided hand at a table with a stake (not practice) that
+    ended in ``[start, end)``, read from its log (one query for seats, one per hand for its
+    events, by ``iterator``)."""
+    hands = (
+        Hand.objects.filter(
+            status=Hand.Status.ENDED,
+            voided_at__isnull=True,
+            ended_at__gte=start,
+            ended_at__lt=end,
+            table__practice=False,
+        )
+        .order_by("pk")
+        .prefetch_related(Prefetch("hand_seats", queryset=HandSeat.objects.order_by("position")))
+    )
+    for hand in hands.iterator(chunk_size=200):
+        events = list(
+            HandEvent.objects.filter(hand_id=hand.pk).order_by("seq").values(*FACT_FIELDS)
+        )
+        yield hand_facts(
+            hand_id=hand.pk,
+            players=[s.user_id for s in hand.seat_list()],
+            config=hand_config(hand),
+            deck=hand_deck(hand),
+            dealer=hand.dealer,
+            events=events,
+            times={e["seq"]: e["created_at"] for e in events},
+        )
+
+
+def player_addresses(
+    player_ids: set[int], *, since: dt.datetime
+) -> tuple[dict[int, str], dict[int, set[str]]]:
+    """Each player's sign-up address digest (``signup_address``, an HMAC; players without one
+    left out), and the addresses of its logins since ``since`` (django-axes' access log keeps
+    them as sent; the caller digests them the same way, so only digests are compared)."""
+    from axes.models import AccessLog
+
+    users = get_user_model().objects.filter(pk__in=player_ids)
+    signups: dict[int, str] = {}
+    by_name: dict[str, int] = {}
+    for pk, username, signup in users.values_list("pk", "username", "signup_address"):
+        by_name[username] = pk
+        if signup:
+            signups[pk] = signup
+    logins: dict[int, set[str]] = {}
+    rows = (
+        AccessLog.objects.filter(username__in=list(by_name), attempt_time__gte=since)
+        .exclude(ip_address__isnull=True)
+        .values_list("username", "ip_address")
+        .distinct()
+    )
+    for username, address in rows:
+        logins.setdefault(by_name[username], set()).add(str(address))
+    return signups, logins
+
+
+def account_frozen(user_id: int) -> bool:
+    """Whether staff froze the player through an integrity flag (as its player or partner)."""
+    return IntegrityFlag.objects.filter(
+        Q(player_id=user_id) | Q(partner_id=user_id), status=IntegrityFlag.Status.FROZEN
+    ).exists()
+
+
+def account_frozen_check(user: Any) -> None:
+    """403 ``account_frozen``: a frozen player cannot sit (its holds are kept)."""
+    if user is not None and getattr(user, "pk", None) is not None and account_frozen(user.pk):
+        raise PermissionDenied(
+            _("This account is frozen while staff review its play."), code="account_frozen"
+        )
+
+
+def open_flags() -> Any:
+    """The review queue: open flags, oldest first."""
+    return IntegrityFlag.objects.filter(status=IntegrityFlag.Status.OPEN).order_by("created_at")
