@@ -727,9 +727,7 @@ class Block(models.Model):
         ordering = ["blocker_id", "-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["blocker", "blocked"], name="games_block_unique"),
-            models.CheckConstraint(
-                condition=~Q(blocker=F("blocked")), name="games_block_not_self"
-            ),
+            models.CheckConstraint(condition=~Q(blocker=F("blocked")), name="games_block_not_self"),
         ]
 
     def __str__(self) -> str:

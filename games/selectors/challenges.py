@@ -33,9 +33,7 @@ def challenge_list(*, user: Any, box: str | None = None, status: str | None = No
     if status == Challenge.Status.PENDING:
         qs = qs.filter(status=status, expires_at__gt=now)
     elif status == Challenge.Status.EXPIRED:
-        qs = qs.filter(
-            Q(status=status) | Q(status=Challenge.Status.PENDING, expires_at__lte=now)
-        )
+        qs = qs.filter(Q(status=status) | Q(status=Challenge.Status.PENDING, expires_at__lte=now))
     elif status is not None:
         qs = qs.filter(status=status)
     return list(qs.order_by("-created_at", "-id")[:CHALLENGE_LIST_MAX])

@@ -16,7 +16,10 @@ def private_code_for(*, table_id: int, user: Any) -> str | None:
     row = PrivateTable.objects.filter(table_id=table_id).select_related("table").first()
     if row is None or user is None or not getattr(user, "is_authenticated", False):
         return None
-    if row.table.owner_id == user.pk or Seat.objects.filter(table_id=table_id, player=user).exists():
+    if (
+        row.table.owner_id == user.pk
+        or Seat.objects.filter(table_id=table_id, player=user).exists()
+    ):
         return row.invite_code
     return None
 

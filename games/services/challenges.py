@@ -53,9 +53,7 @@ def challenge_send(
     if challenged.is_bot:
         raise InvalidInput(_("Server bots take no challenges."), code="cannot_challenge_bot")
     if blocked_pair_exists(user_id=challenger.pk, others=[challenged.pk]):
-        raise PermissionDenied(
-            _("You cannot challenge this player."), code="player_blocked"
-        )
+        raise PermissionDenied(_("You cannot challenge this player."), code="player_blocked")
     room_row = Room.objects.filter(slug=room).first()
     if room_row is None:
         raise InvalidInput(
