@@ -23,11 +23,11 @@ from chan_api.schema import COMMON_HEADERS
 from games.api.live_serializers import WaitQuerySerializer
 from games.api.schema import (
     BAD_EVALUATE,
+    BAD_JOIN,
     BAD_MOVE,
     BAD_QUERY,
     BAD_REPLAY,
     BAD_SCORE,
-    BAD_JOIN,
     BAD_SEAT,
     BAD_TABLE,
     ETAG,
