@@ -300,3 +300,15 @@ def test_challenges_are_only_mine(players) -> None:
     sent = challenge(players[0], players[1]).json()
     assert_problem(players[2].client.get(f"/api/v1/challenges/{sent['id']}"), 404, "not_found")
     assert players[2].client.get("/api/v1/challenges").json() == []
+
+
+def test_the_refusals_speak_vietnamese(players) -> None:
+    table = create(players[0], private=True).json()
+    r = players[1].client.post(
+        f"/api/v1/tables/{table['id']}/join", {}, format="json", HTTP_ACCEPT_LANGUAGE="vi"
+    )
+    assert r.json()["detail"] == "Bàn này là bàn riêng: hãy vào bằng mã mời của bàn."
+    r = players[0].client.put(
+        f"/api/v1/me/blocks/{players[0].user.username}", HTTP_ACCEPT_LANGUAGE="vi"
+    )
+    assert r.json()["detail"] == "Bạn không thể chặn chính mình."
