@@ -312,3 +312,15 @@ def test_the_refusals_speak_vietnamese(players) -> None:
         f"/api/v1/me/blocks/{players[0].user.username}", HTTP_ACCEPT_LANGUAGE="vi"
     )
     assert r.json()["detail"] == "Bạn không thể chặn chính mình."
+
+
+def test_the_lobby_does_not_count_private_tables(players) -> None:
+    def nen_dat() -> dict[str, Any]:
+        rooms = players[1].client.get("/api/v1/rooms").json()
+        return next(r for r in rooms if r["slug"] == "nen-dat")
+
+    before = nen_dat()
+    create(players[0], private=True)
+    after = nen_dat()
+    assert after["open_tables"] == before["open_tables"]
+    assert after["players_seated"] == before["players_seated"]
