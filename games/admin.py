@@ -40,7 +40,17 @@ from accounts.models import LedgerTransaction
 from accounts.selectors import user_is_auditor
 from games.export import hand_export
 from games.hand_store import hand_seats_load
-from games.models import Hand, HandEvent, HandSeat, IdempotencyRecord, Room, Seat, Table
+from games.models import (
+    Block,
+    Challenge,
+    Hand,
+    HandEvent,
+    HandSeat,
+    IdempotencyRecord,
+    Room,
+    Seat,
+    Table,
+)
 from games.replay_labels import replay_labels
 from games.rule_errors import rule_error
 from games.rules.quan import FeeSchedule, FeesError
@@ -452,3 +462,21 @@ class IdempotencyRecordAdmin(ReadOnlyAdmin):
     @admin.display(description="response body")
     def response_body_hidden(self, obj: IdempotencyRecord) -> str:
         return HIDDEN_RESPONSE
+
+
+# Tables among friends (issue 25): read-only lists for staff looking into a complaint.
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(ReadOnlyAdmin):
+    list_display = ("id", "challenger", "challenged", "room", "stake", "status", "expires_at")
+    list_filter = ("status",)
+    search_fields = ("challenger__username", "challenged__username")
+    list_select_related = ("challenger", "challenged")
+
+
+@admin.register(Block)
+class BlockAdmin(ReadOnlyAdmin):
+    list_display = ("id", "blocker", "blocked", "created_at")
+    search_fields = ("blocker__username", "blocked__username")
+    list_select_related = ("blocker", "blocked")

@@ -326,3 +326,19 @@ def test_the_lobby_does_not_count_private_tables(players) -> None:
     after = nen_dat()
     assert after["open_tables"] == before["open_tables"]
     assert after["players_seated"] == before["players_seated"]
+
+
+def test_staff_see_challenges_and_blocks_in_the_admin(players, make_user) -> None:
+    from django.test import Client
+
+    sent = challenge(players[0], players[1]).json()
+    block(players[2], players[3])
+    user, _token = make_user(username="friends_admin", is_staff=True, is_superuser=True)
+    staff = Client()
+    staff.force_login(user)
+    for model in ("challenge", "block"):
+        r = staff.get(f"/admin/games/{model}/")
+        assert r.status_code == 200, model
+    r = staff.get(f"/admin/games/challenge/{sent['id']}/change/")
+    assert r.status_code == 200
+    assert staff.post(f"/admin/games/challenge/{sent['id']}/change/", {}).status_code == 403
