@@ -42,6 +42,8 @@ from games.export import hand_export
 from games.hand_store import hand_seats_load
 from games.ledger_keys import settlement_key, void_key
 from games.models import (
+    Block,
+    Challenge,
     Hand,
     HandEvent,
     HandSeat,
@@ -599,3 +601,21 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
     @admin.action(description="Ban the accounts", permissions=("change",))
     def ban(self, request: HttpRequest, queryset: QuerySet[IntegrityFlag]) -> Any:
         return self._review(request, queryset, BAN, "Ban")
+
+
+# Tables among friends (issue 25): read-only lists for staff looking into a complaint.
+
+
+@admin.register(Challenge)
+class ChallengeAdmin(ReadOnlyAdmin):
+    list_display = ("id", "challenger", "challenged", "room", "stake", "status", "expires_at")
+    list_filter = ("status",)
+    search_fields = ("challenger__username", "challenged__username")
+    list_select_related = ("challenger", "challenged")
+
+
+@admin.register(Block)
+class BlockAdmin(ReadOnlyAdmin):
+    list_display = ("id", "blocker", "blocked", "created_at")
+    search_fields = ("blocker__username", "blocked__username")
+    list_select_related = ("blocker", "blocked")

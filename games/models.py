@@ -803,3 +803,127 @@ class IntegrityAction(models.Model):
 
     def __str__(self) -> str:
         return f"{self.flag_id} {self.action}"
+
+
+# ------------------------------------------------------------------ tables among friends
+# (issue 25): private tables, challenges and blocks. Apart from ``Table`` (tracked by
+# django-pghistory) so that a private table adds a row, not columns and trigger changes.
+
+INVITE_CODE_LENGTH = 8
+INVITE_CODE_CHARS = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud, typed by hand
+
+
+class PrivateTable(models.Model):
+    """A table that is not in the lobby nor quick-join: one joins it with its ``invite_code``
+    (``POST /tables/{id}/join {"code"}``), which only the owner and the seated see."""
+
+    table = models.OneToOneField(
+        Table, on_delete=models.CASCADE, primary_key=True, related_name="private"
+    )
+    invite_code = models.CharField(max_length=INVITE_CODE_LENGTH, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(Exact(Length("invite_code"), INVITE_CODE_LENGTH))
+                & only_chars("invite_code", INVITE_CODE_CHARS),
+                name="games_private_table_code_format",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"private #{self.table_id}"
+
+
+class Block(models.Model):
+    """``blocker`` blocked ``blocked``: quick-join never seats them together, and ``blocked``
+    may not challenge ``blocker`` nor join a private table where ``blocker`` sits or owns."""
+
+    blocker = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks"
+    )
+    blocked = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocked_by"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["blocker_id", "-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["blocker", "blocked"], name="games_block_unique"),
+            models.CheckConstraint(condition=~Q(blocker=F("blocked")), name="games_block_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.blocker_id} blocks {self.blocked_id}"
+
+
+CHALLENGE_TTL_SECONDS = 10 * 60
+
+
+class Challenge(models.Model):
+    """A player's challenge to another: accepted, it opens a private table with both seated.
+    Pending until ``expires_at``; past it, it reads as expired (and is stored so when next
+    touched)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", "Pending"
+        ACCEPTED = "accepted", "Accepted"
+        DECLINED = "declined", "Declined"
+        EXPIRED = "expired", "Expired"
+
+    challenger = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_sent"
+    )
+    challenged = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_received"
+    )
+    room = models.ForeignKey(
+        Room, on_delete=models.PROTECT, to_field="slug", related_name="challenges"
+    )
+    stake = models.PositiveIntegerField()
+    max_seats = models.PositiveSmallIntegerField(default=MIN_SEATS)
+    mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.BASIC)
+    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    expires_at = models.DateTimeField()
+    answered_at = models.DateTimeField(null=True, blank=True)
+    table = models.ForeignKey(
+        Table, on_delete=models.PROTECT, null=True, blank=True, related_name="challenges"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=~Q(challenger=F("challenged")), name="games_challenge_not_self"
+            ),
+            models.CheckConstraint(condition=Q(stake__gt=0), name="games_challenge_stake_positive"),
+            models.CheckConstraint(
+                condition=Q(max_seats__gte=MIN_SEATS, max_seats__lte=MAX_SEATS),
+                name="games_challenge_max_seats_2_4",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["pending", "accepted", "declined", "expired"]),
+                name="games_challenge_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="accepted", table__isnull=False)
+                | (~Q(status="accepted") & Q(table__isnull=True)),
+                name="games_challenge_table_iff_accepted",
+            ),
+            models.UniqueConstraint(
+                fields=["challenger", "challenged"],
+                condition=Q(status="pending"),
+                name="games_challenge_one_pending_per_pair",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["challenged", "-created_at"], name="games_chall_received_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"challenge #{self.pk} {self.challenger_id} → {self.challenged_id} ({self.status})"

@@ -66,6 +66,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "spectators": True,
             "practice": False,
             "bot_delay": 1,
+            "private": False,
+            "invite_code": None,
             "created_at": "2026-12-01T15:38:25.671756Z",
         },
     },
@@ -200,6 +202,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "spectators": True,
             "practice": False,
             "bot_delay": 1,
+            "private": False,
+            "invite_code": None,
             "created_at": "2026-12-01T15:38:40.304602Z",
         },
     },
@@ -237,6 +241,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "spectators": True,
                 "practice": False,
                 "bot_delay": 1,
+                "private": False,
+                "invite_code": None,
                 "created_at": "2026-12-01T15:38:40.304602Z",
             }
         ],
@@ -286,6 +292,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "spectators": True,
             "practice": False,
             "bot_delay": 1,
+            "private": False,
+            "invite_code": None,
             "created_at": "2026-12-01T15:38:40.304602Z",
         },
     },
@@ -332,6 +340,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "spectators": True,
             "practice": False,
             "bot_delay": 1,
+            "private": False,
+            "invite_code": None,
             "created_at": "2026-12-01T15:38:40.304602Z",
         }
     },
@@ -380,6 +390,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "spectators": True,
                 "practice": False,
                 "bot_delay": 1,
+                "private": False,
+                "invite_code": None,
                 "created_at": "2026-12-01T15:38:40.304602Z",
             },
             "hand_id": 3,
@@ -418,6 +430,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "spectators": True,
             "practice": False,
             "bot_delay": 1,
+            "private": False,
+            "invite_code": None,
             "created_at": "2026-12-01T15:38:40.304602Z",
         }
     },
@@ -1762,3 +1776,54 @@ EXAMPLES["me_feed"] = {
         "has_more": False,
     },
 }
+
+# Tables among friends (issue 25): a challenge from lan to minh, accepted; blocks.
+_CHALLENGE = {
+    "id": 5,
+    "challenger": {"id": 3, "username": "lan"},
+    "challenged": {"id": 7, "username": "minh"},
+    "direction": "sent",
+    "room": "nen-dat",
+    "stake": 10,
+    "max_seats": 2,
+    "mode": "basic",
+    "status": "pending",
+    "expires_at": "2026-12-01T15:50:00Z",
+    "answered_at": None,
+    "table_id": None,
+    "created_at": "2026-12-01T15:40:00.100200Z",
+}
+_ACCEPTED = {
+    **_CHALLENGE,
+    "direction": "received",
+    "status": "accepted",
+    "answered_at": "2026-12-01T15:41:10.220310Z",
+    "table_id": 9,
+}
+_BLOCK = {"user": {"id": 11, "username": "tuan"}, "created_at": "2026-12-01T15:30:00.000100Z"}
+EXAMPLES.update(
+    {
+        "challenges_list": {
+            "parameters": {"box": "sent", "status": "pending"},
+            "response": [_CHALLENGE],
+        },
+        "challenges_create": {
+            "request": {"username": "minh", "stake": 10, "room": "nen-dat", "max_seats": 2},
+            "response": _CHALLENGE,
+        },
+        "challenges_retrieve": {"parameters": {"challenge_id": 5}, "response": _ACCEPTED},
+        "challenges_accept": {"parameters": {"challenge_id": 5}, "response": _ACCEPTED},
+        "challenges_decline": {
+            "parameters": {"challenge_id": 5},
+            "response": {
+                **_CHALLENGE,
+                "direction": "received",
+                "status": "declined",
+                "answered_at": "2026-12-01T15:41:10.220310Z",
+            },
+        },
+        "me_blocks_list": {"response": [_BLOCK]},
+        "me_blocks_put": {"parameters": {"username": "tuan"}, "response": _BLOCK},
+        "me_blocks_delete": {"parameters": {"username": "tuan"}},
+    }
+)

@@ -49,6 +49,12 @@ BAD_TABLE = {
     "`fixed_deck_not_allowed`, `invalid_deck`, `unknown_card`, `invalid_cards` (`errors.deck`)."
 }
 BAD_SEAT = {400: f"{_BAD_BODY}, `invalid_seat` (no such seat at this table)."}
+BAD_JOIN = {
+    **BAD_SEAT,
+    403: "A private table: `invite_code_required` (no `code`), `invite_code_invalid` (a wrong "
+    "one), `player_blocked` (its owner or a seated player and I have blocked one another); "
+    "`player_banned`.",
+}
 BAD_MOVE = {
     400: f"{_BAD_BODY}; the move: `invalid_move` (not an object, missing or extra fields, a bad "
     "`seat`), `unknown_move_type`, `unknown_card`, `unknown_cuoc`, `invalid_cuoc_count` "
@@ -714,6 +720,12 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "net": {"type": "integer", "description": "Quan won in the session (negative: lost)."},
     "reminder_minutes": {"type": "integer"},
     "next_at": {"type": "string", "format": "date-time", "nullable": True},
+    "challenge_id": {"type": "integer", "description": "GET /challenges/{id}."},
+    "stake": {"type": "integer", "description": "Quan per point."},
+    "room": {"type": "string", "description": "A room's slug."},
+    "expires_at": {"type": "string", "format": "date-time"},
+    "answer": {"type": "string", "enum": ["accepted", "declined"]},
+    "table_id": {"type": "integer", "nullable": True, "description": "The private table."},
 }
 
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {

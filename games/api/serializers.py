@@ -129,6 +129,11 @@ class TableCreateInputSerializer(StrictInputSerializer):
         required=False,
         help_text="Practice only: seconds a bot waits before it moves (1 by default).",
     )
+    private = StrictBooleanField(
+        default=False,
+        help_text="A private table: not in the lobby nor quick-join, no spectators; others join "
+        'with its `invite_code` (`POST /tables/{id}/join {"code"}`).',
+    )
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.BASIC)
     ruleset = RulesetSpecField(
         required=False,
@@ -190,6 +195,11 @@ class SeatJoinInputSerializer(StrictInputSerializer):
     )
     auto_u = StrictBooleanField(required=False)
     auto_chiu = StrictBooleanField(required=False)
+    code = StrictCharField(
+        max_length=32,
+        required=False,
+        help_text="A private table's invite code (its owner and seated players see it).",
+    )
 
 
 class SeatReadyInputSerializer(StrictInputSerializer):
@@ -265,6 +275,13 @@ class TableOutputSerializer(serializers.Serializer):
         help_text="A practice table: server bots, no Quan, no stats or XP."
     )
     bot_delay = serializers.IntegerField(help_text="Seconds a server bot waits before it moves.")
+    private = serializers.BooleanField(
+        help_text="A private table: joined with its invite code only; not in the lobby."
+    )
+    invite_code = serializers.CharField(
+        allow_null=True,
+        help_text="A private table's code, to its owner and seated players; null otherwise.",
+    )
     created_at = serializers.DateTimeField()
     reality_check = RealityCheckSerializer(
         allow_null=True,

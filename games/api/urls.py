@@ -2,6 +2,14 @@
 
 from django.urls import path, register_converter
 
+from games.api.friends_views import (
+    BlockDetailApi,
+    BlockListApi,
+    ChallengeAcceptApi,
+    ChallengeDeclineApi,
+    ChallengeDetailApi,
+    ChallengeListCreateApi,
+)
 from games.api.live_views import MeFeedApi
 from games.api.views import (
     HandDetailApi,
@@ -78,4 +86,17 @@ urlpatterns = [
     path("rules/presets", RulesPresetListApi.as_view(), name="rules-presets"),
     path("rules/score", RulesScoreApi.as_view(), name="rules-score"),
     path("rules/evaluate", RulesEvaluateApi.as_view(), name="rules-evaluate"),
+    # tables among friends (issue 25)
+    path("challenges", ChallengeListCreateApi.as_view(), name="challenge-list"),
+    path("challenges/<id:challenge_id>", ChallengeDetailApi.as_view(), name="challenge-detail"),
+    path(
+        "challenges/<id:challenge_id>/accept", ChallengeAcceptApi.as_view(), name="challenge-accept"
+    ),
+    path(
+        "challenges/<id:challenge_id>/decline",
+        ChallengeDeclineApi.as_view(),
+        name="challenge-decline",
+    ),
+    path("me/blocks", BlockListApi.as_view(), name="me-blocks"),
+    path("me/blocks/<username:username>", BlockDetailApi.as_view(), name="me-block"),
 ]

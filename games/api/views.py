@@ -24,6 +24,7 @@ from chan_api.schema import COMMON_HEADERS
 from games.api.live_serializers import WaitQuerySerializer
 from games.api.schema import (
     BAD_EVALUATE,
+    BAD_JOIN,
     BAD_MOVE,
     BAD_QUERY,
     BAD_REPLAY,
@@ -82,6 +83,7 @@ from games.selectors.hands import (
 )
 from games.selectors.history import hand_history
 from games.selectors.players import player_by_username, player_profile
+from games.selectors.private_tables import private_code_for, table_visible_check
 from games.selectors.reality_check import reality_check_for
 from games.selectors.rooms import room_catalogue
 from games.selectors.rules import rules_evaluate, rules_presets, rules_score
@@ -116,7 +118,10 @@ def _body(serializer_class: type, request: Request) -> dict[str, Any]:
 
 
 def _table_body(table_id: int, *, user: Any = None) -> Any:
+    table_visible_check(table_id=table_id, user=user)  # a private table: 404 to strangers
     summary = table_summary(table_id=table_id)
+    if summary["private"]:
+        summary["invite_code"] = private_code_for(table_id=table_id, user=user)
     if user is not None and any(s["user_id"] == user.pk for s in summary["seats"]):
         summary["reality_check"] = reality_check_for(user=user)  # a seated player's own view
     return TableOutputSerializer(summary).data
@@ -196,7 +201,7 @@ class TableListCreateApi(APIView):
         fixed_deck_check(deck_given=given)
         data = _body(TableCreateInputSerializer, request)
         table = table_create(owner=request.user, **data)
-        response = _table_response(table.pk, status.HTTP_201_CREATED)
+        response = _table_response(table.pk, status.HTTP_201_CREATED, user=request.user)
         response["Location"] = reverse("games:table-detail", args=[table.pk])
         return response
 
@@ -244,7 +249,9 @@ class SeatJoinApi(APIView):
         request=SeatJoinInputSerializer,
         responses={
             200: TableOutputSerializer,
-            **problem_responses(404, 409, request_body=True, table=True, descriptions=BAD_SEAT),
+            **problem_responses(
+                403, 404, 409, request_body=True, table=True, descriptions=BAD_JOIN
+            ),
         },
     )
     def post(self, request: Request, table_id: int) -> Response:
@@ -301,6 +308,7 @@ class TableHandListApi(APIView):
         responses={200: TableHandSerializer(many=True), **problem_responses(404)},
     )
     def get(self, request: Request, table_id: int) -> Response:
+        table_visible_check(table_id=table_id, user=request.user)
         return Response(TableHandSerializer(table_hands(table_id=table_id), many=True).data)
 
 
@@ -318,6 +326,7 @@ class TableHandRedirectApi(APIView):
         },
     )
     def get(self, request: Request, table_id: int) -> Any:
+        table_visible_check(table_id=table_id, user=request.user)
         hand_id = table_hand_for_redirect(table_id=table_id)
         return HttpResponseRedirect(reverse("games:hand-detail", args=[hand_id]))
 

@@ -62,6 +62,27 @@ FEED_KINDS: dict[str, FeedKind] = {
             ("minutes_played", "net", "reminder_minutes", "next_at"),
         ),
         FeedKind(
+            "challenge_received",
+            "A player challenged me (`POST /challenges/{challenge_id}/accept` or `/decline` "
+            "before `expires_at`): who, the stake and the room.",
+            ("challenge_id", "user_id", "username", "stake", "room", "expires_at"),
+        ),
+        FeedKind(
+            "challenge_answered",
+            "The player I challenged answered: `answer` = accepted (the private table "
+            "`table_id` is open, both of us seated) or declined.",
+            (
+                "challenge_id",
+                "user_id",
+                "username",
+                "stake",
+                "room",
+                "expires_at",
+                "answer",
+                "table_id",
+            ),
+        ),
+        FeedKind(
             "bonus_available",
             "Today's daily bonus can be claimed (`POST /me/bonus`): its amount and local day.",
             ("amount", "day"),

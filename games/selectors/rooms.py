@@ -20,9 +20,10 @@ ROOM_NAMES_EN = {
 
 def room_catalogue() -> list[dict[str, Any]]:
     """Every room in lobby order: its names, requirements, fee schedule, and how many tables
-    are open in it (not closed) and players seated at them. Three queries."""
+    are open in it (not closed; private ones not counted: the lobby does not show them) and
+    players seated at them. Three queries."""
     rooms = list(Room.objects.order_by("position", "slug"))
-    live = Table.objects.exclude(status=Table.Status.CLOSED)
+    live = Table.objects.exclude(status=Table.Status.CLOSED).filter(private__isnull=True)
     tables = dict(live.values("room_id").annotate(n=Count("id")).values_list("room_id", "n"))
     seated = dict(
         Seat.objects.filter(table__in=live)

@@ -19,7 +19,7 @@ TABLE_HANDS_MAX = 100
 
 
 def table_queryset() -> QuerySet[Table]:
-    return Table.objects.select_related("owner").prefetch_related(
+    return Table.objects.select_related("owner", "private").prefetch_related(
         Prefetch("seats", queryset=Seat.objects.select_related("player").order_by("number"))
     )
 
@@ -55,10 +55,10 @@ def table_page(
     cursor: str | None = None,
     limit: int = TABLE_PAGE_DEFAULT,
 ) -> TablePage:
-    """Tables that are not closed, newest first, one page after ``cursor`` (the ``next_cursor``
+    """Tables that are not closed nor private, newest first, one page after ``cursor`` (the ``next_cursor``
     of the page before); ``status``: ``open`` or ``playing`` only; ``open_seats``: at least that
     many free seats."""
-    qs = table_queryset().exclude(status=Table.Status.CLOSED)
+    qs = table_queryset().exclude(status=Table.Status.CLOSED).filter(private__isnull=True)
     if room is not None:
         qs = qs.filter(room_id=room)
     if stake is not None:
@@ -177,6 +177,8 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
                 "next_seed_hash": t.next_seed_hash,
                 "spectators": t.spectators,
                 "practice": t.practice,
+                "private": hasattr(t, "private"),  # games.PrivateTable
+                "invite_code": None,  # the owner's and the seated's (games.api.views)
                 "bot_delay": t.bot_delay,
                 "created_at": t.created_at,
             }

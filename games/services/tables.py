@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.hold_selectors import wallet_funds
 from accounts.models import User
 from accounts.services import user_ban_check
-from core.errors import Conflict, InvalidInput, NotFound
+from core.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from games.clock import (
     hand_clock_on_commit,
     hand_deadline,
@@ -41,6 +41,7 @@ from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.rules.errors import RuleError
 from games.rules.fair_deal import check_client_seed, deck_hash, new_server_seed
 from games.rules.quan import FeeSchedule, FeesError
+from games.selectors.blocks import blocked_ids_with
 from games.selectors.integrity import account_frozen_check
 from games.selectors.rules import ruleset_from_spec
 from games.selectors.tables import table_ready_deadline
@@ -49,6 +50,7 @@ from games.services.hand_log import hand_event_append
 from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
 from games.services.practice import practice_seat_bots
+from games.services.private_tables import private_join_check, private_table_make
 from games.services.quan_booking import hand_settle
 from games.services.seat_holds import (
     CREATE_STAKES,
@@ -222,13 +224,17 @@ def table_create(
     practice: bool = False,
     bots: int | None = None,
     bot_delay: int | None = None,
+    private: bool = False,
 ) -> Table:
     """Open a table; the owner sits at ``seat`` (0 unless it asks for another). ``spectators``:
     whether anyone signed in may watch its hands (their public view only).
 
     ``practice``: server bots take ``bots`` seats (``_practice_terms``) and move ``bot_delay``
     seconds after their turn comes; nothing is booked, so neither the owner's balance nor the
-    room's requirements are checked (docs/decisions.md, practice tables)."""
+    room's requirements are checked (docs/decisions.md, practice tables).
+
+    ``private``: not in the lobby nor quick-join, no spectators; others join with its invite
+    code (games.services.private_tables)."""
     n_bots, bot_delay, stake, max_seats = _practice_terms(
         practice=practice, bots=bots, bot_delay=bot_delay, stake=stake, max_seats=max_seats
     )
@@ -256,7 +262,7 @@ def table_create(
         owner=owner,
         fixed_deck=fixed_deck,
         fixed_dealer=fixed_dealer,
-        spectators=spectators,
+        spectators=spectators and not private,
         practice=practice,
         bot_delay=bot_delay,
     )
@@ -264,6 +270,8 @@ def table_create(
         if key in timeouts:
             setattr(table, f"{key}_timeout", timeouts[key])
     table.save()
+    if private:
+        private_table_make(table=table)  # its invite code
     seat_number = 0 if seat is None else seat
     _check_seat_number(table, seat_number)
     Seat.objects.create(table=table, player=owner, number=seat_number)
@@ -289,9 +297,12 @@ def seat_join(
     seat: int | None = None,
     auto_u: bool | None = None,
     auto_chiu: bool | None = None,
+    code: str | None = None,
+    avoid_blocked: bool = False,
 ) -> Seat:
     """Sit down at a table: at ``seat``, or the lowest free seat; the seat holds 15 × stake of
-    the player's wallet (seat_holds). Locks the table row, then the player's wallet, then its
+    the player's wallet (seat_holds). A private table wants its invite ``code``; blocked pairs
+    never sit together there, nor anywhere with ``avoid_blocked`` (quick-join). Locks the table row, then the player's wallet, then its
     user row (the settlement's order: wallets before users)."""
     table = _lock_table(table_id)
     if table.status == Table.Status.CLOSED:
@@ -299,6 +310,13 @@ def seat_join(
     seats = list(table.seats.all())
     if any(s.player_id == user.pk for s in seats):
         raise Conflict(_("You already sit at this table."), code="already_seated")
+    private_join_check(
+        table=table,
+        user=user,
+        code=code,
+        seated_ids=[s.player_id for s in seats],
+        avoid_blocked=avoid_blocked,
+    )
     taken = {s.number for s in seats}
     if seat is None:
         free = [n for n in range(table.max_seats) if n not in taken]
@@ -745,8 +763,10 @@ def room_quick_join(*, room: str, user: Any, stake: int | None = None) -> tuple[
             room=room_row,
             status__in=[Table.Status.OPEN, Table.Status.PLAYING],
             practice=False,
+            private__isnull=True,  # private tables are joined by their code only
         )
         .exclude(seats__player=user)
+        .exclude(seats__player__in=blocked_ids_with(user.pk))  # never with a blocked pair
         .annotate(_seated=Count("seats"))
         .filter(max_seats__gt=F("_seated"), stake__lte=balance // SIT_STAKES)
         .order_by("-_seated", "created_at", "id")
@@ -756,8 +776,8 @@ def room_quick_join(*, room: str, user: Any, stake: int | None = None) -> tuple[
     candidates = quick_join_within_limits(candidates, user)  # the player's own limits
     for table_id in list(candidates.values_list("pk", flat=True)[:QUICK_JOIN_TRIES]):
         try:
-            seat_join(table_id=table_id, user=user)
-        except (Conflict, NotFound) as exc:
+            seat_join(table_id=table_id, user=user, avoid_blocked=True)
+        except (Conflict, NotFound, PermissionDenied) as exc:
             if exc.code in ("room_requirements_not_met", "insufficient_balance"):
                 raise  # the player's own state, not the table's: no other table will differ
             continue  # taken, full or closed since the query: try the next one

@@ -425,9 +425,12 @@ class ChanClient:
     def table_hands(self, table_id: int) -> list[dict[str, Any]]:
         return cast(list[dict[str, Any]], self._json("GET", f"/api/v1/tables/{table_id}/hands"))
 
-    def join(self, table_id: int, *, seat: int | None = None) -> Table:
-        """Sit at the table; already sitting there (a retried join) is not an error."""
-        body = {} if seat is None else {"seat": seat}
+    def join(self, table_id: int, *, seat: int | None = None, code: str | None = None) -> Table:
+        """Sit at the table (a private one with its invite ``code``); already sitting there (a
+        retried join) is not an error."""
+        body: dict[str, Any] = {} if seat is None else {"seat": seat}
+        if code is not None:
+            body["code"] = code
         try:
             return cast(Table, self._json("POST", f"/api/v1/tables/{table_id}/join", json=body))
         except ApiError as e:
@@ -455,6 +458,52 @@ class ChanClient:
 
     def leave(self, table_id: int) -> None:
         self.request("POST", f"/api/v1/tables/{table_id}/leave", json={})
+
+    # ------------------------------------------------------------------ tables among friends
+
+    def challenges(
+        self, *, box: str | None = None, status: str | None = None
+    ) -> list[dict[str, Any]]:
+        """My challenges, newest first: ``box`` ``sent`` or ``received``; ``status``."""
+        params = {k: v for k, v in (("box", box), ("status", status)) if v is not None}
+        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/challenges", params=params))
+
+    def challenge(
+        self, username: str, *, stake: int, room: str | None = None, **extra: Any
+    ) -> dict[str, Any]:
+        """Challenge ``username`` to a private table at ``stake`` (``max_seats``, ``mode``)."""
+        body: dict[str, Any] = {"username": username, "stake": stake, **extra}
+        if room is not None:
+            body["room"] = room
+        return cast(dict[str, Any], self._json("POST", "/api/v1/challenges", json=body))
+
+    def challenge_detail(self, challenge_id: int) -> dict[str, Any]:
+        return cast(dict[str, Any], self._json("GET", f"/api/v1/challenges/{challenge_id}"))
+
+    def accept_challenge(self, challenge_id: int) -> dict[str, Any]:
+        """Accept: a private table opens with both of us seated (its id in ``table_id``)."""
+        return cast(
+            dict[str, Any],
+            self._json("POST", f"/api/v1/challenges/{challenge_id}/accept"),
+        )
+
+    def decline_challenge(self, challenge_id: int) -> dict[str, Any]:
+        return cast(
+            dict[str, Any],
+            self._json("POST", f"/api/v1/challenges/{challenge_id}/decline"),
+        )
+
+    def blocks(self) -> list[dict[str, Any]]:
+        """The players I block."""
+        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/me/blocks"))
+
+    def block(self, username: str) -> dict[str, Any]:
+        """Block ``username``: no quick-join seats us together, no challenge from them, no
+        seat at my private tables."""
+        return cast(dict[str, Any], self._json("PUT", f"/api/v1/me/blocks/{username}"))
+
+    def unblock(self, username: str) -> None:
+        self.request("DELETE", f"/api/v1/me/blocks/{username}")
 
     # ------------------------------------------------------------------------------ hands
 
