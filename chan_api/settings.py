@@ -346,6 +346,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "TableStatusEnum": "games.models.Table.Status",
         "HandStatusEnum": "games.models.Hand.Status",
+        "IntegrityFlagStatusEnum": "games.models.IntegrityFlag.Status",
     },
 }
 

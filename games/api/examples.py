@@ -1827,3 +1827,42 @@ EXAMPLES.update(
         "me_blocks_delete": {"parameters": {"username": "tuan"}},
     }
 )
+
+_FLAG = {
+    "id": 7,
+    "signal": "soft_play",
+    "player": "lan",
+    "partner": "minh",
+    "statistic": 0.82,
+    "threshold": 0.5,
+    "detail": {"let_go_partner": 5.0, "wins_on_partner": 6.0, "let_go_others_rate": 0.02},
+    "window_start": "2026-11-24T20:30:00Z",
+    "window_end": "2026-12-01T20:30:00Z",
+    "hand_ids": [1204, 1210, 1233],
+    "status": "open",
+    "reviewer": None,
+    "notes": "",
+    "created_at": "2026-12-01T20:30:04.117305Z",
+}
+EXAMPLES["integrity_flags_list"] = {
+    "parameters": {"status": "open", "limit": 50},
+    "response": {"results": [_FLAG], "next": None},
+}
+EXAMPLES["integrity_flags_retrieve"] = {
+    "parameters": {"flag_id": 7},
+    "response": {
+        **_FLAG,
+        "status": "frozen",
+        "reviewer": "kiem_tra",
+        "notes": "5 wins let go on the partner's cards in a week",
+        "actions": [
+            {
+                "action": "freeze",
+                "status": "frozen",
+                "staff": "kiem_tra",
+                "notes": "5 wins let go on the partner's cards in a week",
+                "created_at": "2026-12-02T02:10:40.002117Z",
+            }
+        ],
+    },
+}

@@ -10,6 +10,7 @@ from games.api.friends_views import (
     ChallengeDetailApi,
     ChallengeListCreateApi,
 )
+from games.api.integrity_views import IntegrityFlagDetailApi, IntegrityFlagListApi
 from games.api.live_views import MeFeedApi
 from games.api.views import (
     HandDetailApi,
@@ -66,6 +67,8 @@ app_name = "games"
 
 urlpatterns = [
     path("me/feed", MeFeedApi.as_view(), name="me-feed"),
+    path("integrity/flags", IntegrityFlagListApi.as_view(), name="integrity-flags"),
+    path("integrity/flags/<int:flag_id>", IntegrityFlagDetailApi.as_view(), name="integrity-flag"),
     path("rooms", RoomListApi.as_view(), name="room-list"),
     path("rooms/<slug:slug>/quick-join", RoomQuickJoinApi.as_view(), name="room-quick-join"),
     path("me/hands", MeHandListApi.as_view(), name="me-hands"),

@@ -11,7 +11,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q
 from django.utils.translation import gettext_lazy as _
 
-from core.errors import PermissionDenied
+from core.errors import NotFound, PermissionDenied
 from games.hand_store import hand_config, hand_deck
 from games.integrity.facts import HandFacts, hand_facts
 from games.models import Hand, HandEvent, HandSeat, IntegrityFlag
@@ -94,3 +94,53 @@ def account_frozen_check(user: Any) -> None:
 def open_flags() -> Any:
     """The review queue: open flags, oldest first."""
     return IntegrityFlag.objects.filter(status=IntegrityFlag.Status.OPEN).order_by("created_at")
+
+
+INTEGRITY_PAGE_MAX = 100
+
+
+def integrity_read_check(user: Any) -> None:
+    """Integrity flags name players under suspicion: auditors only (``accounts.audit_hands``,
+    and ``audit:read`` through a token)."""
+    from accounts.selectors import user_is_auditor
+
+    if not user_is_auditor(user):
+        raise PermissionDenied(_("Only auditors may read integrity flags."), code="auditors_only")
+
+
+def integrity_flag_page(
+    *,
+    user: Any,
+    status: str | None = None,
+    signal: str | None = None,
+    cursor: int | None = None,
+    limit: int = INTEGRITY_PAGE_MAX,
+) -> dict[str, Any]:
+    """Flags newest first (``status``/``signal`` filter them); ``next`` is the ``cursor`` of
+    the next, older page (None on the last)."""
+    integrity_read_check(user)
+    rows = IntegrityFlag.objects.select_related("player", "partner", "reviewer").order_by("-id")
+    if status:
+        rows = rows.filter(status=status)
+    if signal:
+        rows = rows.filter(signal=signal)
+    if cursor is not None:
+        rows = rows.filter(id__lt=cursor)
+    page = list(rows[: limit + 1])
+    more = len(page) > limit
+    page = page[:limit]
+    return {"results": page, "next": str(page[-1].pk) if more else None}
+
+
+def integrity_flag_detail(*, user: Any, flag_id: int) -> IntegrityFlag:
+    """One flag with its history (``actions``, oldest first)."""
+    integrity_read_check(user)
+    flag = (
+        IntegrityFlag.objects.select_related("player", "partner", "reviewer")
+        .prefetch_related("actions__staff")
+        .filter(pk=flag_id)
+        .first()
+    )
+    if flag is None:
+        raise NotFound(_("No such integrity flag."))
+    return flag

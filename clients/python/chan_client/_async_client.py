@@ -638,6 +638,26 @@ class AsyncChanClient:
             await self._json("GET", f"/api/v1/hands/{hand_id}/replay", params={"seq": seq}),
         )
 
+    # ------------------------------------------------------------------------------ audit
+
+    async def integrity_flags(
+        self,
+        *,
+        status: str | None = None,
+        signal: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> Page:
+        """One page of the integrity scan's flags, newest first (auditors; ``audit:read``)."""
+        params = {"status": status, "signal": signal, "cursor": cursor, "limit": limit}
+        return cast(Page, await self._json("GET", "/api/v1/integrity/flags", params=params))
+
+    async def integrity_flag(self, flag_id: int) -> dict[str, Any]:
+        """One flag with its review history (auditors)."""
+        return cast(
+            dict[str, Any], await self._json("GET", f"/api/v1/integrity/flags/{flag_id}")
+        )
+
     # ------------------------------------------------------------------------------ rules
 
     async def presets(self) -> list[dict[str, Any]]:

@@ -24,6 +24,8 @@ OPERATIONS: dict[str, str] = {
     "hands_moves_create": "move",
     "hands_replay": "replay",
     "ledger_head": "ledger_head",
+    "integrity_flags_list": "integrity_flags",
+    "integrity_flags_retrieve": "integrity_flag",
     "me_retrieve": "me",
     "me_bonus_claim": "claim_bonus",
     "me_hands": "my_hands",

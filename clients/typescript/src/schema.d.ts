@@ -313,6 +313,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/integrity/flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Integrity flags, newest first (auditors)
+         * @description What the nightly integrity scan flagged (docs/audit.md): the signal, the players, the statistic against its threshold, the evidence hands, the review status. Filter by `status` and `signal`; page with `cursor`.
+         */
+        get: operations["integrity_flags_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/integrity/flags/{flag_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One integrity flag and its review history (auditors) */
+        get: operations["integrity_flags_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ledger/head": {
         parameters: {
             query?: never;
@@ -1499,6 +1536,82 @@ export interface components {
             /** @description Pass as `cursor` for the next (older) page; null on the last page. */
             next: string | null;
         };
+        IntegrityAction: {
+            /** @description clear, freeze or ban */
+            action: string;
+            /** @description The flag's status after it. */
+            status: string;
+            staff: string | null;
+            notes: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        IntegrityFlag: {
+            id: number;
+            /** @description docs/audit.md § Integrity signals. */
+            signal: string;
+            player: string;
+            partner: string | null;
+            /** Format: double */
+            statistic: number;
+            /** Format: double */
+            threshold: number;
+            /** @description The numbers behind the statistic. */
+            detail: {
+                [key: string]: number;
+            };
+            /** Format: date-time */
+            window_start: string;
+            /** Format: date-time */
+            window_end: string;
+            /** @description The evidence hands (replay or export them). */
+            hand_ids: number[];
+            status: components["schemas"]["IntegrityFlagStatusEnum"];
+            reviewer: string | null;
+            notes: string;
+            /** Format: date-time */
+            created_at: string;
+        };
+        IntegrityFlagDetail: {
+            id: number;
+            /** @description docs/audit.md § Integrity signals. */
+            signal: string;
+            player: string;
+            partner: string | null;
+            /** Format: double */
+            statistic: number;
+            /** Format: double */
+            threshold: number;
+            /** @description The numbers behind the statistic. */
+            detail: {
+                [key: string]: number;
+            };
+            /** Format: date-time */
+            window_start: string;
+            /** Format: date-time */
+            window_end: string;
+            /** @description The evidence hands (replay or export them). */
+            hand_ids: number[];
+            status: components["schemas"]["IntegrityFlagStatusEnum"];
+            reviewer: string | null;
+            notes: string;
+            /** Format: date-time */
+            created_at: string;
+            actions: components["schemas"]["IntegrityAction"][];
+        };
+        IntegrityFlagPage: {
+            results: components["schemas"]["IntegrityFlag"][];
+            /** @description Pass as `cursor` for the next (older) page; null on the last. */
+            next: string | null;
+        };
+        /**
+         * @description * `open` - Open
+         *     * `cleared` - Cleared
+         *     * `frozen` - Frozen
+         *     * `banned` - Banned
+         * @enum {string}
+         */
+        IntegrityFlagStatusEnum: "open" | "cleared" | "frozen" | "banned";
         LedgerChainHeadOutput: {
             /** @description The chain (one per shard of the house). */
             chain: number;
@@ -4331,6 +4444,190 @@ export interface operations {
                 };
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    integrity_flags_list: {
+        parameters: {
+            query?: {
+                /** @description A page's `next`. */
+                cursor?: number;
+                /** @example 50 */
+                limit?: number;
+                /**
+                 * @description * `feeding` - feeding
+                 *     * `targeted_payment` - targeted_payment
+                 *     * `soft_play` - soft_play
+                 *     * `shared_address` - shared_address
+                 *     * `timing` - timing
+                 */
+                signal?: "feeding" | "targeted_payment" | "soft_play" | "shared_address" | "timing";
+                /**
+                 * @description * `open` - Open
+                 *     * `cleared` - Cleared
+                 *     * `frozen` - Frozen
+                 *     * `banned` - Banned
+                 * @example open
+                 */
+                status?: "open" | "cleared" | "frozen" | "banned";
+            };
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrityFlagPage"];
+                };
+            };
+            /** @description Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with `errors` per field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `auditors_only`: the flags are for auditors (`audit:read` through a token). `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    integrity_flags_retrieve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @example 7 */
+                flag_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrityFlagDetail"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `auditors_only`: the flags are for auditors (`audit:read` through a token). `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
                 headers: {
                     [name: string]: unknown;
