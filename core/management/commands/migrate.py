@@ -21,6 +21,25 @@ from core.db_roles import app_role_grant
 class Command(migrate.Command):
     help = migrate.Command.help + " Runs as the tables' owner (DATABASE_OWNER_URL) when given."
 
+    def execute(self, *args: Any, **options: Any) -> Any:
+        """The owner's credentials for everything the command does, its system checks included
+        (a model check may ask the server its version: on a new server only the owner exists)."""
+        alias = options.get("database") or DEFAULT_DB_ALIAS
+        owner = (
+            getattr(settings, "CHAN_DATABASE_OWNER", None) if alias == DEFAULT_DB_ALIAS else None
+        )
+        connection = connections[alias]
+        self._app_settings = connection.settings_dict
+        if owner:
+            connection.close()
+            connection.settings_dict = {**self._app_settings, **owner}
+        try:
+            return super().execute(*args, **options)
+        finally:
+            if owner:
+                connection.close()
+                connection.settings_dict = self._app_settings
+
     def handle(self, *args: Any, **options: Any) -> None:
         alias = options["database"]
         owner = (
@@ -30,25 +49,16 @@ class Command(migrate.Command):
             getattr(settings, "CHAN_DATABASE_APP_ROLE", None) if alias == DEFAULT_DB_ALIAS else None
         )
         connection = connections[alias]
-        saved = connection.settings_dict
-        if owner:
-            connection.close()
-            connection.settings_dict = {**saved, **owner}
-        try:
-            super().handle(*args, **options)
-            if role:
-                app = saved if owner else getattr(settings, "CHAN_DATABASE_APP", {})
-                with connection.cursor() as cursor:
-                    created = app_role_grant(
-                        cursor=cursor,
-                        role=role,
-                        database=connection.settings_dict["NAME"],
-                        password=app.get("PASSWORD") or "",
-                    )
-                if options["verbosity"] >= 1:
-                    made = "created and granted" if created else "granted"
-                    self.stdout.write(f"  The application's role {role}: {made} the rows.")
-        finally:
-            if owner:
-                connection.close()
-                connection.settings_dict = saved
+        super().handle(*args, **options)
+        if role:
+            app = self._app_settings if owner else getattr(settings, "CHAN_DATABASE_APP", {})
+            with connection.cursor() as cursor:
+                created = app_role_grant(
+                    cursor=cursor,
+                    role=role,
+                    database=connection.settings_dict["NAME"],
+                    password=app.get("PASSWORD") or "",
+                )
+            if options["verbosity"] >= 1:
+                made = "created and granted" if created else "granted"
+                self.stdout.write(f"  The application's role {role}: {made} the rows.")
