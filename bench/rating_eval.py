@@ -13,7 +13,8 @@ strength.
 
 * openskill: Plackett–Luce (Weng–Lin), ``predict_win`` for the prediction.
 * TrueSkill (``trueskill``): ``rate`` with ranks; prediction ∝ Π_j P(i beats j).
-* Glicko-2 (``glicko2``): one rating period per hand, the winner beating each other seat (a
+* Glicko-2 (Glickman's algorithm, written out below: the ``glicko2`` package ships a top-level
+  ``tests`` package that shadows ours): one rating period per hand, the winner beating each other seat (a
   draw: 0.5 each); prediction ∝ Π_j E(i beats j).
 * uniform: 1/n (the floor any system must beat).
 """
@@ -29,7 +30,6 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import glicko2  # noqa: E402
 import trueskill  # noqa: E402
 from openskill.models import PlackettLuce  # noqa: E402
 
@@ -110,11 +110,62 @@ class TrueSkill:
         return self.r[i].mu - 3 * self.r[i].sigma
 
 
+G2_SCALE, G2_TAU = 173.7178, 0.5
+
+
+class G2Player:
+    """One Glicko-2 rating (Glickman, "Example of the Glicko-2 system", 2013)."""
+
+    def __init__(self, rating: float = 1500.0, rd: float = 350.0, vol: float = 0.06) -> None:
+        self.rating, self.rd, self.vol = rating, rd, vol
+
+    def update_player(self, ratings: list[float], rds: list[float], scores: list[float]) -> None:
+        mu, phi = (self.rating - 1500) / G2_SCALE, self.rd / G2_SCALE
+        mus = [(r - 1500) / G2_SCALE for r in ratings]
+        phis = [d / G2_SCALE for d in rds]
+        gs = [1 / math.sqrt(1 + 3 * p**2 / math.pi**2) for p in phis]
+        es = [1 / (1 + math.exp(-g * (mu - m))) for g, m in zip(gs, mus, strict=True)]
+        v = 1 / sum(g**2 * e * (1 - e) for g, e in zip(gs, es, strict=True))
+        delta = v * sum(g * (s - e) for g, s, e in zip(gs, scores, es, strict=True))
+        a = math.log(self.vol**2)
+
+        def f(x: float) -> float:
+            ex = math.exp(x)
+            return (
+                ex * (delta**2 - phi**2 - v - ex) / (2 * (phi**2 + v + ex) ** 2)
+                - (x - a) / G2_TAU**2
+            )
+
+        lo = a
+        if delta**2 > phi**2 + v:
+            hi = math.log(delta**2 - phi**2 - v)
+        else:
+            k = 1
+            while f(a - k * G2_TAU) < 0:
+                k += 1
+            hi = a - k * G2_TAU
+        lo, hi = a, hi
+        f_lo, f_hi = f(lo), f(hi)
+        while abs(hi - lo) > 1e-6:
+            c = lo + (lo - hi) * f_lo / (f_hi - f_lo)
+            f_c = f(c)
+            if f_c * f_hi <= 0:
+                lo, f_lo = hi, f_hi
+            else:
+                f_lo /= 2
+            hi, f_hi = c, f_c
+        vol = math.exp(lo / 2)
+        phi_star = math.sqrt(phi**2 + vol**2)
+        phi_new = 1 / math.sqrt(1 / phi_star**2 + 1 / v)
+        mu_new = mu + phi_new**2 * sum(g * (s - e) for g, s, e in zip(gs, scores, es, strict=True))
+        self.rating, self.rd, self.vol = 1500 + G2_SCALE * mu_new, G2_SCALE * phi_new, vol
+
+
 class Glicko2:
     name = "Glicko-2"
 
     def __init__(self, n: int) -> None:
-        self.r = [glicko2.Player() for _ in range(n)]
+        self.r = [G2Player() for _ in range(n)]
 
     def predict(self, ids: list[int]) -> list[float]:
         return _pairwise([[_expect(self.r[a], self.r[b]) for b in ids] for a in ids])
@@ -124,8 +175,7 @@ class Glicko2:
         for k, i in enumerate(ids):
             others = [j for j in range(len(ids)) if j != k]
             outcome = [
-                1.0 if ranks[k] < ranks[j] else 0.0 if ranks[k] > ranks[j] else 0.5
-                for j in others
+                1.0 if ranks[k] < ranks[j] else 0.0 if ranks[k] > ranks[j] else 0.5 for j in others
             ]
             self.r[i].update_player(
                 [snap[j][0] for j in others], [snap[j][1] for j in others], outcome
@@ -135,7 +185,7 @@ class Glicko2:
         return self.r[i].rating - 2 * self.r[i].rd
 
 
-def _expect(a: glicko2.Player, b: glicko2.Player) -> float:
+def _expect(a: G2Player, b: G2Player) -> float:
     q = math.log(10) / 400
     rd = math.sqrt(a.rd**2 + b.rd**2)
     g = 1 / math.sqrt(1 + 3 * q**2 * rd**2 / math.pi**2)

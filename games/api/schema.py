@@ -714,6 +714,11 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "net": {"type": "integer", "description": "Quan won in the session (negative: lost)."},
     "reminder_minutes": {"type": "integer"},
     "next_at": {"type": "string", "format": "date-time", "nullable": True},
+    "family": {"type": "string", "description": "The ruleset family (preset) of the rating."},
+    "rating": {"type": "integer", "description": "My rating after the change."},
+    "rating_change": {"type": "integer", "description": "How much the hand moved my rating."},
+    "provisional": {"type": "boolean", "description": "Fewer rated hands than the threshold."},
+    "voided": {"type": "boolean", "description": "The reversal of a voided hand's change."},
 }
 
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {

@@ -12,7 +12,8 @@ refused as a whole (no partial reversal) when:
 * a wallet that was paid no longer holds what it was paid (``hand_void_insufficient``): staff
   may first take the difference back with a ledger adjustment, then void (docs/audit.md).
 
-XP awarded for the hand stays (it measures play, not money). Voiding a void hand is a no-op.
+XP awarded for the hand stays (it measures play, not money); its rating changes are reversed
+(``games.services.ratings.hand_unrate``: each player's rating moves back by the hand's change). Voiding a void hand is a no-op.
 
 Lock order as in ``hand_settle``: the hand row, then the ledger accounts (in ``ledger_post``).
 """
@@ -30,8 +31,10 @@ from accounts.models import LedgerAccount, LedgerTransaction
 from core.errors import Conflict, InvalidInput, NotFound
 from games.models import Hand
 from games.rules.records import VOIDED
+from games.services.feed import feed_append
 from games.services.hand_log import hand_record_append
 from games.services.quan_booking import settlement_key
+from games.services.ratings import hand_unrate, rating_notes
 
 
 def void_key(hand_id: int) -> str:
@@ -84,6 +87,8 @@ def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | N
             },
         )
         hand.save(update_fields=["voided_at", "void_reason", "seq", "updated_at"])
+        unrated = hand_unrate(hand=hand)
+        feed_append(notes=rating_notes(hand=hand, rated=unrated, voided=True))
         return reversal
 
 
