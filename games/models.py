@@ -746,3 +746,43 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> int:
         return self.rating_after - self.rating_before
+
+
+class BoardScore(models.Model):
+    """One player's score on one leaderboard (issue 25): ``board`` is ``quan`` (net Quan won in
+    rated hands), ``xp`` (XP earned in hands) or ``rating:<family>`` (the rating after its
+    latest hand); ``period`` is ``all``, an ISO week ``2026-W49`` or a month ``2026-12`` (in
+    Asia/Ho_Chi_Minh, by the hand's end); ``room`` a room's slug or ``""`` for every room. Kept
+    by ``games.services.leaderboards`` in the settlement's (and a void's) transaction; a closed
+    season's rows stay as its archive. The board reads the index (board, period, room, score
+    desc, user id): top N is an index range, a rank one index-only count."""
+
+    board = models.CharField(max_length=40)
+    period = models.CharField(max_length=8)
+    room = models.CharField(max_length=ROOM_MAX_LENGTH, blank=True, default="")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="board_scores"
+    )
+    score = models.BigIntegerField(default=0)
+    hands = models.IntegerField(default=0)  # a void's VALUES row carries −1
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["board", "period", "room", "user"], name="games_boardscore_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                F("board"),
+                F("period"),
+                F("room"),
+                F("score").desc(),
+                F("user_id"),
+                name="games_boardscore_rank",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.board}/{self.period}/{self.room or '*'} {self.user_id}={self.score}"

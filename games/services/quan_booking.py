@@ -7,7 +7,8 @@ its hold is shrunk before the booking and made whole after it, under the wallets
 
 Lock order: the table row, then the hand row, then the ledger accounts in id order (inside
 ``ledger_post``), then the players' user rows in id order (their XP, ``games.services.progression``),
-then their rating rows in user id order (``games.services.ratings``). A move that ends a hand holds its hand then the table; it never waits for an
+then their rating rows in user id order (``games.services.ratings``), then their leaderboard
+rows (``games.services.leaderboards``). A move that ends a hand holds its hand then the table; it never waits for an
 ended hand's row, so the two orders cannot meet in a cycle.
 """
 
@@ -29,6 +30,7 @@ from games.rules.records import SETTLED, settled_record
 from games.rules.results import Pot
 from games.services.feed import feed_append
 from games.services.hand_log import hand_record_append
+from games.services.leaderboards import boards_record_settled
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
 from games.services.ratings import hand_rate, rating_notes
@@ -155,8 +157,9 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         hand.save(update_fields=["quan", "settled_at", "seq", "updated_at"])
         metrics.settlement_booked(ended_at=hand.ended_at, settled_at=hand.settled_at)
         pot_shares_record(table=table, hand=hand, quan=quan)
-        hand_award_xp(hand=hand)
+        xp = hand_award_xp(hand=hand)
         rated = hand_rate(hand=hand)
+        boards_record_settled(hand=hand, xp=xp, rated=rated)
         _after_settlement(table, hand, emptied)
         feed_append(notes=rating_notes(hand=hand, rated=rated))  # the feed last (its locks)
         return tx

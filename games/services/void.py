@@ -33,6 +33,7 @@ from games.models import Hand
 from games.rules.records import VOIDED
 from games.services.feed import feed_append
 from games.services.hand_log import hand_record_append
+from games.services.leaderboards import boards_record_voided
 from games.services.quan_booking import settlement_key
 from games.services.ratings import hand_unrate, rating_notes
 
@@ -88,6 +89,7 @@ def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | N
         )
         hand.save(update_fields=["voided_at", "void_reason", "seq", "updated_at"])
         unrated = hand_unrate(hand=hand)
+        boards_record_voided(hand=hand, unrated=unrated)
         feed_append(notes=rating_notes(hand=hand, rated=unrated, voided=True))
         return reversal
 

@@ -129,3 +129,87 @@ def test_the_history_is_append_only(players, win_hand) -> None:
     hand_settle(hand_id=win_hand["hand"])
     with pytest.raises(IntegrityError), transaction.atomic():
         RatingChange.objects.filter(hand_id=win_hand["hand"]).update(rating_after=9999)
+
+
+# --------------------------------------------------------------------------- leaderboards
+
+
+def test_the_boards_rank_a_settled_hand_overall_by_room_and_season(players, win_hand) -> None:
+    from games.services.leaderboards import month_of, week_of
+
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    hand_settle(hand_id=win_hand["hand"])  # once only
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    winner = players[WIN_SEAT]
+    c = players[0].client
+    top = c.get("/api/v1/leaderboards/rating").json()
+    assert top["board"] == "rating" and top["family"] == hand.frozen_ruleset().preset
+    assert [e["rank"] for e in top["results"]] == [1, 2, 3, 4]
+    assert top["results"][0]["username"] == winner.user.username
+    assert top["results"][0]["score"] == PlayerRating.objects.get(user=winner.user).rating
+    assert top["results"][0]["hands"] == 1 and top["results"][0]["provisional"] is True
+    quan = c.get("/api/v1/leaderboards/quan").json()["results"]
+    nets = {s["seat"]: s["net"] for s in hand.quan["seats"]}
+    assert quan[0]["username"] == winner.user.username and quan[0]["score"] == nets[WIN_SEAT]
+    assert sum(e["score"] for e in quan) == sum(nets.values())
+    xp = c.get("/api/v1/leaderboards/xp").json()["results"]
+    assert {e["username"]: e["score"] for e in xp}[
+        winner.user.username
+    ] == winner.user.__class__.objects.get(pk=winner.user.pk).xp
+    for season in (week_of(hand.ended_at), month_of(hand.ended_at)):
+        body = c.get(f"/api/v1/leaderboards/quan?season={season}").json()
+        assert body["season"] == season and body["results"] == quan
+    room = c.get(f"/api/v1/leaderboards/quan?room={hand.room_id}").json()["results"]
+    assert room == quan
+    assert c.get("/api/v1/leaderboards/quan?season=2020-W01").json()["results"] == []
+
+
+def test_pages_around_me_and_the_etag(players, win_hand) -> None:
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    c = players[0].client
+    first = c.get("/api/v1/leaderboards/rating?limit=3")
+    body = first.json()
+    assert len(body["results"]) == 3 and body["next"]
+    rest = c.get(f"/api/v1/leaderboards/rating?limit=3&cursor={body['next']}").json()
+    assert [e["rank"] for e in rest["results"]] == [4] and rest["next"] is None
+    everyone = [e["username"] for e in body["results"] + rest["results"]]
+    assert len(set(everyone)) == 4
+    me = c.get("/api/v1/leaderboards/rating?around=me&limit=3").json()
+    assert me["me"]["username"] == players[0].user.username
+    assert me["me"] in me["results"]
+    assert [e["rank"] for e in me["results"]] == list(
+        range(me["results"][0]["rank"], me["results"][0]["rank"] + len(me["results"]))
+    )
+    again = c.get("/api/v1/leaderboards/rating?limit=3", HTTP_IF_NONE_MATCH=first["ETag"])
+    assert again.status_code == 304 and again["ETag"] == first["ETag"]
+
+
+@pytest.mark.parametrize(
+    ("url", "status", "code"),
+    [
+        ("/api/v1/leaderboards/karma", 404, "board_not_found"),
+        ("/api/v1/leaderboards/rating?family=poker", 400, "board_family_unknown"),
+        ("/api/v1/leaderboards/quan?room=nowhere", 404, "room_not_found"),
+        ("/api/v1/leaderboards/quan?season=2026-W60", 400, "invalid"),
+        ("/api/v1/leaderboards/quan?cursor=abc", 400, "invalid"),
+        ("/api/v1/leaderboards/quan?around=you", 400, "invalid"),
+        ("/api/v1/leaderboards/quan?limit=101", 400, "invalid"),
+    ],
+)
+def test_bad_boards_and_queries_are_domain_errors(make_player, url, status, code) -> None:
+    r = make_player().client.get(url)
+    assert r.status_code == status, r.content
+    assert r.json()["code"] == code
+
+
+def test_a_void_takes_the_hand_off_the_quan_board(players, win_hand, staff) -> None:
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    hand_void(hand_id=win_hand["hand"], staff=staff, reason="collusion")
+    c = players[0].client
+    quan = c.get("/api/v1/leaderboards/quan").json()["results"]
+    assert {e["score"] for e in quan} == {0} and {e["hands"] for e in quan} == {0}
+    rating = c.get("/api/v1/leaderboards/rating").json()["results"]
+    assert {e["score"] for e in rating} == {1500}
