@@ -50,15 +50,30 @@ def board_key(board: str, family: str | None) -> str:
     return RATING_PREFIX + family
 
 
-def _entry(row: BoardScore, rank: int, rated: bool) -> dict[str, Any]:
+_FIELDS = ("score", "hands", "user_id", "user__username", "user__display_name")
+
+
+class _Row(NamedTuple):
+    score: int
+    hands: int
+    user_id: int
+    username: str
+    display_name: str
+
+
+def _entry(row: _Row, rank: int, rated: bool) -> dict[str, Any]:
     return {
         "rank": rank,
-        "username": row.user.username,
-        "display_name": row.user.display_name,
+        "username": row.username,
+        "display_name": row.display_name,
         "score": row.score,
         "hands": row.hands,
         "provisional": rated and row.hands < PROVISIONAL_HANDS,
     }
+
+
+def _fetch(qs: Any) -> list[_Row]:
+    return [_Row(*r) for r in qs.values_list(*_FIELDS)]
 
 
 def _after(score: int, user_id: int) -> Q:
@@ -90,25 +105,23 @@ def leaderboard(
         )
     limit = max(1, min(limit, BOARD_PAGE_MAX))
     rows = BoardScore.objects.filter(board=key, period=season or ALL, room=room or "")
-    rows = rows.select_related("user").order_by("-score", "user_id")
+    rows = rows.order_by("-score", "user_id")
     rated = board == "rating"
     me = None
     if around is not None:
-        mine = rows.filter(user_id=around.pk).first()
+        found = _fetch(rows.filter(user_id=around.pk)[:1])
+        mine = found[0] if found else None
         if mine is None:
-            results: list[dict[str, Any]] = []
             first_rank = 1
-            page: list[BoardScore] = []
+            page: list[_Row] = []
         else:
             my_rank = rows.filter(_before(mine.score, mine.user_id)).count() + 1
             me = _entry(mine, my_rank, rated)
             up = min((limit - 1) // 2, my_rank - 1)
-            above = list(
+            above = _fetch(
                 rows.filter(_before(mine.score, mine.user_id)).order_by("score", "-user_id")[:up]
             )[::-1]
-            below = list(
-                rows.filter(_after(mine.score, mine.user_id))[: limit + 1 - len(above) - 1]
-            )
+            below = _fetch(rows.filter(_after(mine.score, mine.user_id))[: limit - len(above)])
             page = [*above, mine, *below]
             first_rank = my_rank - len(above)
     elif cursor is not None:
@@ -116,10 +129,10 @@ def leaderboard(
         if m is None:
             raise InvalidInput(_("Not a cursor of this board."), code="board_cursor_invalid")
         score, user_id, rank = int(m[1]), int(m[2]), int(m[3])
-        page = list(rows.filter(_after(score, user_id))[: limit + 1])
+        page = _fetch(rows.filter(_after(score, user_id))[: limit + 1])
         first_rank = rank + 1
     else:
-        page = list(rows[: limit + 1])
+        page = _fetch(rows[: limit + 1])
         first_rank = 1
     more = len(page) > limit
     page = page[:limit]

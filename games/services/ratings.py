@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -56,24 +55,17 @@ class Rated:
 
 
 def _locked_ratings(user_ids: list[int], family: str) -> dict[int, PlayerRating]:
-    """The players' rating rows in this family, created at the start values when missing,
-    locked in user id order."""
-    existing = set(
-        PlayerRating.objects.filter(user_id__in=user_ids, family=family).values_list(
-            "user_id", flat=True
-        )
+    """The players' rating rows in this family, created at the start values when missing
+    (one ``INSERT … ON CONFLICT DO NOTHING``), locked in user id order."""
+    PlayerRating.objects.bulk_create(
+        [
+            PlayerRating(
+                user_id=u, family=family, mu=MU0, sigma=SIGMA0, rating=shown_rating(MU0, SIGMA0)
+            )
+            for u in sorted(user_ids)
+        ],
+        ignore_conflicts=True,
     )
-    missing = [u for u in sorted(user_ids) if u not in existing]
-    if missing:
-        PlayerRating.objects.bulk_create(
-            [
-                PlayerRating(
-                    user_id=u, family=family, mu=MU0, sigma=SIGMA0, rating=shown_rating(MU0, SIGMA0)
-                )
-                for u in missing
-            ],
-            ignore_conflicts=True,
-        )
     rows = PlayerRating.objects.select_for_update().filter(user_id__in=user_ids, family=family)
     return {r.user_id: r for r in rows.order_by("user_id")}
 
@@ -154,11 +146,9 @@ def hand_unrate(*, hand: Hand) -> list[Rated]:
 
 
 def _save(changes: list[RatingChange], rows: list[PlayerRating]) -> None:
-    try:
-        with transaction.atomic():
-            RatingChange.objects.bulk_create(changes)
-    except IntegrityError:  # a concurrent run recorded it first: the row lock makes this rare
-        return
+    # Once per hand: the callers hold the hand's row lock and check its change rows first (and
+    # the unique (hand, user, reversal) constraint would refuse a second set).
+    RatingChange.objects.bulk_create(changes)
     now = timezone.now()
     for row in rows:
         row.updated_at = now
