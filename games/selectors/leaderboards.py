@@ -115,7 +115,12 @@ def leaderboard(
             first_rank = 1
             page: list[_Row] = []
         else:
-            my_rank = rows.filter(_before(mine.score, mine.user_id)).count() + 1
+            # Two plain index ranges (an OR of the two would not be one): index-only counts.
+            my_rank = (
+                rows.filter(score__gt=mine.score).count()
+                + rows.filter(score=mine.score, user_id__lt=mine.user_id).count()
+                + 1
+            )
             me = _entry(mine, my_rank, rated)
             up = min((limit - 1) // 2, my_rank - 1)
             above = _fetch(
