@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import InvalidInput, NotFound
@@ -76,12 +75,25 @@ def _fetch(qs: Any) -> list[_Row]:
     return [_Row(*r) for r in qs.values_list(*_FIELDS)]
 
 
-def _after(score: int, user_id: int) -> Q:
-    return Q(score__lt=score) | Q(score=score, user_id__gt=user_id)
+def _after(rows: Any, score: int, user_id: int, n: int) -> list[_Row]:
+    """The ``n`` rows ranked just below (score, user id), best first: my ties after me, then
+    the lower scores — two index ranges (an OR of the two would scan from the top)."""
+    out = _fetch(rows.filter(score=score, user_id__gt=user_id)[:n]) if n > 0 else []
+    if len(out) < n:
+        out += _fetch(rows.filter(score__lt=score)[: n - len(out)])
+    return out
 
 
-def _before(score: int, user_id: int) -> Q:
-    return Q(score__gt=score) | Q(score=score, user_id__lt=user_id)
+def _before(rows: Any, score: int, user_id: int, n: int) -> list[_Row]:
+    """The ``n`` rows ranked just above (score, user id), best first (backward index ranges)."""
+    near = (
+        _fetch(rows.filter(score=score, user_id__lt=user_id).order_by("-user_id")[:n])
+        if n > 0
+        else []
+    )
+    if len(near) < n:
+        near += _fetch(rows.filter(score__gt=score).order_by("score", "-user_id")[: n - len(near)])
+    return near[::-1]
 
 
 def leaderboard(
@@ -123,10 +135,8 @@ def leaderboard(
             )
             me = _entry(mine, my_rank, rated)
             up = min((limit - 1) // 2, my_rank - 1)
-            above = _fetch(
-                rows.filter(_before(mine.score, mine.user_id)).order_by("score", "-user_id")[:up]
-            )[::-1]
-            below = _fetch(rows.filter(_after(mine.score, mine.user_id))[: limit - len(above)])
+            above = _before(rows, mine.score, mine.user_id, up)
+            below = _after(rows, mine.score, mine.user_id, limit - len(above))
             page = [*above, mine, *below]
             first_rank = my_rank - len(above)
     elif cursor is not None:
@@ -134,7 +144,7 @@ def leaderboard(
         if m is None:
             raise InvalidInput(_("Not a cursor of this board."), code="board_cursor_invalid")
         score, user_id, rank = int(m[1]), int(m[2]), int(m[3])
-        page = _fetch(rows.filter(_after(score, user_id))[: limit + 1])
+        page = _after(rows, score, user_id, limit + 1)
         first_rank = rank + 1
     else:
         page = _fetch(rows[: limit + 1])
