@@ -64,7 +64,7 @@ LOAD_SQL = [
     """INSERT INTO accounts_user (password, is_superuser, username, first_name, last_name, email,
         is_staff, is_active, date_joined, display_name, xp, level, created_at, updated_at, vip,
         badge, vip_points, ban_reason, is_bot, signup_address)
-       SELECT '!', false, 'p' || g, '', '', '', false, true, now(), '', (g * 7919) %% 5000, 1,
+       SELECT '!', false, 'p' || g, '', '', '', false, true, now(), '', (g::bigint * 7919) %% 5000, 1,
         now(), now(), 0, false, 0, '', false, ''
        FROM generate_series(1, %(n)s) g""",
     """INSERT INTO games_playerrating (user_id, family, mu, sigma, rating, hands, updated_at)
@@ -123,11 +123,11 @@ def main() -> int:
     import games.services.quan_booking as booking
     from accounts.models import User
     from accounts.services import token_create
+    from games.rating_terms import week_of
     from games.rules import HandConfig, Phase, apply, new_hand, shuffle
     from games.rules.bots import HeuristicBot
     from games.rules.cards import code
     from games.rules.ruleset import build_ruleset
-    from games.services.leaderboards import week_of
 
     try:
         t = time.perf_counter()

@@ -14,9 +14,8 @@ from django.utils.translation import gettext_lazy as _
 
 from core.errors import InvalidInput, NotFound
 from games.models import BoardScore, Room
+from games.rating_terms import ALL, PROVISIONAL_HANDS, RATING_PREFIX
 from games.rules.ruleset import DEFAULT_PRESET, PRESETS
-from games.services.leaderboards import ALL, RATING_PREFIX
-from games.services.ratings import PROVISIONAL_HANDS
 
 BOARDS = ("rating", "quan", "xp")
 BOARD_PAGE_DEFAULT, BOARD_PAGE_MAX = 50, 100

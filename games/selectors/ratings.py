@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from games.models import PlayerRating, RatingChange
-from games.services.ratings import PROVISIONAL_HANDS
+from games.rating_terms import PROVISIONAL_HANDS
 
 
 def rating_json(row: PlayerRating) -> dict[str, Any]:

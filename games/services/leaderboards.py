@@ -14,19 +14,14 @@ order of the statement's VALUES, which is the order PostgreSQL takes their row l
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable
-from zoneinfo import ZoneInfo
 
 from django.db import connection
 from django.utils import timezone
 
 from games.models import Hand
+from games.rating_terms import RATING_PREFIX, periods_of
 from games.services.ratings import Rated, hand_family
-
-BOARD_TZ = ZoneInfo("Asia/Ho_Chi_Minh")
-ALL = "all"
-RATING_PREFIX = "rating:"
 
 _UPSERT = """
 INSERT INTO games_boardscore (board, period, room, user_id, score, hands, updated_at)
@@ -37,21 +32,6 @@ ON CONFLICT (board, period, room, user_id) DO UPDATE SET
     hands = greatest(games_boardscore.hands + EXCLUDED.hands, 0),
     updated_at = EXCLUDED.updated_at
 """
-
-
-def week_of(at: dt.datetime) -> str:
-    year, week, _ = at.astimezone(BOARD_TZ).isocalendar()
-    return f"{year}-W{week:02d}"
-
-
-def month_of(at: dt.datetime) -> str:
-    local = at.astimezone(BOARD_TZ)
-    return f"{local.year}-{local.month:02d}"
-
-
-def periods_of(at: dt.datetime) -> list[str]:
-    """The periods a hand that ended at ``at`` counts in."""
-    return [ALL, week_of(at), month_of(at)]
 
 
 def _upsert(rows: Iterable[tuple[str, str, str, int, int, int]]) -> None:

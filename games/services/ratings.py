@@ -24,9 +24,9 @@ from django.utils import timezone
 from openskill.models import PlackettLuce
 
 from games.models import Hand, PlayerRating, RatingChange
+from games.rating_terms import PROVISIONAL_HANDS
 from games.services.feed import FeedNote
 
-PROVISIONAL_HANDS = 20
 RATING_BASE, RATING_SCALE = 1500, 40
 _MODEL = PlackettLuce()
 MU0, SIGMA0 = _MODEL.mu, _MODEL.sigma

@@ -8,8 +8,9 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from games.models import FeedEntry, Hand, PlayerRating, RatingChange, Table
+from games.rating_terms import PROVISIONAL_HANDS
 from games.services.quan_booking import hand_settle
-from games.services.ratings import MU0, PROVISIONAL_HANDS, SIGMA0, shown_rating
+from games.services.ratings import MU0, SIGMA0, shown_rating
 from games.services.void import hand_void
 from tests.games.conftest import start_table
 from tests.games.decks import HOA_DECK, WIN_SEAT
@@ -135,7 +136,7 @@ def test_the_history_is_append_only(players, win_hand) -> None:
 
 
 def test_the_boards_rank_a_settled_hand_overall_by_room_and_season(players, win_hand) -> None:
-    from games.services.leaderboards import month_of, week_of
+    from games.rating_terms import month_of, week_of
 
     play_to_end(players, win_hand)
     hand_settle(hand_id=win_hand["hand"])
