@@ -38,8 +38,10 @@ def shown_rating(mu: float, sigma: float) -> int:
 
 
 def hand_family(hand: Hand) -> str:
-    """The ruleset family a hand is rated in: the preset of its frozen ruleset."""
-    return hand.frozen_ruleset().preset
+    """The ruleset family a hand is rated in: the preset of its frozen ruleset (read from the
+    stored record, which names it in both its forms, without building the ruleset)."""
+    preset = (hand.ruleset or {}).get("preset") if isinstance(hand.ruleset, dict) else None
+    return preset or hand.frozen_ruleset().preset
 
 
 def hand_is_rated(hand: Hand) -> bool:
