@@ -62,6 +62,8 @@ class UserProfile:
     held: int = 0
     available: int = 0
     holds: tuple[TableHold, ...] = ()
+    rating: dict[str, Any] | None = None  # games.selectors.ratings.rating_json
+    ratings: tuple[dict[str, Any], ...] = ()
 
 
 def user_balance(user: User) -> int:
@@ -80,7 +82,11 @@ def user_is_auditor(user: User) -> bool:
 
 
 def user_profile(*, user: User) -> UserProfile:
+    # The ratings are the games app's (issue 25); imported here, as accounts loads first.
+    from games.selectors.ratings import player_ratings
+
     funds = wallet_funds(user)
+    ratings = tuple(player_ratings(user_id=user.pk))
     return UserProfile(
         id=user.pk,
         username=user.username,
@@ -97,6 +103,8 @@ def user_profile(*, user: User) -> UserProfile:
         badge=user.badge,
         is_staff=user.is_staff,
         is_auditor=user_is_auditor(user),
+        rating=ratings[0] if ratings else None,
+        ratings=ratings,
     )
 
 

@@ -927,3 +927,112 @@ class Challenge(models.Model):
 
     def __str__(self) -> str:
         return f"challenge #{self.pk} {self.challenger_id} → {self.challenged_id} ({self.status})"
+
+
+class PlayerRating(models.Model):
+    """A player's skill rating in one ruleset family (the preset of the hands' frozen ruleset),
+    openskill's Plackett–Luce ``mu``/``sigma`` (docs/decisions.md, "Ratings"). ``rating`` is the
+    shown number, ``round(1500 + 40 × (mu − 3·sigma))`` (1500 at the start), kept as a column so
+    the leaderboard reads an index; ``hands`` counts the rated hands (provisional below
+    ``games.services.ratings.PROVISIONAL_HANDS``). Written only by ``games.services.ratings``
+    inside a settlement's or a void's transaction."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    family = models.CharField(max_length=32, help_text="The ruleset preset of its hands.")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.IntegerField()
+    hands = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["family", "-rating", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "family"], name="games_rating_unique_family"),
+            models.CheckConstraint(condition=Q(sigma__gt=0), name="games_rating_sigma_positive"),
+        ]
+        # The board: top N and around-me walk this index (family, rating desc, user id).
+        indexes = [
+            models.Index(F("family"), F("rating").desc(), F("user_id"), name="games_rating_board")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.family} {self.rating}"
+
+
+class RatingChange(models.Model):
+    """One change of a player's rating (append-only): a rated hand's update, or its reversal
+    when staff void the hand (``reversal``: the negated change). The player's history, its
+    hands' ``rating_change`` and the ``rating_changed`` feed entries read these rows."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="rating_changes")
+    family = models.CharField(max_length=32)
+    reversal = models.BooleanField(default=False)
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    rating_before = models.IntegerField()
+    rating_after = models.IntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["user_id", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hand", "user", "reversal"], name="games_ratingchange_once"
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "-id"], name="games_ratingchange_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} hand {self.hand_id} {self.delta:+d}"
+
+    @property
+    def delta(self) -> int:
+        return self.rating_after - self.rating_before
+
+
+class BoardScore(models.Model):
+    """One player's score on one leaderboard (issue 25): ``board`` is ``quan`` (net Quan won in
+    rated hands), ``xp`` (XP earned in hands) or ``rating:<family>`` (the rating after its
+    latest hand); ``period`` is ``all``, an ISO week ``2026-W49`` or a month ``2026-12`` (in
+    Asia/Ho_Chi_Minh, by the hand's end); ``room`` a room's slug or ``""`` for every room. Kept
+    by ``games.services.leaderboards`` in the settlement's (and a void's) transaction; a closed
+    season's rows stay as its archive. The board reads the index (board, period, room, score
+    desc, user id): top N is an index range, a rank one index-only count."""
+
+    board = models.CharField(max_length=40)
+    period = models.CharField(max_length=8)
+    room = models.CharField(max_length=ROOM_MAX_LENGTH, blank=True, default="")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="board_scores"
+    )
+    score = models.BigIntegerField(default=0)
+    hands = models.IntegerField(default=0)  # a void's VALUES row carries −1
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["board", "period", "room", "user"], name="games_boardscore_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                F("board"),
+                F("period"),
+                F("room"),
+                F("score").desc(),
+                F("user_id"),
+                name="games_boardscore_rank",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.board}/{self.period}/{self.room or '*'} {self.user_id}={self.score}"

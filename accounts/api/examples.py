@@ -74,6 +74,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "badge": False,
                 "is_staff": False,
                 "is_auditor": False,
+                "rating": None,
+                "ratings": [],
             },
         },
     },
@@ -98,6 +100,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "badge": False,
                 "is_staff": False,
                 "is_auditor": False,
+                "rating": None,
+                "ratings": [],
             },
         },
     },
@@ -157,6 +161,10 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "badge": False,
             "is_staff": False,
             "is_auditor": False,
+            "rating": {"family": "chan_van_van", "rating": 1630, "hands": 1, "provisional": True},
+            "ratings": [
+                {"family": "chan_van_van", "rating": 1630, "hands": 1, "provisional": True}
+            ],
         }
     },
     "me_bonus_claim": {

@@ -81,6 +81,15 @@ class TableHoldOutputSerializer(serializers.Serializer):
     since = serializers.DateTimeField(help_text="When the hold last changed.")
 
 
+class MyRatingSerializer(serializers.Serializer):
+    """A rating in one ruleset family (games.selectors.ratings; docs/api.md, "Ratings")."""
+
+    family = serializers.CharField(help_text="The ruleset preset of the rated hands.")
+    rating = serializers.IntegerField(help_text="1500 + 40 × (mu − 3·sigma), rounded.")
+    hands = serializers.IntegerField(help_text="Rated hands in this family.")
+    provisional = serializers.BooleanField(help_text="Fewer than 20 rated hands.")
+
+
 class ProfileOutputSerializer(serializers.Serializer):
     """Reads a ``accounts.selectors.UserProfile``."""
 
@@ -105,6 +114,10 @@ class ProfileOutputSerializer(serializers.Serializer):
     badge = serializers.BooleanField(help_text="Reputation badge, granted by staff.")
     is_staff = serializers.BooleanField()
     is_auditor = serializers.BooleanField(help_text="May replay any hand (accounts.audit_hands).")
+    rating = MyRatingSerializer(
+        allow_null=True, help_text="My rating in the family I played most; null before any."
+    )
+    ratings = MyRatingSerializer(many=True, help_text="Every ruleset family I am rated in.")
 
 
 class TokenIssuedOutputSerializer(serializers.Serializer):

@@ -1696,6 +1696,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "result": "won",
                     "quan": None,
                     "practice": False,
+                    "rating_change": None,
                     "created_at": "2026-12-01T15:38:40.488417Z",
                     "ended_at": "2026-12-01T15:38:43.421584Z",
                 }
@@ -1716,6 +1717,45 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "biggest_win_points": 0,
             "favourite_cuoc": None,
             "member_since": "2026-12-01T15:38:38.926211Z",
+            "rating": {"family": "chan_van_van", "rating": 1476, "hands": 1, "provisional": True},
+            "ratings": [
+                {"family": "chan_van_van", "rating": 1476, "hands": 1, "provisional": True}
+            ],
+        }
+    },
+    "leaderboards_retrieve": {
+        "response": {
+            "board": "rating",
+            "family": "chan_van_van",
+            "room": None,
+            "season": "2026-W49",
+            "results": [
+                {
+                    "rank": 1,
+                    "username": "lan",
+                    "display_name": "Lan",
+                    "score": 1630,
+                    "hands": 1,
+                    "provisional": True,
+                },
+                {
+                    "rank": 2,
+                    "username": "minh",
+                    "display_name": "",
+                    "score": 1476,
+                    "hands": 1,
+                    "provisional": True,
+                },
+            ],
+            "me": {
+                "rank": 2,
+                "username": "minh",
+                "display_name": "",
+                "score": 1476,
+                "hands": 1,
+                "provisional": True,
+            },
+            "next": None,
         }
     },
     "players_hands": {
@@ -1735,6 +1775,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "result": "lost",
                     "quan": None,
                     "practice": False,
+                    "rating_change": None,
                     "created_at": "2026-12-01T15:38:40.488417Z",
                     "ended_at": "2026-12-01T15:38:43.421584Z",
                 }

@@ -726,6 +726,11 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "expires_at": {"type": "string", "format": "date-time"},
     "answer": {"type": "string", "enum": ["accepted", "declined"]},
     "table_id": {"type": "integer", "nullable": True, "description": "The private table."},
+    "family": {"type": "string", "description": "The ruleset family (preset) of the rating."},
+    "rating": {"type": "integer", "description": "My rating after the change."},
+    "rating_change": {"type": "integer", "description": "How much the hand moved my rating."},
+    "provisional": {"type": "boolean", "description": "Fewer rated hands than the threshold."},
+    "voided": {"type": "boolean", "description": "The reversal of a voided hand's change."},
 }
 
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {

@@ -869,6 +869,11 @@ class HistoryHandSerializer(serializers.Serializer):
         "is booked.",
     )
     practice = serializers.BooleanField(help_text="Played at a practice table (0 Quan, no XP).")
+    rating_change = serializers.IntegerField(
+        allow_null=True,
+        help_text="How much the hand moved the player's rating (0 once voided); null for an "
+        "unrated hand (practice, not settled yet).",
+    )
     created_at = serializers.DateTimeField()
     ended_at = serializers.DateTimeField(allow_null=True)
 
@@ -880,6 +885,15 @@ class HistoryPageSerializer(serializers.Serializer):
         source="next_cursor",
         help_text="Pass as `cursor` for the next (older) page; null on the last page.",
     )
+
+
+class RatingSerializer(serializers.Serializer):
+    """A player's rating in one ruleset family (docs/api.md, "Ratings")."""
+
+    family = serializers.CharField(help_text="The ruleset preset of the rated hands.")
+    rating = serializers.IntegerField(help_text="1500 + 40 × (mu − 3·sigma), rounded.")
+    hands = serializers.IntegerField(help_text="Rated hands in this family.")
+    provisional = serializers.BooleanField(help_text="Fewer than 20 rated hands.")
 
 
 class PlayerProfileSerializer(serializers.Serializer):
@@ -900,6 +914,10 @@ class PlayerProfileSerializer(serializers.Serializer):
         allow_null=True, help_text="The cước it declared most often in its wins (a slug)."
     )
     member_since = serializers.DateTimeField()
+    rating = RatingSerializer(
+        allow_null=True, help_text="Its rating in the family it played most; null before any."
+    )
+    ratings = RatingSerializer(many=True, help_text="Every family it is rated in.")
 
 
 # --------------------------------------------------------------------------- export (audit)

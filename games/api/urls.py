@@ -11,6 +11,7 @@ from games.api.friends_views import (
     ChallengeListCreateApi,
 )
 from games.api.integrity_views import IntegrityFlagDetailApi, IntegrityFlagListApi
+from games.api.leaderboard_views import LeaderboardApi
 from games.api.live_views import MeFeedApi
 from games.api.views import (
     HandDetailApi,
@@ -72,6 +73,7 @@ urlpatterns = [
     path("rooms", RoomListApi.as_view(), name="room-list"),
     path("rooms/<slug:slug>/quick-join", RoomQuickJoinApi.as_view(), name="room-quick-join"),
     path("me/hands", MeHandListApi.as_view(), name="me-hands"),
+    path("leaderboards/<str:board>", LeaderboardApi.as_view(), name="leaderboard"),
     path("players/<username:username>", PlayerDetailApi.as_view(), name="player-detail"),
     path("players/<username:username>/hands", PlayerHandListApi.as_view(), name="player-hands"),
     path("tables", TableListCreateApi.as_view(), name="table-list"),

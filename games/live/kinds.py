@@ -83,6 +83,13 @@ FEED_KINDS: dict[str, FeedKind] = {
             ),
         ),
         FeedKind(
+            "rating_changed",
+            "A rated hand of mine moved my rating in its ruleset family (`voided`: staff voided "
+            "the hand and this is its reversal): the new rating, the change, whether it is "
+            "still provisional.",
+            ("family", "rating", "rating_change", "provisional", "voided"),
+        ),
+        FeedKind(
             "bonus_available",
             "Today's daily bonus can be claimed (`POST /me/bonus`): its amount and local day.",
             ("amount", "day"),

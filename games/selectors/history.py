@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from games.models import Hand, HandSeat
 from games.rules.results import Result
+from games.selectors.ratings import hand_rating_changes
 
 HISTORY_PAGE_DEFAULT = 20
 HISTORY_PAGE_MAX = 100
@@ -78,7 +79,7 @@ def hand_history(
 ) -> HistoryPage:
     """The user's hands, newest first (by hand id, on the HandSeat (user, -hand) index), one page
     after ``cursor`` (a hand id): each with its table, room, stake, the user's seat, status,
-    result and Quan change."""
+    result, Quan change and rating change (null for an unrated hand)."""
     limit = max(1, min(limit, HISTORY_PAGE_MAX))
     qs = HandSeat.objects.filter(user=user).select_related("hand__table")
     if ended_only:
@@ -89,4 +90,7 @@ def hand_history(
     more = len(rows) > limit
     rows = rows[:limit]
     items = [_history_item(hs) for hs in rows]
+    changes = hand_rating_changes(user_id=user.pk, hand_ids=[hs.hand_id for hs in rows])
+    for item in items:
+        item["rating_change"] = changes.get(item["id"])
     return HistoryPage(items, str(rows[-1].hand_id) if more else None)

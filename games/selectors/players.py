@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from core.errors import NotFound
 from games.models import Hand, HandSeat
+from games.selectors.ratings import player_rating, player_ratings
 
 
 def player_by_username(username: str) -> Any:
@@ -53,4 +54,6 @@ def player_profile(*, user: Any) -> dict[str, Any]:
         "biggest_win_points": biggest,
         "favourite_cuoc": favourite,
         "member_since": user.date_joined,
+        "rating": player_rating(user_id=user.pk),
+        "ratings": player_ratings(user_id=user.pk),
     }

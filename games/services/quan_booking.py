@@ -6,7 +6,9 @@ A seat pays from its hold at this table plus its free Quan (``games.services.sea
 its hold is shrunk before the booking and made whole after it, under the wallets' locks.
 
 Lock order: the table row, then the hand row, then the ledger accounts in id order (inside
-``ledger_post``), then the players' user rows in id order (their XP, ``games.services.progression``). A move that ends a hand holds its hand then the table; it never waits for an
+``ledger_post``), then the players' user rows in id order (their XP, ``games.services.progression``),
+then their rating rows in user id order (``games.services.ratings``), then their leaderboard
+rows (``games.services.leaderboards``). A move that ends a hand holds its hand then the table; it never waits for an
 ended hand's row, so the two orders cannot meet in a cycle.
 """
 
@@ -27,9 +29,12 @@ from games.models import Hand, Seat, Table
 from games.rules.quan import POT, QuanSettlement, SeatQuan, result_quan
 from games.rules.records import SETTLED, settled_record
 from games.rules.results import Pot
+from games.services.feed import feed_append
 from games.services.hand_log import hand_record_append
+from games.services.leaderboards import boards_record_settled
 from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
+from games.services.ratings import hand_rate, rating_notes
 from games.services.seat_holds import settlement_capacities, settlement_holds
 from games.services.settlement_parties import Party, settlement_accounts
 
@@ -80,7 +85,8 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
     """Book the ended hand's settlement once (safe to run any number of times: the ledger key
     is the hand), record it on the hand and in its log (a ``settled`` event, in the same
     transaction: the hand's seq and ETag move), and unseat the players left with nothing (§11).
-    The players' XP (RULES.md §11) is awarded in the same transaction, so exactly once.
+    The players' XP (RULES.md §11) and ratings (``games.services.ratings``) are updated in the
+    same transaction, so exactly once.
     A practice table's hand is marked settled with :func:`practice_quan`: no Quan, fee, pot
     share or XP (the points of its result stand, for the players to see).
     Returns the transaction, or None when the hand is not ended (nothing to book yet).
@@ -148,8 +154,11 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         hand.save(update_fields=["quan", "settled_at", "seq", "updated_at"])
         metrics.settlement_booked(ended_at=hand.ended_at, settled_at=hand.settled_at)
         pot_shares_record(table=table, hand=hand, quan=quan)
-        hand_award_xp(hand=hand)
+        xp = hand_award_xp(hand=hand)
+        rated = hand_rate(hand=hand)
+        boards_record_settled(hand=hand, xp=xp, rated=rated)
         _after_settlement(table, hand, emptied)
+        feed_append(notes=rating_notes(hand=hand, rated=rated))  # the feed last (its locks)
         return tx
 
 

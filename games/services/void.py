@@ -12,7 +12,8 @@ refused as a whole (no partial reversal) when:
 * a wallet that was paid no longer holds what it was paid (``hand_void_insufficient``): staff
   may first take the difference back with a ledger adjustment, then void (docs/audit.md).
 
-XP awarded for the hand stays (it measures play, not money). Voiding a void hand is a no-op.
+XP awarded for the hand stays (it measures play, not money); its rating changes are reversed
+(``games.services.ratings.hand_unrate``: each player's rating moves back by the hand's change). Voiding a void hand is a no-op.
 
 Lock order as in ``hand_settle``: the hand row, then the ledger accounts (in ``ledger_post``).
 """
@@ -31,7 +32,10 @@ from core.errors import Conflict, InvalidInput, NotFound
 from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
 from games.rules.records import VOIDED
+from games.services.feed import feed_append
 from games.services.hand_log import hand_record_append
+from games.services.leaderboards import boards_record_voided
+from games.services.ratings import hand_unrate, rating_notes
 
 
 def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | None:
@@ -80,6 +84,9 @@ def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | N
             },
         )
         hand.save(update_fields=["voided_at", "void_reason", "seq", "updated_at"])
+        unrated = hand_unrate(hand=hand)
+        boards_record_voided(hand=hand, unrated=unrated)
+        feed_append(notes=rating_notes(hand=hand, rated=unrated, voided=True))
         return reversal
 
 

@@ -52,6 +52,8 @@ def test_register_returns_a_token_that_works_on_me(api_client):
         "badge": False,
         "is_staff": False,
         "is_auditor": False,
+        "rating": None,  # no rated hand yet (tests/games/test_games_ratings.py)
+        "ratings": [],
     }
 
 

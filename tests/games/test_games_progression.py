@@ -224,6 +224,7 @@ def test_my_hands_newest_first_with_my_seat_result_and_quan(players, win_hand) -
         "result": "won",
         "quan": net[WIN_SEAT],
         "practice": False,
+        "rating_change": item["rating_change"],  # tests/games/test_games_ratings.py
         "created_at": item["created_at"],
         "ended_at": item["ended_at"],
     }
@@ -264,6 +265,8 @@ def test_a_players_public_profile_and_its_ended_hands(players, win_hand, make_pl
         "biggest_win_points": paid,
         "favourite_cuoc": min(cuoc, key=lambda k: (-cuoc[k], k)),
         "member_since": profile["member_since"],
+        "rating": profile["rating"],  # tests/games/test_games_ratings.py
+        "ratings": profile["ratings"],
     }
     assert paid > 0 and profile["xp"] > 0 and profile["member_since"].endswith("Z")
     loser = stranger.client.get(f"/api/v1/players/{players[0].user.username}").json()

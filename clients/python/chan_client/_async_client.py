@@ -388,6 +388,31 @@ class AsyncChanClient:
             Page, await self._json("GET", f"/api/v1/players/{username}/hands", params=params)
         )
 
+    async def leaderboard(
+        self,
+        board: str,
+        *,
+        family: str | None = None,
+        room: str | None = None,
+        season: str | None = None,
+        around_me: bool = False,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """A leaderboard (``rating``, ``quan`` or ``xp``): top ``limit``, or the page around me;
+        ``season`` a week ``2026-W49`` or a month ``2026-12``; pass ``next`` as ``cursor``."""
+        params = {
+            "family": family,
+            "room": room,
+            "season": season,
+            "around": "me" if around_me else None,
+            "cursor": cursor,
+            "limit": limit,
+        }
+        return cast(
+            dict[str, Any], await self._json("GET", f"/api/v1/leaderboards/{board}", params=params)
+        )
+
     # ------------------------------------------------------------------------------ tables
 
     async def rooms(self) -> list[dict[str, Any]]:
@@ -654,9 +679,7 @@ class AsyncChanClient:
 
     async def integrity_flag(self, flag_id: int) -> dict[str, Any]:
         """One flag with its review history (auditors)."""
-        return cast(
-            dict[str, Any], await self._json("GET", f"/api/v1/integrity/flags/{flag_id}")
-        )
+        return cast(dict[str, Any], await self._json("GET", f"/api/v1/integrity/flags/{flag_id}"))
 
     # ------------------------------------------------------------------------------ rules
 

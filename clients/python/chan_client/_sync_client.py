@@ -378,6 +378,31 @@ class ChanClient:
         params = {"cursor": cursor, "limit": limit}
         return cast(Page, self._json("GET", f"/api/v1/players/{username}/hands", params=params))
 
+    def leaderboard(
+        self,
+        board: str,
+        *,
+        family: str | None = None,
+        room: str | None = None,
+        season: str | None = None,
+        around_me: bool = False,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """A leaderboard (``rating``, ``quan`` or ``xp``): top ``limit``, or the page around me;
+        ``season`` a week ``2026-W49`` or a month ``2026-12``; pass ``next`` as ``cursor``."""
+        params = {
+            "family": family,
+            "room": room,
+            "season": season,
+            "around": "me" if around_me else None,
+            "cursor": cursor,
+            "limit": limit,
+        }
+        return cast(
+            dict[str, Any], self._json("GET", f"/api/v1/leaderboards/{board}", params=params)
+        )
+
     # ------------------------------------------------------------------------------ tables
 
     def rooms(self) -> list[dict[str, Any]]:

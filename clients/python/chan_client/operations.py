@@ -44,6 +44,7 @@ OPERATIONS: dict[str, str] = {
     "me_cool_off": "cool_off",
     "me_self_exclusion": "self_exclude",
     "players_retrieve": "player",
+    "leaderboards_retrieve": "leaderboard",
     "players_hands": "player_hands",
     "rooms_list": "rooms",
     "rooms_quick_join": "quick_join",
