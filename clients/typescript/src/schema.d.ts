@@ -350,6 +350,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/leaderboards/{board}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A leaderboard: top N or around me, overall, by room or season (ETag)
+         * @description Ranks by `score` (ties: the older account first), `limit` a page (default 50, at most 100); `next` is the cursor of the next page. `?room=` counts that room's hands only, `?season=` one week or month in Asia/Ho_Chi_Minh (a closed season's board stays readable). A content `ETag`: `If-None-Match` → 304.
+         */
+        get: operations["leaderboards_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ledger/head": {
         parameters: {
             query?: never;
@@ -928,6 +948,13 @@ export interface components {
             /** Format: date-time */
             created_at: string;
         };
+        /**
+         * @description * `rating` - rating
+         *     * `quan` - quan
+         *     * `xp` - xp
+         * @enum {string}
+         */
+        BoardEnum: "rating" | "quan" | "xp";
         /** @description The problem body of ``409 bonus_already_claimed``. */
         BonusAlreadyClaimed: {
             type: string;
@@ -1286,6 +1313,16 @@ export interface components {
                 answer?: "accepted" | "declined";
                 /** @description The private table. */
                 table_id?: number | null;
+                /** @description The ruleset family (preset) of the rating. */
+                family?: string;
+                /** @description My rating after the change. */
+                rating?: number;
+                /** @description How much the hand moved my rating. */
+                rating_change?: number;
+                /** @description Fewer rated hands than the threshold. */
+                provisional?: boolean;
+                /** @description The reversal of a voided hand's change. */
+                voided?: boolean;
             };
             /** Format: date-time */
             created_at: string;
@@ -1299,12 +1336,13 @@ export interface components {
          *     * `hand_ended` - hand_ended
          *     * `hand_settled` - hand_settled
          *     * `hand_voided` - hand_voided
+         *     * `rating_changed` - rating_changed
          *     * `reality_check` - reality_check
          *     * `seats_changed` - seats_changed
          *     * `your_turn` - your_turn
          * @enum {string}
          */
-        FeedEntryKindEnum: "bonus_available" | "challenge_answered" | "challenge_received" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "reality_check" | "seats_changed" | "your_turn";
+        FeedEntryKindEnum: "bonus_available" | "challenge_answered" | "challenge_received" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "rating_changed" | "reality_check" | "seats_changed" | "your_turn";
         FeedPage: {
             entries: components["schemas"]["FeedEntry"][];
             /** @description The feed's last seq when it was read. */
@@ -1518,6 +1556,8 @@ export interface components {
             quan: number | null;
             /** @description Played at a practice table (0 Quan, no XP). */
             practice: boolean;
+            /** @description How much the hand moved the player's rating (0 once voided); null for an unrated hand (practice, not settled yet). */
+            rating_change: number | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -1612,6 +1652,30 @@ export interface components {
          * @enum {string}
          */
         IntegrityFlagStatusEnum: "open" | "cleared" | "frozen" | "banned";
+        LeaderboardEntry: {
+            /** @description 1 for the top; ties go to the older account. */
+            rank: number;
+            username: string;
+            display_name: string;
+            /** @description `rating`: the rating after its latest hand; `quan`: net Quan won; `xp`: XP. */
+            score: number;
+            /** @description Hands counted on this board. */
+            hands: number;
+            /** @description A rating of fewer than 20 hands. */
+            provisional: boolean;
+        };
+        LeaderboardPage: {
+            board: components["schemas"]["BoardEnum"];
+            /** @description The rating board's family. */
+            family: string | null;
+            room: string | null;
+            season: string | null;
+            results: components["schemas"]["LeaderboardEntry"][];
+            /** @description With `?around=me`: my own row (null if I am not ranked). */
+            me: components["schemas"]["LeaderboardEntry"] | null;
+            /** @description Pass as `cursor` for the next page. */
+            next: string | null;
+        };
         LedgerChainHeadOutput: {
             /** @description The chain (one per shard of the house). */
             chain: number;
@@ -1808,6 +1872,17 @@ export interface components {
             /** @description The hand's current seq. */
             seq?: number;
         };
+        /** @description A rating in one ruleset family (games.selectors.ratings; docs/api.md, "Ratings"). */
+        MyRating: {
+            /** @description The ruleset preset of the rated hands. */
+            family: string;
+            /** @description 1500 + 40 × (mu − 3·sigma), rounded. */
+            rating: number;
+            /** @description Rated hands in this family. */
+            hands: number;
+            /** @description Fewer than 20 rated hands. */
+            provisional: boolean;
+        };
         NoWinReason: {
             code: components["schemas"]["CodeEnum"];
             message: string;
@@ -1883,6 +1958,10 @@ export interface components {
             favourite_cuoc: string | null;
             /** Format: date-time */
             member_since: string;
+            /** @description Its rating in the family it played most; null before any. */
+            rating: components["schemas"]["Rating"] | null;
+            /** @description Every family it is rated in. */
+            ratings: components["schemas"]["Rating"][];
         };
         /**
          * @description A complete ruleset by value (``Ruleset.to_dict()``): what a preset holds, and what a hand
@@ -1972,6 +2051,10 @@ export interface components {
             is_staff: boolean;
             /** @description May replay any hand (accounts.audit_hands). */
             is_auditor: boolean;
+            /** @description My rating in the family I played most; null before any. */
+            rating: components["schemas"]["MyRating"] | null;
+            /** @description Every ruleset family I am rated in. */
+            ratings: components["schemas"]["MyRating"][];
         };
         PublicSeat: {
             seat: number;
@@ -1992,6 +2075,17 @@ export interface components {
         QuickJoinInput: {
             /** @description Only tables at this stake; any affordable stake (15 × stake) if omitted. */
             stake?: number;
+        };
+        /** @description A player's rating in one ruleset family (docs/api.md, "Ratings"). */
+        Rating: {
+            /** @description The ruleset preset of the rated hands. */
+            family: string;
+            /** @description 1500 + 40 × (mu − 3·sigma), rounded. */
+            rating: number;
+            /** @description Rated hands in this family. */
+            hands: number;
+            /** @description Fewer than 20 rated hands. */
+            provisional: boolean;
         };
         /** @description Reads ``games.selectors.reality_check.reality_check_for``. */
         RealityCheck: {
@@ -4637,6 +4731,127 @@ export interface operations {
                 };
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    leaderboards_retrieve: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `me`: the page centred on my own row.
+                 *
+                 *     * `me` - me
+                 */
+                around?: "me";
+                /** @description The `next` of the previous page (opaque). */
+                cursor?: string;
+                /** @description The rating board's ruleset family (a preset; `chan_van_van` by default). Ignored by `quan` and `xp`. */
+                family?: string;
+                limit?: number;
+                /** @description A room's slug: its hands only. */
+                room?: string;
+                /** @description A week `2026-W49` or a month `2026-12` (Asia/Ho_Chi_Minh); all time without. */
+                season?: string;
+            };
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+                /** @description A previous `ETag` (or `*`): answer 304 while it still matches. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @description `rating`, `quan` or `xp`. */
+                board: "quan" | "rating" | "xp";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaderboardPage"];
+                };
+            };
+            /** @description Not modified (the ETag still matches). */
+            304: {
+                headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid` (a query parameter), `board_family_unknown`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `board_not_found` (not rating, quan or xp), `room_not_found`. */
             404: {
                 headers: {
                     [name: string]: unknown;
