@@ -54,7 +54,7 @@ UI = {
     "win_card": pgettext_lazy("replay", "Winning card"),
     "cuoc_name": pgettext_lazy("replay", "Cước"),
     "declared": pgettext_lazy("replay", "Declared"),
-    "true": pgettext_lazy("replay", "True"),
+    "true": pgettext_lazy("replay", "Actual"),
     "diem": pgettext_lazy("replay", "Điểm"),
     "dich": pgettext_lazy("replay", "Dịch"),
     "score": pgettext_lazy("replay", "Points (base + gà = total)"),

@@ -81,6 +81,7 @@ ENDPOINTS = {
     ("/api/v1/me/hands", "get"): {"200", "400", "401"},
     ("/api/v1/me/feed", "get"): {"200", "304", "400", "401", "429"},
     ("/api/v1/integrity/flags", "get"): {"200", "400", "401", "403", "429"},
+    ("/api/v1/leaderboards/{board}", "get"): {"200", "304", "400", "401", "403", "404", "429"},
     ("/api/v1/integrity/flags/{flag_id}", "get"): {"200", "401", "403", "404", "429"},
     # tables among friends (issue 25)
     ("/api/v1/challenges", "get"): {"200", "400", "401"},
