@@ -51,10 +51,12 @@ def finished_hands(database_url: str) -> int:
         return int(row[0])
 
 
-HAND_COLUMNS = (
-    "n_seats, dealer, mode, ruleset, previous_winner, deck, seed, seed_hash, status, result, seq,"
-    " last_event_at, ended_at, created_at, updated_at, table_id, deadline_at, stake, room_id, quan,"
-    " settled_at, void_reason, voided_at, seats_version, fees, xuong_sai_settled"
+# Every column of a hand but its id and number is copied as it is (read from the table, so a
+# column a later migration adds is copied too).
+HAND_COLUMNS_QUERY = (
+    "SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position)"
+    " FROM information_schema.columns WHERE table_name = 'games_hand'"
+    " AND column_name NOT IN ('id', 'number')"
 )
 SEAT_COLUMNS = "position, table_seat, auto_u, auto_chiu, left_at, created_at, updated_at, user_id"
 # The hash links are copied too: each copy's chain links as its source's does (games 0021 checks
@@ -80,14 +82,15 @@ def copy_hands(database_url: str, target: int) -> None:
         if not sources:
             raise SystemExit("no finished hand to copy")
         stride = conn.execute("SELECT max(id) + 1 FROM games_hand").fetchone()[0]
+        hand_columns = conn.execute(HAND_COLUMNS_QUERY).fetchone()[0]
         shift = 0
         while (missing := target - finished_hands(database_url)) > 0:
             shift += stride
             batch = sources[:missing]
             with conn.transaction():
                 conn.execute(
-                    f"INSERT INTO games_hand (id, number, {HAND_COLUMNS})"
-                    f" SELECT id + %(s)s, number + %(s)s, {HAND_COLUMNS} FROM games_hand"
+                    f"INSERT INTO games_hand (id, number, {hand_columns})"
+                    f" SELECT id + %(s)s, number + %(s)s, {hand_columns} FROM games_hand"
                     " WHERE id = ANY(%(ids)s)",
                     {"s": shift, "ids": batch},
                 )

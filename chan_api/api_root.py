@@ -28,6 +28,13 @@ RESOURCES = {
     "ledger": "me-ledger",
     "bonus": "me-bonus",
     "ledger_head": "ledger-head",
+    "limits": "me-limits",
+    "cool_off": "me-cool-off",
+    "self_exclusion": "me-self-exclusion",
+    "feed": "games:me-feed",
+    "blocks": "games:me-blocks",
+    "challenges": "games:challenge-list",
+    "integrity_flags": "games:integrity-flags",
     "my_hands": "games:me-hands",
     "rooms": "games:room-list",
     "tables": "games:table-list",
@@ -53,6 +60,12 @@ TEMPLATES = {
     "hand_moves": ("games:hand-moves", {"hand_id": 0}),
     "hand_replay": ("games:hand-replay", {"hand_id": 0}),
     "hand_export": ("games:hand-export", {"hand_id": 0}),
+    "leaderboard": ("games:leaderboard", {"board": "_"}),
+    "challenge": ("games:challenge-detail", {"challenge_id": 0}),
+    "challenge_accept": ("games:challenge-accept", {"challenge_id": 0}),
+    "challenge_decline": ("games:challenge-decline", {"challenge_id": 0}),
+    "block": ("games:me-block", {"username": "_"}),
+    "integrity_flag": ("games:integrity-flag", {"flag_id": 0}),
 }
 DOCS = {"schema": "schema", "docs": "swagger-ui", "redoc": "redoc"}
 

@@ -115,7 +115,8 @@ class DeprecationHeadersMiddleware:
 def mark_deprecated_operations(result: dict[str, Any], generator: Any, **kwargs: Any) -> dict:
     """drf-spectacular postprocessing hook: ``deprecated: true`` on every deprecated operation."""
     deprecated = {op for d in DEPRECATIONS for op in d.operation_ids}
-    for operations in result.get("paths", {}).values():
+    schema = result  # drf-spectacular passes the document as `result`
+    for operations in schema.get("paths", {}).values():
         for operation in operations.values():
             if isinstance(operation, dict) and operation.get("operationId") in deprecated:
                 operation["deprecated"] = True

@@ -130,7 +130,8 @@ def attach_examples(result: dict, examples: Mapping[str, Mapping[str, object]]) 
     """Put each operation's examples in place: ``request`` on its JSON body, ``response`` on
     its first 2xx JSON response (``status`` picks another), ``parameters`` (name → value) on
     the operation's parameters."""
-    for item in result.get("paths", {}).values():
+    schema = result  # the OpenAPI document (drf-spectacular's name for it)
+    for item in schema.get("paths", {}).values():
         for operation in item.values():
             if not isinstance(operation, dict) or "operationId" not in operation:
                 continue

@@ -39,10 +39,14 @@ while :; do
   done
 done
 
-# 5. The result, then the Quan it moved: the settlement is the event after the last move
-#    (it lands a moment after the end; ?wait= long-polls for it).
+# 5. The result, then the Quan it moved (the settlement lands a moment after the end: the
+#    view shows its Quan, and the hand's events a `settled` record, once it is booked).
 END=$(curl -sf "$API/hands/$HAND" -H "Authorization: Bearer $A")
 jq -c '{status, outcome}' <<<"$END"
-curl -sf "$API/hands/$HAND/events?after_seq=$(jq .seq <<<"$END")&wait=10" \
-  -H "Authorization: Bearer $A" | jq -c '.events[] | {seq, type}'
+for _ in $(seq 1 50); do   # the settlement's Quan is in the view once it is booked
+  jq -e '.settlement.quan != null' <<<"$END" >/dev/null && break
+  sleep 0.2
+  END=$(curl -sf "$API/hands/$HAND" -H "Authorization: Bearer $A")
+done
+jq -c '{settled: (.settlement.quan != null)}' <<<"$END"
 curl -sf "$API/me/ledger?limit=1" -H "Authorization: Bearer $A" | jq -c '.results[0] | {kind, amount, balance_after, hand_id}'

@@ -60,6 +60,12 @@ def _legal_at(state: HandState | None, seat: int | None, move: dict[str, Any]) -
     return {"moves": moves, "chosen_legal": chosen}
 
 
+def _declaration(hand: Hand) -> dict[str, Any] | None:
+    """The winner's judged declaration, read through the hand's typed result."""
+    declaration = hand.outcome_result().declaration
+    return None if declaration is None else dict(declaration.to_dict())
+
+
 def cuoc_table(ruleset: Ruleset, declaration: dict[str, Any] | None) -> dict[str, Any] | None:
     """The declared and the true cước side by side, a row per cước either names (in the rules'
     order) with its điểm and dịch under the hand's ruleset, and both scores and the verdict."""
@@ -178,7 +184,7 @@ def hand_replay_steps(hand: Hand) -> dict[str, Any]:
         "ended": zoned(hand.ended_at),
         "players": players,
         "steps": steps,
-        "cuoc": cuoc_table(hand.frozen_ruleset(), last.get("declaration")),
+        "cuoc": cuoc_table(hand.frozen_ruleset(), _declaration(hand)),
         "win": win,
         "quan": hand.quan,
         "ledger": hand_ledger_entries(hand),

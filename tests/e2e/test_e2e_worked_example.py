@@ -63,7 +63,7 @@ def test_the_curl_example_plays_a_hand_to_its_settlement(live_server, settler) -
     lines = run.stdout.strip().splitlines()
     assert lines[0].startswith("table ") and ", hand " in lines[0]
     assert '"status":"ended"' in lines[1]
-    assert '"type":"settled"' in lines[2], lines
+    assert lines[2] == '{"settled":true}', lines
     assert '"kind":"hand_settlement"' in lines[3], lines
 
 

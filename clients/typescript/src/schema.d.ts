@@ -911,6 +911,20 @@ export interface components {
             /** Format: uri */
             ledger_head: string;
             /** Format: uri */
+            limits: string;
+            /** Format: uri */
+            cool_off: string;
+            /** Format: uri */
+            self_exclusion: string;
+            /** Format: uri */
+            feed: string;
+            /** Format: uri */
+            blocks: string;
+            /** Format: uri */
+            challenges: string;
+            /** Format: uri */
+            integrity_flags: string;
+            /** Format: uri */
             my_hands: string;
             /** Format: uri */
             rooms: string;
@@ -941,6 +955,12 @@ export interface components {
             hand_moves: string;
             hand_replay: string;
             hand_export: string;
+            leaderboard: string;
+            challenge: string;
+            challenge_accept: string;
+            challenge_decline: string;
+            block: string;
+            integrity_flag: string;
         };
         BlockOutput: {
             /** @description The player I block. */
