@@ -122,9 +122,7 @@ def _claims(state: HandState, seat: int) -> list[str]:
 
 
 def _deadline(hand: Hand) -> str | None:
-    if hand.deadline_at is None:
-        return None
-    return hand.deadline_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    return _utc(hand.deadline_at)
 
 
 def feed_hand_changed(*, hand: Hand, state: HandState, record: str | None = None) -> None:
