@@ -340,6 +340,9 @@ class LedgerTransaction(models.Model):
         GA_GOP = "ga_gop", "Gà góp pot contribution"
         GA_GOP_REFUND = "ga_gop_refund", "Gà góp pot refund"
         TRANSFER = "transfer", "Transfer"
+        TOURNAMENT_ENTRY = "tournament_entry", "Arena entry fees into its pool"
+        TOURNAMENT_PRIZE = "tournament_prize", "Arena pool paid as prizes"
+        TOURNAMENT_REFUND = "tournament_refund", "Arena pool refunded (cancelled)"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     idempotency_key = models.CharField(max_length=200, unique=True)

@@ -421,11 +421,20 @@ CHAN_CLOCK = env_bool("CHAN_CLOCK", not TESTING)
 # The sweep re-arms what the clock lost (a wake-up sent while the broker was down, a worker
 # killed): every few seconds, so an outage costs idle hands seconds, not a turn.
 CHAN_SWEEP_SECONDS = float(os.environ.get("CHAN_SWEEP_SECONDS", "5"))
+# The arenas' beat (issue 25): starts, pairings of players freed by a lost wake-up, the end.
+CHAN_ARENA_SECONDS = float(os.environ.get("CHAN_ARENA_SECONDS", "5"))
 CELERY_BEAT_SCHEDULE = {
     "clock-sweep": {
         "task": "games.tasks.clock_sweep",
         "schedule": CHAN_SWEEP_SECONDS,
         "options": {"expires": CHAN_SWEEP_SECONDS},
+    },
+    # Issue 25: the arenas' clock (start, seat free players, pay out at the end); a settled
+    # hand at an arena's table also runs its arena's clock at once (games.clock).
+    "arena-clock": {
+        "task": "games.tasks.tournaments_sweep",
+        "schedule": CHAN_ARENA_SECONDS,
+        "options": {"expires": CHAN_ARENA_SECONDS},
     },
     # Issue 24: the integrity signals over the last week, nightly (docs/audit.md).
     "integrity-scan": {

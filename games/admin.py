@@ -38,6 +38,7 @@ from django.utils.translation import pgettext
 from accounts.admin import HistoryContextAdmin, reason_action
 from accounts.models import LedgerTransaction
 from accounts.selectors import user_is_auditor
+from core.errors import DomainError
 from games.export import hand_export
 from games.hand_store import hand_seats_load
 from games.ledger_keys import settlement_key, void_key
@@ -53,6 +54,8 @@ from games.models import (
     Room,
     Seat,
     Table,
+    Tournament,
+    TournamentEntry,
 )
 from games.replay_labels import replay_labels
 from games.rule_errors import rule_error
@@ -64,6 +67,12 @@ from games.services.integrity import (
     FREEZE,
     integrity_flag_review,
     integrity_scan_request,
+)
+from games.services.tournaments import (
+    tournament_cancel,
+    tournament_create,
+    tournament_edit,
+    tournament_terms_check,
 )
 from games.services.void import hand_void
 
@@ -619,3 +628,105 @@ class BlockAdmin(ReadOnlyAdmin):
     list_display = ("id", "blocker", "blocked", "created_at")
     search_fields = ("blocker__username", "blocked__username")
     list_select_related = ("blocker", "blocked")
+
+
+# ------------------------------------------------------------------ arenas (issue 25)
+
+TOURNAMENT_TERMS = (
+    "name",
+    "room",
+    "stake",
+    "table_size",
+    "mode",
+    "ruleset",
+    "entry_fee",
+    "starts_at",
+    "ends_at",
+    "payout",
+)
+
+
+class TournamentAdminForm(forms.ModelForm):
+    """The arena's terms, checked by the service's own rules (400-style messages on the form)."""
+
+    class Meta:
+        model = Tournament
+        fields = TOURNAMENT_TERMS
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.errors:
+            return data
+        terms = {f: data.get(f) for f in TOURNAMENT_TERMS}
+        try:
+            tournament_terms_check(terms, now=timezone.now())
+        except DomainError as exc:
+            raise forms.ValidationError(exc.detail()) from exc
+        return data
+
+
+class TournamentEntryInline(admin.TabularInline):
+    model = TournamentEntry
+    fields = ("user", "fee", "score", "hands", "wins", "active", "rank", "prize")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Tournament)
+class TournamentAdmin(HistoryContextAdmin):
+    """Arenas: staff schedule one, edit its terms until it starts, and cancel it (the fees'
+    holds released before the start, the pool refunded after it). Everything else — the
+    start, the tables, the scores, the payout — is the arena's clock's
+    (games.services.tournaments)."""
+
+    form = TournamentAdminForm
+    list_display = ("id", "name", "room", "stake", "entry_fee", "starts_at", "ends_at", "status")
+    list_filter = ("status", "room")
+    search_fields = ("name",)
+    inlines = (TournamentEntryInline,)
+    actions = ("cancel",)
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> tuple[str, ...]:
+        fields: tuple[str, ...] = ("status", "started_at", "finished_at", "cancelled_at")
+        if obj is not None and (
+            obj.status != Tournament.Status.SCHEDULED or timezone.now() >= obj.starts_at
+        ):
+            fields += TOURNAMENT_TERMS
+        return fields
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(self, request: HttpRequest, obj: Tournament, form: Any, change: bool) -> None:
+        terms = {f: form.cleaned_data[f] for f in TOURNAMENT_TERMS if f in form.cleaned_data}
+        if "room" in terms:
+            terms["room"] = terms["room"].slug
+        if change:
+            saved = tournament_edit(tournament_id=obj.pk, staff=request.user, **terms)
+        else:
+            saved = tournament_create(staff=request.user, **terms)
+        obj.pk = saved.pk
+        obj._state.adding = False
+
+    @admin.action(description="Cancel tournaments (release or refund the entry fees)")
+    def cancel(self, request: HttpRequest, queryset: QuerySet[Tournament]) -> HttpResponse | None:
+        def cancel_one(tournament: Tournament, reason: str) -> None:
+            tournament_cancel(tournament_id=tournament.pk, reason=reason, staff=request.user)
+
+        return reason_action(
+            self,
+            request,
+            list(queryset.order_by("pk")),
+            title="Cancel tournaments",
+            explanation=(
+                "Before its start each entry fee's hold is released; after it the pool is "
+                "refunded to the entrants by one ledger transaction (tournament:<id>:refund). "
+                "Hands being played at its tables are played to their end as ordinary hands."
+            ),
+            verb="Cancel",
+            do=cancel_one,
+        )

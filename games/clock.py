@@ -17,7 +17,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from accounts.models import User
-from games.models import Hand, Table
+from games.models import Hand, Table, TournamentTable
 from games.rules import HandState
 from games.rules.state import Phase
 from games.selectors.tables import table_ready_deadline
@@ -27,6 +27,7 @@ logger = logging.getLogger(__name__)
 HAND_TURN_TASK = "games.tasks.hand_turn_due"
 TABLE_DEAL_TASK = "games.tasks.table_deal_due"
 HAND_SETTLE_TASK = "games.tasks.hand_settle_due"
+ARENA_CLOCK_TASK = "games.tasks.tournament_clock_due"
 # The queue of the sweep and of what it re-arms (settings.CELERY_TASK_QUEUES), apart from the
 # wake-ups of play, so that no backlog of those delays the clock's recovery.
 CLOCK_QUEUE = "clock"
@@ -128,3 +129,16 @@ def hand_settle_on_commit(hand: Hand) -> None:
     """Book the ended hand's settlement (``games.tasks.hand_settle_due``) once the end commits;
     the sweep books it if this message is lost, and the next deal at the table before dealing."""
     _send_on_commit(HAND_SETTLE_TASK, hand.pk, None)
+
+
+def arena_clock_on_commit(*, table_id: int) -> None:
+    """A hand was settled at ``table_id``: if the table is an arena's, run that arena's clock
+    (``games.tasks.tournament_clock_due``) once the settlement commits, so that its players
+    are free and seated again at once (beat runs it anyway)."""
+    tournament_id = (
+        TournamentTable.objects.filter(table_id=table_id)
+        .values_list("tournament_id", flat=True)
+        .first()
+    )
+    if tournament_id is not None:
+        _send_on_commit(ARENA_CLOCK_TASK, tournament_id, None)

@@ -1036,3 +1036,152 @@ class BoardScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.board}/{self.period}/{self.room or '*'} {self.user_id}={self.score}"
+
+
+# ------------------------------------------------------------------ arenas (issue 25)
+
+
+def default_payout() -> list[int]:
+    return [50, 30, 20]
+
+
+class Tournament(models.Model):
+    """An arena: from ``starts_at`` to ``ends_at`` its entered players are seated together at
+    ``table_size``-seat tables of ``room`` at ``stake`` as soon as they are free (ordinary
+    tables and hands), each hand scoring arena points (games.rules.arena_points); at the end the
+    pool of entry fees is paid by ``payout`` (percentages by rank). ``ledger_table``: the
+    arena's table of record, where nobody sits: the entry fees are held there
+    (accounts.holds) before the start, and its pot account is the prize pool after it."""
+
+    class Status(models.TextChoices):
+        SCHEDULED = "scheduled", "Scheduled"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        CANCELLED = "cancelled", "Cancelled"
+
+    name = models.CharField(max_length=64)
+    room = models.ForeignKey(
+        Room, on_delete=models.PROTECT, to_field="slug", related_name="tournaments"
+    )
+    stake = models.PositiveIntegerField(help_text="Quan per point at its tables.")
+    table_size = models.PositiveSmallIntegerField(default=MAX_SEATS, help_text="2 to 4 seats.")
+    mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.BASIC)
+    ruleset = models.JSONField(default=default_ruleset_spec)
+    entry_fee = models.PositiveBigIntegerField(default=0, help_text="Quan, held on joining.")
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    payout = models.JSONField(
+        default=default_payout, help_text="Percent of the pool by rank, summing to 100."
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.SCHEDULED)
+    ledger_table = models.OneToOneField(
+        Table, on_delete=models.PROTECT, related_name="tournament_of_record"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournaments_created"
+    )
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    cancelled_at = models.DateTimeField(null=True, blank=True)
+    cancel_reason = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-starts_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ends_at__gt=F("starts_at")), name="games_tournament_ends_after_start"
+            ),
+            models.CheckConstraint(
+                condition=Q(stake__gt=0), name="games_tournament_stake_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(table_size__gte=MIN_SEATS, table_size__lte=MAX_SEATS),
+                name="games_tournament_table_size_2_4",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["scheduled", "running", "finished", "cancelled"]),
+                name="games_tournament_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=GreaterThanOrEqual(Length("name"), 1),
+                name="games_tournament_name_not_empty",
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "starts_at"], name="games_tourn_status_start")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (#{self.pk}, {self.status})"
+
+
+class TournamentEntry(models.Model):
+    """A player entered in an arena: its standing (``score``: arena points, ``hands``, ``wins``)
+    and whether it is paired (``active``: it may withdraw while the arena runs, keeping its
+    points). ``fee``: what it paid (or holds, before the start)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="entries")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="tournament_entries"
+    )
+    fee = models.PositiveBigIntegerField(default=0)
+    score = models.PositiveIntegerField(default=0)
+    hands = models.PositiveIntegerField(default=0)
+    wins = models.PositiveIntegerField(default=0)
+    active = models.BooleanField(default=True)
+    prize = models.PositiveBigIntegerField(null=True, blank=True, help_text="Paid at the end.")
+    rank = models.PositiveIntegerField(null=True, blank=True, help_text="Final rank.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["tournament_id", "-score", "-wins", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "user"], name="games_tentry_once"),
+        ]
+        indexes = [
+            models.Index(
+                F("tournament"),
+                F("score").desc(),
+                F("wins").desc(),
+                F("id"),
+                name="games_tentry_standings",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in arena {self.tournament_id}: {self.score}"
+
+
+class TournamentTable(models.Model):
+    """A table the arena opened for one pairing (``done`` once its hand is scored and its
+    players stood up)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="tables")
+    table = models.OneToOneField(Table, on_delete=models.PROTECT, related_name="tournament_link")
+    done = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["tournament_id", "id"]
+        indexes = [models.Index(fields=["tournament", "done"], name="games_ttable_open")]
+
+    def __str__(self) -> str:
+        return f"arena {self.tournament_id} table {self.table_id}"
+
+
+class TournamentHand(models.Model):
+    """A hand of an arena and the arena points it gave each hand seat (play order), scored once
+    (append-only: PostgreSQL refuses an UPDATE or DELETE, migration games_tournaments)."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="hands")
+    hand = models.OneToOneField(Hand, on_delete=models.PROTECT, related_name="tournament_hand")
+    points = models.JSONField(help_text="Arena points by hand seat (play order).")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["tournament_id", "id"]
+
+    def __str__(self) -> str:
+        return f"arena {self.tournament_id} hand {self.hand_id} {self.points}"

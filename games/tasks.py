@@ -95,3 +95,24 @@ def integrity_scan_due(window_end: str | None = None, window_hours: float = 168.
     end = dt.datetime.fromisoformat(window_end) if window_end else None
     flags = integrity_scan(window_end=end, window=dt.timedelta(hours=window_hours))
     return [f.pk for f in flags]
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def tournament_clock_due(tournament_id: int) -> str:
+    """One beat of an arena's clock (start, score and close tables, seat free players, pay
+    out at the end). Safe to run twice. Returns the arena's status."""
+    from games.services.tournaments import tournament_clock
+
+    return tournament_clock(tournament_id=tournament_id)
+
+
+@shared_task(ignore_result=True)
+def tournaments_sweep() -> list[int]:
+    """Every ``CHAN_ARENA_SECONDS`` (celery beat): one clock beat for every arena with work
+    due (see ``games.services.tournaments.tournaments_due``)."""
+    from games.services.tournaments import tournaments_due
+
+    due = tournaments_due(now=timezone.now())
+    for tournament_id in due:
+        tournament_clock_due.apply_async((tournament_id,), queue=CLOCK_QUEUE)
+    return due

@@ -13,6 +13,13 @@ from games.api.friends_views import (
 from games.api.integrity_views import IntegrityFlagDetailApi, IntegrityFlagListApi
 from games.api.leaderboard_views import LeaderboardApi
 from games.api.live_views import MeFeedApi
+from games.api.tournament_views import (
+    TournamentDetailApi,
+    TournamentJoinApi,
+    TournamentLeaveApi,
+    TournamentListCreateApi,
+    TournamentStandingsApi,
+)
 from games.api.views import (
     HandDetailApi,
     HandEventListApi,
@@ -104,4 +111,20 @@ urlpatterns = [
     ),
     path("me/blocks", BlockListApi.as_view(), name="me-blocks"),
     path("me/blocks/<username:username>", BlockDetailApi.as_view(), name="me-block"),
+    # arenas (issue 25)
+    path("tournaments", TournamentListCreateApi.as_view(), name="tournament-list"),
+    path("tournaments/<id:tournament_id>", TournamentDetailApi.as_view(), name="tournament-detail"),
+    path(
+        "tournaments/<id:tournament_id>/join", TournamentJoinApi.as_view(), name="tournament-join"
+    ),
+    path(
+        "tournaments/<id:tournament_id>/leave",
+        TournamentLeaveApi.as_view(),
+        name="tournament-leave",
+    ),
+    path(
+        "tournaments/<id:tournament_id>/standings",
+        TournamentStandingsApi.as_view(),
+        name="tournament-standings",
+    ),
 ]

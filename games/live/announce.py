@@ -1,8 +1,8 @@
 """Announcing on commit: a topic moved to a new seq (``PUBLISH`` on the feed's channel).
 
 Topics: a hand is its id (an ``int``: the message ``"<hand id>:<seq>"`` of before the feed),
-a player's feed ``"f<user id>"`` (seq: its last entry), a table ``"t<table id>"`` and the
-lobby ``"lobby"`` (seq: the time of the announcement in µs — a table's waiters re-read it,
+a player's feed ``"f<user id>"`` (seq: its last entry), a table ``"t<table id>"``, an arena
+``"a<tournament id>"`` and the lobby ``"lobby"`` (seq: the time of the announcement in µs — a table's waiters re-read it,
 the number only has to rise). Best effort: a committed fact stays committed whatever Redis
 does; the subscription's reads of PostgreSQL catch up (``subscription``).
 """
@@ -25,7 +25,7 @@ logger = logging.getLogger(__name__)
 Topic = int | str
 
 _REDIS_TIMEOUTS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
-_TOPIC_RE = re.compile(r"^(?:\d{1,18}|f\d{1,18}|t\d{1,18}|lobby)$")
+_TOPIC_RE = re.compile(r"^(?:\d{1,18}|f\d{1,18}|t\d{1,18}|a\d{1,18}|lobby)$")
 
 _publishers: dict[str, redis.Redis] = {}
 _publishers_lock = threading.Lock()
@@ -37,6 +37,11 @@ def feed_topic(user_id: int) -> str:
 
 def table_topic(table_id: int) -> str:
     return f"t{table_id}"
+
+
+def arena_topic(tournament_id: int) -> str:
+    """An arena's standings and state (``GET /tournaments/{id}/standings?wait=N``)."""
+    return f"a{tournament_id}"
 
 
 def lobby_topic() -> str:

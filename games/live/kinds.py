@@ -90,6 +90,23 @@ FEED_KINDS: dict[str, FeedKind] = {
             ("family", "rating", "rating_change", "provisional", "voided"),
         ),
         FeedKind(
+            "tournament_started",
+            "An arena I entered has started (my entry fee is in its pool): its id, name and "
+            "end (UTC). I am seated as soon as I am free.",
+            ("tournament_id", "name", "ends_at"),
+        ),
+        FeedKind(
+            "tournament_seated",
+            "An arena seated me at a table (`table_id`, its hand dealt at once).",
+            ("tournament_id", "table_id"),
+        ),
+        FeedKind(
+            "tournament_finished",
+            "An arena I entered ended (`status` finished: my final `rank`, `score` and "
+            "`prize`) or was cancelled (`status` cancelled: my fee released or refunded).",
+            ("tournament_id", "name", "status", "rank", "score", "prize"),
+        ),
+        FeedKind(
             "bonus_available",
             "Today's daily bonus can be claimed (`POST /me/bonus`): its amount and local day.",
             ("amount", "day"),

@@ -36,3 +36,10 @@ def blocked_ids_with(user_id: int) -> set[int]:
     """The players ``user_id`` blocks or is blocked by."""
     rows = blocked_with(user_id).values_list("blocker_id", "blocked_id")
     return {b if a == user_id else a for a, b in rows}
+
+
+def blocked_pairs_among(user_ids: Iterable[int]) -> set[frozenset[int]]:
+    """The pairs of ``user_ids`` where one blocked the other (either way), as frozensets."""
+    ids = list(user_ids)
+    rows = Block.objects.filter(blocker_id__in=ids, blocked_id__in=ids)
+    return {frozenset(pair) for pair in rows.values_list("blocker_id", "blocked_id")}

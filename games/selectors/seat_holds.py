@@ -7,12 +7,13 @@ from accounts.hold_selectors import open_holds
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerAccount
 from games.models import HandSeat, Seat, Table
+from games.selectors.tournaments import arena_hold_is_entry
 
 
 def check_holds_have_seats() -> list[LedgerProblem]:
     """Every open hold belongs to a seat: its player sits at the table, or still has a hand
-    there waiting for its settlement (it left mid-hand; the settlement releases it). A practice
-    table holds nothing."""
+    there waiting for its settlement (it left mid-hand; the settlement releases it), or it is
+    a scheduled arena's entry fee held for an entrant. A practice table holds nothing."""
     holds = open_holds()
     if not holds:
         return []
@@ -36,7 +37,13 @@ def check_holds_have_seats() -> list[LedgerProblem]:
                     "hold_seat", f"account {account}: holds {amount} at practice table {table}"
                 )
             )
-        elif (user, table) not in seated and (user, table) not in waiting:
+        elif (
+            (user, table) not in seated
+            and (user, table) not in waiting
+            and not arena_hold_is_entry(
+                account_id=account, user_id=user, table_id=table, amount=amount
+            )
+        ):
             problems.append(
                 LedgerProblem(
                     "hold_seat",

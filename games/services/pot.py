@@ -79,9 +79,11 @@ def hand_ruleset_of_table(table: Table) -> Any:
 
 
 def pot_problems() -> list[str]:
-    """Tables whose players' shares do not sum to their pot's balance."""
+    """Tables whose players' shares do not sum to their pot's balance (an arena's pool, the pot
+    of its table of record, is checked by ``games.selectors.tournaments`` instead)."""
     problems = []
-    for pot in LedgerAccount.objects.filter(kind=LedgerAccount.Kind.POT):
+    pots = LedgerAccount.objects.filter(kind=LedgerAccount.Kind.POT)
+    for pot in pots.filter(table__tournament_of_record__isnull=True):
         shares = sum(
             PotShare.objects.filter(table_id=pot.table_id).values_list("amount", flat=True)
         )

@@ -23,6 +23,7 @@ from django.utils import timezone
 from accounts.ledger import ledger_post
 from accounts.models import LedgerAccount, LedgerTransaction
 from core import metrics
+from games.clock import arena_clock_on_commit
 from games.hand_store import hand_ruleset
 from games.ledger_keys import settlement_key
 from games.models import Hand, Seat, Table
@@ -158,6 +159,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         rated = hand_rate(hand=hand)
         boards_record_settled(hand=hand, xp=xp, rated=rated)
         _after_settlement(table, hand, emptied)
+        arena_clock_on_commit(table_id=table.pk)  # an arena's players are free
         feed_append(notes=rating_notes(hand=hand, rated=rated))  # the feed last (its locks)
         return tx
 

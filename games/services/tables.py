@@ -133,6 +133,12 @@ def _check_room_requirements(user: Any, *, room: Room, balance: int) -> None:
         )
 
 
+def room_play_check(user: Any, *, room: Room) -> None:
+    """The player may play in ``room`` now: not banned (403 ``player_banned``), not frozen
+    (403 ``account_frozen``), meets its requirements (409 ``room_requirements_not_met``)."""
+    _check_balance(user, stake=0, stakes=0, room=room)
+
+
 def _check_balance(user: Any, *, stake: int, stakes: int, room: Room) -> None:
     """The player meets the room's requirements (409 ``room_requirements_not_met``, its Quan
     counted as what is available: balance − held). Whether ``stakes`` × stake is available is
