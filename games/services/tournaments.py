@@ -86,11 +86,16 @@ def _not_found() -> NotFound:
 
 
 def _closed(tournament: Tournament) -> Conflict:
+    """409 ``tournament_closed`` with its ``status``: finished, cancelled (or running, for what
+    only a scheduled arena allows)."""
+    messages = {
+        Status.FINISHED: _("This tournament has finished."),
+        Status.CANCELLED: _("This tournament was cancelled."),
+    }
     return Conflict(
-        _("This tournament is %(status)s."),
+        messages.get(tournament.status, _("This tournament has started.")),
         code="tournament_closed",
         extra={"status": tournament.status},
-        status=tournament.get_status_display().lower(),
     )
 
 

@@ -191,6 +191,7 @@ def test_cancelled_before_the_start_the_holds_are_released(staff: Any, people: l
     assert ledger_problems(LEDGER_CHECKS) == []
 
 
+@pytest.mark.slow(seconds=20)
 def test_cancelled_after_the_start_the_pool_is_refunded_in_one_transaction(
     staff: Any, people: list[Any]
 ) -> None:
@@ -270,6 +271,7 @@ def test_a_withdrawn_player_is_not_seated_and_may_come_back(staff: Any, people: 
 # --------------------------------------------------------------------------- a whole arena
 
 
+@pytest.mark.slow(seconds=60)
 def test_a_whole_arena_on_the_clock_pays_a_pool_that_reconciles(
     staff: Any, people: list[Any]
 ) -> None:
@@ -282,13 +284,13 @@ def test_a_whole_arena_on_the_clock_pays_a_pool_that_reconciles(
     started(t)
     assert len(arena_hands(t)) == 2
     # and its clock runs: each hand played by the server to its end and settled, then a beat
-    for _round in range(3):
+    for _round in range(2):
         for hand_id in arena_hands(t):
             play_out(hand_id)
         assert t.pk in tournaments_sweep()
         tournament_clock_due(t.pk)
     scored = list(TournamentHand.objects.filter(tournament=t).select_related("hand"))
-    assert len(scored) >= 6
+    assert len(scored) == 4  # two rounds of two tables (the odd player out waits)
     # every scored hand's points are the table's for its result
     for row in scored:
         hand = row.hand
