@@ -31,6 +31,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "feed": "http://chan.example/api/v1/me/feed",
                 "blocks": "http://chan.example/api/v1/me/blocks",
                 "challenges": "http://chan.example/api/v1/challenges",
+                "tournaments": "http://chan.example/api/v1/tournaments",
                 "integrity_flags": "http://chan.example/api/v1/integrity/flags",
             },
             "templates": {
@@ -52,6 +53,12 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "hand_export": "http://chan.example/api/v1/hands/{hand_id}/export",
                 "leaderboard": "http://chan.example/api/v1/leaderboards/{board}",
                 "challenge": "http://chan.example/api/v1/challenges/{challenge_id}",
+                "tournament": "http://chan.example/api/v1/tournaments/{tournament_id}",
+                "tournament_join": "http://chan.example/api/v1/tournaments/{tournament_id}/join",
+                "tournament_leave": "http://chan.example/api/v1/tournaments/{tournament_id}/leave",
+                "tournament_standings": (
+                    "http://chan.example/api/v1/tournaments/{tournament_id}/standings"
+                ),
                 "challenge_accept": "http://chan.example/api/v1/challenges/{challenge_id}/accept",
                 "challenge_decline": "http://chan.example/api/v1/challenges/{challenge_id}/decline",
                 "block": "http://chan.example/api/v1/me/blocks/{username}",

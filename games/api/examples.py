@@ -1907,3 +1907,104 @@ EXAMPLES["integrity_flags_retrieve"] = {
         ],
     },
 }
+
+# Arenas (issue 25): "Giải tối thứ Ba", three players entered, running after its start.
+_TOURNAMENT = {
+    "id": 4,
+    "name": "Giải tối thứ Ba",
+    "room": "nen-dat",
+    "stake": 10,
+    "table_size": 4,
+    "mode": "basic",
+    "ruleset": {"preset": "chan_van_van", "overrides": {}},
+    "entry_fee": 1000,
+    "starts_at": "2026-12-01T13:00:00Z",
+    "ends_at": "2026-12-01T14:00:00Z",
+    "payout": [50, 30, 20],
+    "status": "scheduled",
+    "players": 3,
+    "pool": 3000,
+    "me": {
+        "rank": None,
+        "username": "lan",
+        "display_name": "Lan",
+        "score": 0,
+        "hands": 0,
+        "wins": 0,
+        "active": True,
+        "prize": None,
+    },
+}
+_STANDING = [
+    {
+        "rank": 1,
+        "username": "lan",
+        "display_name": "Lan",
+        "score": 5,
+        "hands": 3,
+        "wins": 2,
+        "active": True,
+        "prize": None,
+    },
+    {
+        "rank": 2,
+        "username": "minh",
+        "display_name": "",
+        "score": 2,
+        "hands": 3,
+        "wins": 1,
+        "active": True,
+        "prize": None,
+    },
+    {
+        "rank": 3,
+        "username": "tuan",
+        "display_name": "",
+        "score": 1,
+        "hands": 2,
+        "wins": 0,
+        "active": False,
+        "prize": None,
+    },
+]
+EXAMPLES.update(
+    {
+        "tournaments_list": {
+            "parameters": {"status": "scheduled"},
+            "response": [{**_TOURNAMENT, "me": None}],
+        },
+        "tournaments_create": {
+            "request": {
+                "name": "Giải tối thứ Ba",
+                "room": "nen-dat",
+                "stake": 10,
+                "entry_fee": 1000,
+                "table_size": 4,
+                "starts_at": "2026-12-01T13:00:00Z",
+                "ends_at": "2026-12-01T14:00:00Z",
+                "payout": [50, 30, 20],
+            },
+            "response": {**_TOURNAMENT, "players": 0, "pool": 0, "me": None},
+        },
+        "tournaments_retrieve": {"parameters": {"tournament_id": 4}, "response": _TOURNAMENT},
+        "tournaments_join": {"parameters": {"tournament_id": 4}, "response": _TOURNAMENT},
+        "tournaments_leave": {
+            "parameters": {"tournament_id": 4},
+            "response": {**_TOURNAMENT, "players": 2, "pool": 2000, "me": None},
+        },
+        "tournaments_standings": {
+            "parameters": {"tournament_id": 4, "wait": 25},
+            "response": {
+                "tournament_id": 4,
+                "status": "running",
+                "starts_at": "2026-12-01T13:00:00Z",
+                "ends_at": "2026-12-01T14:00:00Z",
+                "pool": 3000,
+                "payout": [50, 30, 20],
+                "tables_playing": 1,
+                "hands": 4,
+                "results": _STANDING,
+            },
+        },
+    }
+)

@@ -731,6 +731,13 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "rating_change": {"type": "integer", "description": "How much the hand moved my rating."},
     "provisional": {"type": "boolean", "description": "Fewer rated hands than the threshold."},
     "voided": {"type": "boolean", "description": "The reversal of a voided hand's change."},
+    "tournament_id": {"type": "integer", "description": "GET /tournaments/{id}."},
+    "name": {"type": "string", "description": "The arena's name."},
+    "ends_at": {"type": "string", "format": "date-time"},
+    "status": {"type": "string", "enum": ["finished", "cancelled"]},
+    "rank": {"type": "integer", "nullable": True, "description": "My final rank."},
+    "score": {"type": "integer", "description": "My arena points."},
+    "prize": {"type": "integer", "nullable": True, "description": "Quan I won."},
 }
 
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {

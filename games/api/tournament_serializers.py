@@ -5,7 +5,12 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from chan_api.strict_input import StrictCharField, StrictInputSerializer, StrictIntegerField
-from games.api.serializers import MAX_STAKE, ROOM_RE
+from games.api.serializers import (
+    MAX_STAKE,
+    ROOM_RE,
+    RulesetSerializer,
+    RulesetSpecField,
+)
 from games.models import DEFAULT_ROOM, MAX_SEATS, MIN_SEATS, Mode, Tournament
 from games.services.tournaments import MAX_ENTRY_FEE
 
@@ -19,9 +24,7 @@ class TournamentCreateInputSerializer(StrictInputSerializer):
     )
     table_size = StrictIntegerField(min_value=MIN_SEATS, max_value=MAX_SEATS, default=MAX_SEATS)
     mode = serializers.ChoiceField(choices=Mode.choices, default=Mode.BASIC)
-    ruleset = serializers.JSONField(
-        required=False, help_text='`{"preset": …, "overrides": {…}}` as for a table.'
-    )
+    ruleset = RulesetSpecField(required=False, help_text="The default preset if omitted.")
     starts_at = serializers.DateTimeField()
     ends_at = serializers.DateTimeField()
     payout = serializers.ListField(
@@ -57,7 +60,7 @@ class TournamentOutputSerializer(serializers.Serializer):
     stake = serializers.IntegerField()
     table_size = serializers.IntegerField()
     mode = serializers.CharField()
-    ruleset = serializers.JSONField()
+    ruleset = RulesetSerializer()
     entry_fee = serializers.IntegerField()
     starts_at = serializers.CharField(help_text="UTC, ISO 8601.")
     ends_at = serializers.CharField(help_text="UTC, ISO 8601.")

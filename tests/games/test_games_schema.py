@@ -84,6 +84,12 @@ ENDPOINTS = {
     ("/api/v1/leaderboards/{board}", "get"): {"200", "304", "400", "401", "403", "404", "429"},
     ("/api/v1/integrity/flags/{flag_id}", "get"): {"200", "401", "403", "404", "429"},
     # tables among friends (issue 25)
+    ("/api/v1/tournaments", "get"): {"200", "400", "401"},
+    ("/api/v1/tournaments", "post"): {"201", "400", "401", "403", "413", "415"},
+    ("/api/v1/tournaments/{tournament_id}", "get"): {"200", "401", "404"},
+    ("/api/v1/tournaments/{tournament_id}/join", "post"): {"200", "401", "403", "404", "409"},
+    ("/api/v1/tournaments/{tournament_id}/leave", "post"): {"200", "401", "404", "409"},
+    ("/api/v1/tournaments/{tournament_id}/standings", "get"): {"200", "304", "400", "401", "404"},
     ("/api/v1/challenges", "get"): {"200", "400", "401"},
     ("/api/v1/challenges", "post"): {"201", "400", "401", "403", "404", "409", "413", "415"},
     ("/api/v1/challenges/{challenge_id}", "get"): {"200", "401", "404"},
