@@ -530,6 +530,43 @@ class ChanClient:
     def unblock(self, username: str) -> None:
         self.request("DELETE", f"/api/v1/me/blocks/{username}")
 
+    # ------------------------------------------------------------------------------ arenas
+
+    def tournaments(self, *, status: str | None = None) -> list[dict[str, Any]]:
+        """The arenas, latest start first; ``status`` scheduled, running, finished, cancelled."""
+        params = {} if status is None else {"status": status}
+        return cast(list[dict[str, Any]], self._json("GET", "/api/v1/tournaments", params=params))
+
+    def create_tournament(self, **terms: Any) -> dict[str, Any]:
+        """Schedule an arena (staff only): ``name``, ``stake``, ``starts_at``, ``ends_at`` (ISO
+        8601), ``entry_fee``, ``payout`` (percent by rank), ``room``, ``table_size`` …"""
+        return cast(dict[str, Any], self._json("POST", "/api/v1/tournaments", json=terms))
+
+    def tournament(self, tournament_id: int) -> dict[str, Any]:
+        return cast(dict[str, Any], self._json("GET", f"/api/v1/tournaments/{tournament_id}"))
+
+    def join_tournament(self, tournament_id: int) -> dict[str, Any]:
+        """Enter an arena (its entry fee held), or come back after withdrawing."""
+        return cast(
+            dict[str, Any],
+            self._json("POST", f"/api/v1/tournaments/{tournament_id}/join"),
+        )
+
+    def leave_tournament(self, tournament_id: int) -> dict[str, Any]:
+        """Before its start: leave (the fee released); while it runs: withdraw."""
+        return cast(
+            dict[str, Any],
+            self._json("POST", f"/api/v1/tournaments/{tournament_id}/leave"),
+        )
+
+    def standings(self, tournament_id: int, *, wait: int | None = None) -> dict[str, Any]:
+        """An arena's standings (``wait``: long-poll up to that many seconds for a change)."""
+        params = {} if wait is None else {"wait": wait}
+        return cast(
+            dict[str, Any],
+            self._json("GET", f"/api/v1/tournaments/{tournament_id}/standings", params=params),
+        )
+
     # ------------------------------------------------------------------------------ hands
 
     def hand(

@@ -861,6 +861,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tournaments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The arenas, latest start first (at most 100), optionally of one status */
+        get: operations["tournaments_list"];
+        put?: never;
+        /**
+         * Schedule an arena (staff only)
+         * @description Its tables are `table_size`-seat tables of `room` at `stake`; the entry fee is held when a player joins and taken into the pool at `starts_at`; at `ends_at` the pool is paid by `payout` (percent by rank).
+         */
+        post: operations["tournaments_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One arena: its terms, status, players, pool and my entry */
+        get: operations["tournaments_retrieve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/join": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Enter an arena (its entry fee held); while it runs, rejoin after withdrawing */
+        post: operations["tournaments_join"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/leave": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Leave an arena: before its start the fee's hold is released; while it runs, withdraw (no more tables; points and fee stay) */
+        post: operations["tournaments_leave"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tournaments/{tournament_id}/standings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An arena's live standings (ETag; If-None-Match → 304; ?wait=N)
+         * @description Every entrant by arena points, then wins. A content `ETag`: send it back in `If-None-Match` for a 304 while nothing changed; with `?wait=N` (≤ 30 s) too, the answer comes as soon as the standings change (a hand scored, a table opened, a player joined or withdrew, the start, the end), else a 304 after N seconds.
+         */
+        get: operations["tournaments_standings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -923,6 +1015,8 @@ export interface components {
             /** Format: uri */
             challenges: string;
             /** Format: uri */
+            tournaments: string;
+            /** Format: uri */
             integrity_flags: string;
             /** Format: uri */
             my_hands: string;
@@ -957,6 +1051,10 @@ export interface components {
             hand_export: string;
             leaderboard: string;
             challenge: string;
+            tournament: string;
+            tournament_join: string;
+            tournament_leave: string;
+            tournament_standings: string;
             challenge_accept: string;
             challenge_decline: string;
             block: string;
@@ -1343,6 +1441,20 @@ export interface components {
                 provisional?: boolean;
                 /** @description The reversal of a voided hand's change. */
                 voided?: boolean;
+                /** @description GET /tournaments/{id}. */
+                tournament_id?: number;
+                /** @description The arena's name. */
+                name?: string;
+                /** Format: date-time */
+                ends_at?: string;
+                /** @enum {string} */
+                status?: "finished" | "cancelled";
+                /** @description My final rank. */
+                rank?: number | null;
+                /** @description My arena points. */
+                score?: number;
+                /** @description Quan I won. */
+                prize?: number | null;
             };
             /** Format: date-time */
             created_at: string;
@@ -1359,10 +1471,13 @@ export interface components {
          *     * `rating_changed` - rating_changed
          *     * `reality_check` - reality_check
          *     * `seats_changed` - seats_changed
+         *     * `tournament_finished` - tournament_finished
+         *     * `tournament_seated` - tournament_seated
+         *     * `tournament_started` - tournament_started
          *     * `your_turn` - your_turn
          * @enum {string}
          */
-        FeedEntryKindEnum: "bonus_available" | "challenge_answered" | "challenge_received" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "rating_changed" | "reality_check" | "seats_changed" | "your_turn";
+        FeedEntryKindEnum: "bonus_available" | "challenge_answered" | "challenge_received" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "rating_changed" | "reality_check" | "seats_changed" | "tournament_finished" | "tournament_seated" | "tournament_started" | "your_turn";
         FeedPage: {
             entries: components["schemas"]["FeedEntry"][];
             /** @description The feed's last seq when it was read. */
@@ -1729,9 +1844,12 @@ export interface components {
          *     * `ga_gop` - Gà góp pot contribution
          *     * `ga_gop_refund` - Gà góp pot refund
          *     * `transfer` - Transfer
+         *     * `tournament_entry` - Arena entry fees into its pool
+         *     * `tournament_prize` - Arena pool paid as prizes
+         *     * `tournament_refund` - Arena pool refunded (cancelled)
          * @enum {string}
          */
-        LedgerEntryOutputKindEnum: "welcome_grant" | "daily_bonus" | "adjustment" | "hand_settlement" | "hand_void" | "ga_gop" | "ga_gop_refund" | "transfer";
+        LedgerEntryOutputKindEnum: "welcome_grant" | "daily_bonus" | "adjustment" | "hand_settlement" | "hand_void" | "ga_gop" | "ga_gop_refund" | "transfer" | "tournament_entry" | "tournament_prize" | "tournament_refund";
         LedgerHeadOutput: {
             /** @description The last ledger transaction's id (null: an empty ledger). */
             tx_id: number | null;
@@ -2248,6 +2366,28 @@ export interface components {
             /** @description 183 days or more; null: permanent. */
             days: number | null;
         };
+        Standing: {
+            /** @description By score, then wins; equal on both: the same rank. */
+            rank: number | null;
+            username: string;
+            display_name: string;
+            /** @description Arena points (docs/rules.md, Arena points). */
+            score: number;
+            hands: number;
+            wins: number;
+            /** @description False: withdrew (not seated any more). */
+            active: boolean;
+            /** @description Quan won, once it has ended. */
+            prize: number | null;
+        };
+        /**
+         * @description * `scheduled` - Scheduled
+         *     * `running` - Running
+         *     * `finished` - Finished
+         *     * `cancelled` - Cancelled
+         * @enum {string}
+         */
+        Status296Enum: "scheduled" | "running" | "finished" | "cancelled";
         /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
         TableCreateInput: {
             /** @default Chắn */
@@ -2455,6 +2595,74 @@ export interface components {
             expired: boolean;
             /** @description What the token may do (docs/api.md: Scopes). */
             scopes: components["schemas"]["ScopesEnum"][];
+        };
+        /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
+        TournamentCreateInput: {
+            name: string;
+            /** @default nen-dat */
+            room?: string;
+            /** @description Quan per point. */
+            stake: number;
+            /**
+             * Format: int64
+             * @description Quan, held on joining.
+             * @default 0
+             */
+            entry_fee?: number;
+            /** @default 4 */
+            table_size?: number;
+            /** @default basic */
+            mode?: components["schemas"]["ModeEnum"];
+            /** @description The default preset if omitted. */
+            ruleset?: components["schemas"]["RulesetSpec"];
+            /** Format: date-time */
+            starts_at: string;
+            /** Format: date-time */
+            ends_at: string;
+            /**
+             * @description Percent of the pool by rank (1st, 2nd …), not rising, summing to 100.
+             * @default [
+             *       50,
+             *       30,
+             *       20
+             *     ]
+             */
+            payout?: number[];
+        };
+        TournamentOutput: {
+            id: number;
+            name: string;
+            room: string;
+            stake: number;
+            table_size: number;
+            mode: string;
+            ruleset: components["schemas"]["Ruleset"];
+            entry_fee: number;
+            /** @description UTC, ISO 8601. */
+            starts_at: string;
+            /** @description UTC, ISO 8601. */
+            ends_at: string;
+            payout: number[];
+            status: components["schemas"]["Status296Enum"];
+            /** @description Entrants not withdrawn. */
+            players: number;
+            /** @description Entry fees held (scheduled), in the pool (running) or paid out (finished). */
+            pool: number;
+            /** @description My entry (null if I have none). */
+            me: components["schemas"]["Standing"] | null;
+        };
+        TournamentStandings: {
+            tournament_id: number;
+            status: components["schemas"]["Status296Enum"];
+            starts_at: string;
+            ends_at: string;
+            pool: number;
+            payout: number[];
+            /** @description Its tables whose hand is not scored. */
+            tables_playing: number;
+            /** @description Hands scored. */
+            hands: number;
+            results: components["schemas"]["Standing"][];
         };
         /**
          * @description * `discard` - discard
@@ -7749,6 +7957,577 @@ export interface operations {
             };
             /** @description `unsupported_media_type`: the body is not application/json. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_list: {
+        parameters: {
+            query?: {
+                /**
+                 * @description * `scheduled` - Scheduled
+                 *     * `running` - Running
+                 *     * `finished` - Finished
+                 *     * `cancelled` - Cancelled
+                 * @example scheduled
+                 */
+                status?: "scheduled" | "running" | "finished" | "cancelled";
+            };
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOutput"][];
+                };
+            };
+            /** @description `invalid`: `status`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_create: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TournamentCreateInput"];
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    /** @description The new table's URL: `/api/v1/tables/{id}`. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOutput"];
+                };
+            };
+            /** @description `invalid` (`errors` name the fields), `invalid_room`, `invalid_ruleset`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `staff_only`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: the body is not application/json. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_retrieve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @example 4 */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOutput"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_join: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @example 4 */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOutput"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `player_banned`, `account_frozen`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `tournament_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_entered`, `tournament_started` (a newcomer after the start), `tournament_closed` (finished or cancelled, with `status`), `insufficient_balance` (the fee and a seat's hold, with `needed`, `available`, `held`), `room_requirements_not_met`, my own limits (`cooling_off`, `self_excluded`, `loss_limit_reached`, `limit_exceeded`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_leave: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @example 4 */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentOutput"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `tournament_not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_entered`, `tournament_closed` (with `status`). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    tournaments_standings: {
+        parameters: {
+            query?: {
+                /**
+                 * @description With `If-None-Match`: answer as soon as the table changes (seats, ready, deal), at most after this many seconds (then 304).
+                 * @example 25
+                 */
+                wait?: number;
+            };
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+                /** @description A previous `ETag` (or `*`): answer 304 while it still matches. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /** @example 4 */
+                tournament_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TournamentStandings"];
+                };
+            };
+            /** @description Not modified (the ETag still matches). */
+            304: {
+                headers: {
+                    /** @description Strong validator of the view: `"<hand id>-<seq>"`. */
+                    ETag: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with `errors` per field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
