@@ -58,6 +58,7 @@ def test_the_api_root_links_every_route_and_every_link_resolves(client, make_use
     auth = {"HTTP_AUTHORIZATION": f"Bearer {token}"}
     samples = {"{hand_id}": "1", "{table_id}": "1", "{token_id}": "1", "{slug}": "nen-dat"}
     samples.update({"{board}": "rating", "{challenge_id}": "1", "{flag_id}": "1"})
+    samples["{tournament_id}"] = "1"
     samples["{username}"] = user.username
     linked = {}
     resources = set(body["resources"].values())
