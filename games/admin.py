@@ -68,6 +68,7 @@ from games.services.integrity import (
     integrity_flag_review,
     integrity_scan_request,
 )
+from games.services.tournaments import EDITABLE as TOURNAMENT_EDITABLE
 from games.services.tournaments import (
     tournament_cancel,
     tournament_create,
@@ -632,18 +633,7 @@ class BlockAdmin(ReadOnlyAdmin):
 
 # ------------------------------------------------------------------ arenas (issue 25)
 
-TOURNAMENT_TERMS = (
-    "name",
-    "room",
-    "stake",
-    "table_size",
-    "mode",
-    "ruleset",
-    "entry_fee",
-    "starts_at",
-    "ends_at",
-    "payout",
-)
+TOURNAMENT_TERMS = TOURNAMENT_EDITABLE  # the terms staff set, and change before the start
 
 
 class TournamentAdminForm(forms.ModelForm):
