@@ -153,7 +153,7 @@ def hand_log_replay(
 ) -> Iterator[tuple[dict[str, Any], HandState]]:
     """The one replay (``games.rules.replay``) over the hand's log read in seq order (up to
     ``upto``): each event (its ``fields``, upcast) with the state after it. One query."""
-    events = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
+    events = HandEvent.objects.of_hand(hand).order_by("seq")
     if upto is not None:
         events = events.filter(seq__lte=upto)
     return replay(
@@ -229,10 +229,7 @@ def hand_store_problems(hand: Hand) -> list[str]:
     hand's stored result against the replay's, and the log's hash chain (games.rules.chain)."""
     problems = []
     last_seq = (
-        HandEvent.objects.filter(hand_id=hand.pk)
-        .order_by("-seq")
-        .values_list("seq", flat=True)
-        .first()
+        HandEvent.objects.of_hand(hand).order_by("-seq").values_list("seq", flat=True).first()
     )
     if last_seq != hand.seq:
         problems.append(f"hand.seq is {hand.seq} but the log ends at {last_seq}")
@@ -245,7 +242,7 @@ def hand_store_problems(hand: Hand) -> list[str]:
     broken = chain_break(
         hand=hand.pk,
         seed_hash=hand.seed_hash,
-        events=HandEvent.objects.filter(hand_id=hand.pk)
+        events=HandEvent.objects.of_hand(hand)
         .order_by("seq")
         .values(
             "seq", "type", "actor_seat", "system", "bot", "payload", "effects", "prev_hash", "hash"
