@@ -104,6 +104,10 @@ def partitions_archive_before(*, cursor: Any, before: dt.date) -> list[Partition
 
 def archived_table(*, cursor: Any, table: str, month: dt.date) -> str | None:
     """The archive table of ``table``'s ``month`` ("schema.name"), or None if not archived."""
-    qualified = f"{ARCHIVE_SCHEMA}.{partition_name(table, month)}"
-    cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [qualified])
-    return qualified if cursor.fetchone()[0] else None
+    name = partition_name(table, month)
+    cursor.execute(  # the catalog, not to_regclass: a role without USAGE on the schema may ask
+        "SELECT EXISTS (SELECT 1 FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " WHERE n.nspname = %s AND c.relname = %s)",
+        [ARCHIVE_SCHEMA, name],
+    )
+    return f"{ARCHIVE_SCHEMA}.{name}" if cursor.fetchone()[0] else None

@@ -9,6 +9,7 @@ import json
 
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerTransaction
+from games.archive import hand_events_archived
 from games.hand_store import hand_replay, hand_seats_load
 from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
@@ -36,7 +37,8 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     if hand.table.practice:
         return _practice_hand_problems(hand)
     hand_seats_load(hand)
-    replayed_json = result_of(hand_replay(hand))
+    archived = hand_events_archived(hand) or None  # its month archived: its log is there
+    replayed_json = result_of(hand_replay(hand, archived=archived))
     replayed = HandResult.from_dict(replayed_json)
     if replayed.settlement != hand.outcome_result().settlement:
         return [f"hand {hand.pk}: the stored points settlement is not the replay's"]

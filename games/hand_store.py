@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from functools import lru_cache
 from typing import Any
@@ -150,9 +150,16 @@ def hand_log_replay(
     upto: int | None = None,
     fields: tuple[str, ...] = EVENT_FIELDS,
     check: Callable[[HandState, dict[str, Any]], None] | None = None,
+    archived: list[HandEvent] | None = None,
 ) -> Iterator[tuple[dict[str, Any], HandState]]:
     """The one replay (``games.rules.replay``) over the hand's log read in seq order (up to
-    ``upto``): each event (its ``fields``, upcast) with the state after it. One query."""
+    ``upto``): each event (its ``fields``, upcast) with the state after it. One query; none
+    when the log is given as ``archived`` (games.archive: a month no longer in the table)."""
+    if archived is not None:
+        rows: Iterable[dict[str, Any]] = [
+            {f: getattr(e, f) for f in fields} for e in archived if upto is None or e.seq <= upto
+        ]
+        return replay(hand_config(hand), hand_deck(hand), hand.dealer, rows, check=check)
     events = HandEvent.objects.of_hand(hand).order_by("seq")
     if upto is not None:
         events = events.filter(seq__lte=upto)
@@ -161,12 +168,16 @@ def hand_log_replay(
     )
 
 
-def hand_replay(hand: Hand, *, upto: int | None = None) -> HandState:
+def hand_replay(
+    hand: Hand, *, upto: int | None = None, archived: list[HandEvent] | None = None
+) -> HandState:
     """reduce(apply, moves in seq order, new_hand(…)): the state after event ``upto`` (or the
-    last). Always reads the log; never the LRU. The records after the end (``settled``,
-    ``voided``) are not moves: the replay passes them by."""
+    last). Always reads the log (or the ``archived`` one given); never the LRU. The records
+    after the end (``settled``, ``voided``) are not moves: the replay passes them by."""
     state = hand_initial_state(hand)
-    for _event, state in hand_log_replay(hand, upto=upto, fields=("seq", "type", "payload")):  # noqa: B007
+    for _event, state in hand_log_replay(  # noqa: B007
+        hand, upto=upto, fields=("seq", "type", "payload"), archived=archived
+    ):
         pass
     return state
 
