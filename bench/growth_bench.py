@@ -44,6 +44,7 @@ from api_bench import (  # noqa: E402
 from load_bench import add_server_args, scratch_server  # noqa: E402
 
 GOAL = 0.9
+COPIES = 200  # copies of each source hand per statement
 NAMES = ("floor", "state read", "304 poll", "floor (moves)", "move")
 FLOORS = {"state read": "floor", "304 poll": "floor", "move": "floor (moves)"}
 
@@ -86,13 +87,14 @@ def event_count(database_url: str) -> int:
         return int(conn.execute("SELECT count(*) FROM games_handevent").fetchone()[0])
 
 
-def copy_hands(database_url: str, target: int, months: int = 1) -> None:
+def copy_hands(
+    database_url: str, target: int, months: int = 1, seconds: float | None = None
+) -> None:
     """Copy finished hands (their rows, seats and logs) until ``target`` are in the database.
 
-    Each pass copies every finished hand once more, at ids and numbers shifted by a stride
-    beyond the largest id, dealt ``k`` months earlier (``k`` = the pass's number modulo
-    ``months``: their events land in that month's partition), then the id sequence is moved
-    past them."""
+    Each pass copies every finished hand up to ``COPIES`` times more, at ids and numbers shifted
+    by strides beyond the largest id, copy ``g`` dealt ``g mod months`` months earlier (its
+    events land in that month's partition), then the id sequence is moved past them. Stops early after ``seconds`` if given (the bench then measures what it has)."""
     import psycopg
 
     with psycopg.connect(database_url) as conn:
@@ -107,10 +109,9 @@ def copy_hands(database_url: str, target: int, months: int = 1) -> None:
             raise SystemExit("no finished hand to copy")
         stride = conn.execute("SELECT max(id) + 1 FROM games_hand").fetchone()[0]
         hand_columns = conn.execute(HAND_COLUMNS_QUERY).fetchone()[0]
-        # the copy's deal is k months before its source's (its log's partition key with it)
-        hand_values = hand_columns.replace(
-            "created_at", "created_at - %(k)s * interval '1 month'", 1
-        )
+        # copy g's deal is g mod months months before its source's (its log's key with it)
+        month = "(g %% %(m)s) * interval '1 month'"
+        hand_shifted = hand_columns.replace("created_at", f"created_at - {month}", 1)
         for k in range(months):
             conn.execute(
                 "SELECT chan_month_partition_create('games_handevent',"
@@ -118,34 +119,42 @@ def copy_hands(database_url: str, target: int, months: int = 1) -> None:
                 [k],
             )
         conn.commit()
-        shift = passes = 0
+        shift = 0
         have = finished_hands(database_url)
+        deadline = None if seconds is None else time.monotonic() + seconds
         while (missing := target - have) > 0:
-            shift += stride
-            k = passes % months
-            passes += 1
-            batch = sources[:missing]
-            have += len(batch)
+            if deadline is not None and time.monotonic() > deadline:
+                print(f"copying stopped after {seconds:g} s at {have} hands", flush=True)
+                break
+            # up to COPIES copies of each source hand in one statement: copy g is dealt
+            # g mod months months earlier, at ids and numbers shifted by (g + 1) strides
+            copies = min(COPIES, -(-missing // len(sources)))
+            batch = sources[: min(len(sources), missing)]
+            have += copies * len(batch)
+            values = {"s": shift, "t": stride, "n": copies, "m": months, "ids": batch}
             with conn.transaction():
                 conn.execute(
                     f"INSERT INTO games_hand (id, number, {hand_columns})"
-                    f" SELECT id + %(s)s, number + %(s)s, {hand_values} FROM games_hand"
-                    " WHERE id = ANY(%(ids)s)",
-                    {"s": shift, "ids": batch, "k": k},
+                    " SELECT id + %(s)s + (g + 1) * %(t)s, number + %(s)s + (g + 1) * %(t)s,"
+                    f" {hand_shifted}"
+                    " FROM games_hand, generate_series(0, %(n)s - 1) g WHERE id = ANY(%(ids)s)",
+                    values,
                 )
                 conn.execute(
                     f"INSERT INTO games_handseat (hand_id, {SEAT_COLUMNS})"
-                    f" SELECT hand_id + %(s)s, {SEAT_COLUMNS} FROM games_handseat"
+                    f" SELECT hand_id + %(s)s + (g + 1) * %(t)s, {SEAT_COLUMNS}"
+                    " FROM games_handseat, generate_series(0, %(n)s - 1) g"
                     " WHERE hand_id = ANY(%(ids)s)",
-                    {"s": shift, "ids": batch},
+                    values,
                 )
                 conn.execute(
                     f"INSERT INTO games_handevent (hand_id, hand_created_at, {EVENT_COLUMNS})"
-                    f" SELECT hand_id + %(s)s, hand_created_at - %(k)s * interval '1 month',"
-                    f" {EVENT_COLUMNS} FROM games_handevent"
-                    " WHERE hand_id = ANY(%(ids)s) ORDER BY hand_id, seq",
-                    {"s": shift, "ids": batch, "k": k},
+                    f" SELECT hand_id + %(s)s + (g + 1) * %(t)s, hand_created_at - {month},"
+                    f" {EVENT_COLUMNS} FROM games_handevent, generate_series(0, %(n)s - 1) g"
+                    " WHERE hand_id = ANY(%(ids)s) ORDER BY g, hand_id, seq",
+                    values,
                 )
+            shift += copies * stride
             conn.commit()
         conn.execute(
             "SELECT setval(pg_get_serial_sequence('games_hand', 'id'), max(id)) FROM games_hand"
@@ -156,7 +165,13 @@ def copy_hands(database_url: str, target: int, months: int = 1) -> None:
 
 
 def fill(
-    env: dict, database_url: str, target: int, seed: int, played: int, months: int = 1
+    env: dict,
+    database_url: str,
+    target: int,
+    seed: int,
+    played: int,
+    months: int = 1,
+    seconds: float | None = None,
 ) -> float:
     """Bring the database to ``target`` finished hands: up to ``played`` of them played by bots,
     the rest copies of those (``copy_hands``). Return the seconds it took."""
@@ -181,7 +196,7 @@ def fill(
                     f"{command[0]} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
                 )
     if finished_hands(database_url) < target:
-        copy_hands(database_url, target, months)
+        copy_hands(database_url, target, months, seconds)
     return time.monotonic() - started
 
 
@@ -251,6 +266,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--months", type=int, default=12, help="the copies are dealt over this many past months"
     )
+    p.add_argument(
+        "--fill-seconds", type=float, help="stop copying after this long and measure what is there"
+    )
     p.add_argument("--hands", type=int, default=6, help="measured hands at each size")
     p.add_argument("--rounds", type=int, default=200, help="read rounds at each size")
     args = p.parse_args(argv)
@@ -267,7 +285,15 @@ def main(argv: list[str] | None = None) -> int:
                 # the played hands first, to know a hand's mean length
                 fill(env, database_url, args.played, args.seed + 1, args.played)
                 size = sizes[1] = int(args.big_events / events_per_hand(database_url)) + 1
-            seconds = fill(env, database_url, size, args.seed + size, args.played, args.months)
+            seconds = fill(
+                env,
+                database_url,
+                size,
+                args.seed + size,
+                args.played,
+                args.months,
+                args.fill_seconds,
+            )
             counts[size] = finished_hands(database_url)
             print(
                 f"filled to {counts[size]} finished hands ({event_count(database_url)} events;"

@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from core import metrics
 from core.errors import RateLimited
+from games.archive import hand_events_archived
 from games.live.announce import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
@@ -141,6 +142,18 @@ def hand_initial_state(hand: Hand) -> HandState:
     return new_hand(hand_config(hand), hand_deck(hand), hand.dealer)
 
 
+# what games.rules.chain reads of each event
+CHAIN_FIELDS = (
+    "seq",
+    "type",
+    "actor_seat",
+    "system",
+    "bot",
+    "payload",
+    "effects",
+    "prev_hash",
+    "hash",
+)
 EVENT_FIELDS = ("seq", "type", "actor_seat", "system", "bot", "payload", "effects", "created_at")
 
 
@@ -239,12 +252,15 @@ def hand_store_problems(hand: Hand) -> list[str]:
     the row's seq against the log's last event, any state in this process's LRU, an ended
     hand's stored result against the replay's, and the log's hash chain (games.rules.chain)."""
     problems = []
+    archived = hand_events_archived(hand) or None  # its month archived: its log is there
     last_seq = (
-        HandEvent.objects.of_hand(hand).order_by("-seq").values_list("seq", flat=True).first()
+        archived[-1].seq
+        if archived
+        else HandEvent.objects.of_hand(hand).order_by("-seq").values_list("seq", flat=True).first()
     )
     if last_seq != hand.seq:
         problems.append(f"hand.seq is {hand.seq} but the log ends at {last_seq}")
-    replayed = hand_replay(hand)
+    replayed = hand_replay(hand, archived=archived)
     for (hand_id, seq, _seed_hash), state in state_lru.items():
         if hand_id == hand.pk and seq == hand.seq and state != replayed:
             problems.append(f"the remembered state at seq {seq} differs from the replay")
@@ -253,12 +269,11 @@ def hand_store_problems(hand: Hand) -> list[str]:
     broken = chain_break(
         hand=hand.pk,
         seed_hash=hand.seed_hash,
-        events=HandEvent.objects.of_hand(hand)
-        .order_by("seq")
-        .values(
-            "seq", "type", "actor_seat", "system", "bot", "payload", "effects", "prev_hash", "hash"
-        )
-        .iterator(),
+        events=(
+            ({f: getattr(e, f) for f in CHAIN_FIELDS} for e in archived)
+            if archived
+            else HandEvent.objects.of_hand(hand).order_by("seq").values(*CHAIN_FIELDS).iterator()
+        ),
     )
     if broken is not None:
         problems.append(f"the hash chain breaks at seq {broken[0]}: {broken[1]}")

@@ -20,6 +20,7 @@ from django.db.migrations.executor import MigrationExecutor
 from core.db_roles import app_role_grant
 from core.partitions import month_start, partition_name, partitions_archive_before
 from games.models import Hand, HandEvent
+from games.tasks import partitions_create_due
 from tests.db_owner import as_owner, connected_as_owner
 from tests.games.decks import WIN_SEAT
 from tests.games.test_games_commands import ended_and_booked
@@ -71,6 +72,14 @@ def test_creating_partitions_ahead_is_idempotent() -> None:
     assert len([n for n in partitions() if n != "games_handevent_default"]) == 6
 
 
+def test_the_beat_task_creates_the_months_ahead_once() -> None:
+    assert "partitions-create" in settings.CELERY_BEAT_SCHEDULE
+    today = dt.datetime.now(dt.UTC).date()
+    as_owner(f"DROP TABLE {partition_name('games_handevent', month_start(today, 3))}")
+    assert partitions_create_due() == [partition_name("games_handevent", month_start(today, 3))]
+    assert partitions_create_due() == []
+
+
 def test_an_event_whose_key_is_not_its_hands_is_refused(win_hand) -> None:
     hand = Hand.objects.get(pk=win_hand["hand"])
     deal = HandEvent.objects.of_hand(hand).get(seq=0)
@@ -105,6 +114,9 @@ def test_an_archived_hand_still_verifies_and_a_tampered_archived_event_is_found(
     out = StringIO()
     call_command("audit_hands", hand=[hand.pk], stdout=out)
     assert out.getvalue().startswith("1 hand(s) verified")
+    # as does check_hands (the store against its log's replay and chain),
+    out = StringIO()
+    call_command("check_hands", hand=[hand.pk], stdout=out)
     # which the application may read, not write,
     with (
         pytest.raises(ProgrammingError, match="permission denied"),
