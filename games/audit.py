@@ -9,7 +9,6 @@ import json
 
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerTransaction
-from games.archive import hand_events_archived
 from games.hand_store import hand_replay, hand_seats_load
 from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
@@ -37,8 +36,7 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     if hand.table.practice:
         return _practice_hand_problems(hand)
     hand_seats_load(hand)
-    archived = hand_events_archived(hand) or None  # its month archived: its log is there
-    replayed_json = result_of(hand_replay(hand, archived=archived))
+    replayed_json = result_of(hand_replay(hand))  # an archived month's log from the archive
     replayed = HandResult.from_dict(replayed_json)
     if replayed.settlement != hand.outcome_result().settlement:
         return [f"hand {hand.pk}: the stored points settlement is not the replay's"]

@@ -188,10 +188,17 @@ def hand_replay(
     last). Always reads the log (or the ``archived`` one given); never the LRU. The records
     after the end (``settled``, ``voided``) are not moves: the replay passes them by."""
     state = hand_initial_state(hand)
-    for _event, state in hand_log_replay(  # noqa: B007
-        hand, upto=upto, fields=("seq", "type", "payload"), archived=archived
+    fields = ("seq", "type", "payload")
+    seen = 0
+    for seen, (_event, state) in enumerate(  # noqa: B007
+        hand_log_replay(hand, upto=upto, fields=fields, archived=archived), start=1
     ):
         pass
+    if not seen and archived is None:
+        # not even the deal: the hand's month is archived (games.archive), or it has no log
+        archived = hand_events_archived(hand)
+        if archived:
+            return hand_replay(hand, upto=upto, archived=archived)
     return state
 
 
