@@ -166,8 +166,15 @@ class Player:
         self, method: str, path: str, body: Any = None, headers: dict | None = None
     ) -> tuple[int, Any, http.client.HTTPResponse]:
         payload = None if body is None else json.dumps(body)
-        self.conn.request(method, path, payload, {**self.headers, **(headers or {})})
-        response = self.conn.getresponse()
+        try:
+            self.conn.request(method, path, payload, {**self.headers, **(headers or {})})
+            response = self.conn.getresponse()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # the server closed the keep-alive connection while this player idled (a loaded
+            # machine): once more on a new one (a repeated move would be refused, not doubled)
+            self.conn.close()
+            self.conn.request(method, path, payload, {**self.headers, **(headers or {})})
+            response = self.conn.getresponse()
         raw = response.read()
         return response.status, (json.loads(raw) if raw else None), response
 

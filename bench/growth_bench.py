@@ -13,6 +13,11 @@ Measuring is api_bench's: ``--hands`` scripted hands at a fresh table, four keep
 every move timed and, in the last hand, ``--rounds`` rounds of floor / state read / 304 poll; the
 floor (``GET /api/v1/auth/check``) is timed beside each move too. The fill runs while gunicorn idles; the measurement starts after it.
 
+``--big-events N`` sets the big size in hand events instead (issue 26: 10,000,000), the hands
+it takes at the played hands' mean length. The copies are spread over ``--months`` past months
+(each pass dealt a month earlier than the last, cyclically), so the partitioned log
+(games 0027) holds them in as many monthly partitions, as a server that ran that long would.
+
 It prints the median and p90 of each request at both sizes and the ratio small/big of the
 medians (raw, and each divided by its own floor to take out drift between the two runs; the
 verdict reads the latter). Goal (issue 14): ratio >= 0.9 for the move and the state read.
@@ -39,6 +44,7 @@ from api_bench import (  # noqa: E402
 from load_bench import add_server_args, scratch_server  # noqa: E402
 
 GOAL = 0.9
+COPIES = 200  # copies of each source hand per statement
 NAMES = ("floor", "state read", "304 poll", "floor (moves)", "move")
 FLOORS = {"state read": "floor", "304 poll": "floor", "move": "floor (moves)"}
 
@@ -64,11 +70,31 @@ SEAT_COLUMNS = "position, table_seat, auto_u, auto_chiu, left_at, created_at, up
 EVENT_COLUMNS = "seq, type, actor_seat, system, payload, effects, created_at, bot, prev_hash, hash"
 
 
-def copy_hands(database_url: str, target: int) -> None:
+def events_per_hand(database_url: str) -> float:
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        row = conn.execute(
+            "SELECT count(*)::float / greatest(count(DISTINCT hand_id), 1) FROM games_handevent"
+        ).fetchone()
+        return float(row[0])
+
+
+def event_count(database_url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(database_url) as conn:
+        return int(conn.execute("SELECT count(*) FROM games_handevent").fetchone()[0])
+
+
+def copy_hands(
+    database_url: str, target: int, months: int = 1, seconds: float | None = None
+) -> None:
     """Copy finished hands (their rows, seats and logs) until ``target`` are in the database.
 
-    Each pass copies every finished hand once more, at ids and numbers shifted by a stride
-    beyond the largest id, then the id sequence is moved past them."""
+    Each pass copies every finished hand up to ``COPIES`` times more, at ids and numbers shifted
+    by strides beyond the largest id, copy ``g`` dealt ``g mod months`` months earlier (its
+    events land in that month's partition), then the id sequence is moved past them. Stops early after ``seconds`` if given (the bench then measures what it has)."""
     import psycopg
 
     with psycopg.connect(database_url) as conn:
@@ -83,29 +109,52 @@ def copy_hands(database_url: str, target: int) -> None:
             raise SystemExit("no finished hand to copy")
         stride = conn.execute("SELECT max(id) + 1 FROM games_hand").fetchone()[0]
         hand_columns = conn.execute(HAND_COLUMNS_QUERY).fetchone()[0]
+        # copy g's deal is g mod months months before its source's (its log's key with it)
+        month = "(g %% %(m)s) * interval '1 month'"
+        hand_shifted = hand_columns.replace("created_at", f"created_at - {month}", 1)
+        for k in range(months):
+            conn.execute(
+                "SELECT chan_month_partition_create('games_handevent',"
+                " (now() - %s * interval '1 month')::date)",
+                [k],
+            )
+        conn.commit()
         shift = 0
-        while (missing := target - finished_hands(database_url)) > 0:
-            shift += stride
-            batch = sources[:missing]
+        have = finished_hands(database_url)
+        deadline = None if seconds is None else time.monotonic() + seconds
+        while (missing := target - have) > 0:
+            if deadline is not None and time.monotonic() > deadline:
+                print(f"copying stopped after {seconds:g} s at {have} hands", flush=True)
+                break
+            # up to COPIES copies of each source hand in one statement: copy g is dealt
+            # g mod months months earlier, at ids and numbers shifted by (g + 1) strides
+            copies = min(COPIES, -(-missing // len(sources)))
+            batch = sources[: min(len(sources), missing)]
+            have += copies * len(batch)
+            values = {"s": shift, "t": stride, "n": copies, "m": months, "ids": batch}
             with conn.transaction():
                 conn.execute(
                     f"INSERT INTO games_hand (id, number, {hand_columns})"
-                    f" SELECT id + %(s)s, number + %(s)s, {hand_columns} FROM games_hand"
-                    " WHERE id = ANY(%(ids)s)",
-                    {"s": shift, "ids": batch},
+                    " SELECT id + %(s)s + (g + 1) * %(t)s, number + %(s)s + (g + 1) * %(t)s,"
+                    f" {hand_shifted}"
+                    " FROM games_hand, generate_series(0, %(n)s - 1) g WHERE id = ANY(%(ids)s)",
+                    values,
                 )
                 conn.execute(
                     f"INSERT INTO games_handseat (hand_id, {SEAT_COLUMNS})"
-                    f" SELECT hand_id + %(s)s, {SEAT_COLUMNS} FROM games_handseat"
+                    f" SELECT hand_id + %(s)s + (g + 1) * %(t)s, {SEAT_COLUMNS}"
+                    " FROM games_handseat, generate_series(0, %(n)s - 1) g"
                     " WHERE hand_id = ANY(%(ids)s)",
-                    {"s": shift, "ids": batch},
+                    values,
                 )
                 conn.execute(
-                    f"INSERT INTO games_handevent (hand_id, {EVENT_COLUMNS})"
-                    f" SELECT hand_id + %(s)s, {EVENT_COLUMNS} FROM games_handevent"
-                    " WHERE hand_id = ANY(%(ids)s) ORDER BY hand_id, seq",
-                    {"s": shift, "ids": batch},
+                    f"INSERT INTO games_handevent (hand_id, hand_created_at, {EVENT_COLUMNS})"
+                    f" SELECT hand_id + %(s)s + (g + 1) * %(t)s, hand_created_at - {month},"
+                    f" {EVENT_COLUMNS} FROM games_handevent, generate_series(0, %(n)s - 1) g"
+                    " WHERE hand_id = ANY(%(ids)s) ORDER BY g, hand_id, seq",
+                    values,
                 )
+            shift += copies * stride
             conn.commit()
         conn.execute(
             "SELECT setval(pg_get_serial_sequence('games_hand', 'id'), max(id)) FROM games_hand"
@@ -115,7 +164,15 @@ def copy_hands(database_url: str, target: int) -> None:
         conn.execute("VACUUM ANALYZE")
 
 
-def fill(env: dict, database_url: str, target: int, seed: int, played: int) -> float:
+def fill(
+    env: dict,
+    database_url: str,
+    target: int,
+    seed: int,
+    played: int,
+    months: int = 1,
+    seconds: float | None = None,
+) -> float:
     """Bring the database to ``target`` finished hands: up to ``played`` of them played by bots,
     the rest copies of those (``copy_hands``). Return the seconds it took."""
     started = time.monotonic()
@@ -139,7 +196,7 @@ def fill(env: dict, database_url: str, target: int, seed: int, played: int) -> f
                     f"{command[0]} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
                 )
     if finished_hands(database_url) < target:
-        copy_hands(database_url, target)
+        copy_hands(database_url, target, months, seconds)
     return time.monotonic() - started
 
 
@@ -201,6 +258,17 @@ def main(argv: list[str] | None = None) -> int:
         default=300,
         help="at most this many finished hands played by bots; the rest are copies of them",
     )
+    p.add_argument(
+        "--big-events",
+        type=int,
+        help="the big size in hand events instead (the hands it takes; e.g. 10000000)",
+    )
+    p.add_argument(
+        "--months", type=int, default=12, help="the copies are dealt over this many past months"
+    )
+    p.add_argument(
+        "--fill-seconds", type=float, help="stop copying after this long and measure what is there"
+    )
     p.add_argument("--hands", type=int, default=6, help="measured hands at each size")
     p.add_argument("--rounds", type=int, default=200, help="read rounds at each size")
     args = p.parse_args(argv)
@@ -210,10 +278,29 @@ def main(argv: list[str] | None = None) -> int:
         players = [Player(port, f"growth{os.getpid()}_{i}") for i in range(4)]
         results: dict[int, Samples] = {}
         counts: dict[int, int] = {}
-        for size in (args.small, args.big):
-            seconds = fill(env, database_url, size, args.seed + size, args.played)
+        sizes = [args.small, args.big]
+        for step in range(2):
+            size = sizes[step]
+            if step == 1 and args.big_events:
+                # the played hands first, to know a hand's mean length
+                fill(env, database_url, args.played, args.seed + 1, args.played)
+                size = sizes[1] = int(args.big_events / events_per_hand(database_url)) + 1
+            seconds = fill(
+                env,
+                database_url,
+                size,
+                args.seed + size,
+                args.played,
+                args.months,
+                args.fill_seconds,
+            )
             counts[size] = finished_hands(database_url)
-            print(f"filled to {counts[size]} finished hands in {seconds:.1f} s", flush=True)
+            print(
+                f"filled to {counts[size]} finished hands ({event_count(database_url)} events;"
+                f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
+                f" in {seconds:.1f} s",
+                flush=True,
+            )
             for player in players:  # idle during the fill, maybe past the keep-alive
                 player.conn.close()
             results[size] = measure(players, args, str(size))

@@ -442,6 +442,12 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(hour=3, minute=30),
         "options": {"expires": 6 * 3600},
     },
+    # Issue 26: the logs' monthly partitions, created AHEAD_MONTHS ahead (core/partitions.py).
+    "partitions-create": {
+        "task": "games.tasks.partitions_create_due",
+        "schedule": crontab(day_of_month=1, hour=2, minute=15),
+        "options": {"expires": 24 * 3600},
+    },
 }
 # The integrity signals' thresholds over games.integrity.signals.THRESHOLDS (docs/audit.md).
 CHAN_INTEGRITY_THRESHOLDS: dict[str, float] = {}

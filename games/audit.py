@@ -37,7 +37,7 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     if hand.table.practice:
         return _practice_hand_problems(hand)
     hand_seats_load(hand)
-    replayed_json = result_of(hand_replay(hand))
+    replayed_json = result_of(hand_replay(hand))  # an archived month's log from the archive
     replayed = HandResult.from_dict(replayed_json)
     if replayed.settlement != hand.outcome_result().settlement:
         return [f"hand {hand.pk}: the stored points settlement is not the replay's"]

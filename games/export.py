@@ -13,6 +13,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry, LedgerHold
+from games.archive import hand_events_archived
 from games.hand_store import hand_ruleset, hand_seats_load, hand_state
 from games.ledger_keys import settlement_key
 from games.models import Hand, HandEvent
@@ -42,7 +43,8 @@ def hand_export(hand: Hand) -> dict[str, Any]:
     seats = hand.seat_list()
     room = hand.room
     fees, xuong_sai_settled = hand.room_terms()
-    events = list(HandEvent.objects.filter(hand_id=hand.pk).order_by("seq"))
+    # an archived month's events are read from the archive (games.archive)
+    events = list(HandEvent.objects.of_hand(hand).order_by("seq")) or hand_events_archived(hand)
     doc: dict[str, Any] = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,

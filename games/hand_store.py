@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from functools import lru_cache
 from typing import Any
@@ -28,6 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from core import metrics
 from core.errors import RateLimited
+from games.archive import hand_events_archived
 from games.live.announce import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
@@ -141,6 +142,18 @@ def hand_initial_state(hand: Hand) -> HandState:
     return new_hand(hand_config(hand), hand_deck(hand), hand.dealer)
 
 
+# what games.rules.chain reads of each event
+CHAIN_FIELDS = (
+    "seq",
+    "type",
+    "actor_seat",
+    "system",
+    "bot",
+    "payload",
+    "effects",
+    "prev_hash",
+    "hash",
+)
 EVENT_FIELDS = ("seq", "type", "actor_seat", "system", "bot", "payload", "effects", "created_at")
 
 
@@ -150,10 +163,17 @@ def hand_log_replay(
     upto: int | None = None,
     fields: tuple[str, ...] = EVENT_FIELDS,
     check: Callable[[HandState, dict[str, Any]], None] | None = None,
+    archived: list[HandEvent] | None = None,
 ) -> Iterator[tuple[dict[str, Any], HandState]]:
     """The one replay (``games.rules.replay``) over the hand's log read in seq order (up to
-    ``upto``): each event (its ``fields``, upcast) with the state after it. One query."""
-    events = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
+    ``upto``): each event (its ``fields``, upcast) with the state after it. One query; none
+    when the log is given as ``archived`` (games.archive: a month no longer in the table)."""
+    if archived is not None:
+        rows: Iterable[dict[str, Any]] = [
+            {f: getattr(e, f) for f in fields} for e in archived if upto is None or e.seq <= upto
+        ]
+        return replay(hand_config(hand), hand_deck(hand), hand.dealer, rows, check=check)
+    events = HandEvent.objects.of_hand(hand).order_by("seq")
     if upto is not None:
         events = events.filter(seq__lte=upto)
     return replay(
@@ -161,13 +181,24 @@ def hand_log_replay(
     )
 
 
-def hand_replay(hand: Hand, *, upto: int | None = None) -> HandState:
+def hand_replay(
+    hand: Hand, *, upto: int | None = None, archived: list[HandEvent] | None = None
+) -> HandState:
     """reduce(apply, moves in seq order, new_hand(…)): the state after event ``upto`` (or the
-    last). Always reads the log; never the LRU. The records after the end (``settled``,
-    ``voided``) are not moves: the replay passes them by."""
+    last). Always reads the log (or the ``archived`` one given); never the LRU. The records
+    after the end (``settled``, ``voided``) are not moves: the replay passes them by."""
     state = hand_initial_state(hand)
-    for _event, state in hand_log_replay(hand, upto=upto, fields=("seq", "type", "payload")):  # noqa: B007
+    fields = ("seq", "type", "payload")
+    seen = 0
+    for seen, (_event, state) in enumerate(  # noqa: B007
+        hand_log_replay(hand, upto=upto, fields=fields, archived=archived), start=1
+    ):
         pass
+    if not seen and archived is None:
+        # not even the deal: the hand's month is archived (games.archive), or it has no log
+        archived = hand_events_archived(hand)
+        if archived:
+            return hand_replay(hand, upto=upto, archived=archived)
     return state
 
 
@@ -228,15 +259,15 @@ def hand_store_problems(hand: Hand) -> list[str]:
     the row's seq against the log's last event, any state in this process's LRU, an ended
     hand's stored result against the replay's, and the log's hash chain (games.rules.chain)."""
     problems = []
+    archived = hand_events_archived(hand) or None  # its month archived: its log is there
     last_seq = (
-        HandEvent.objects.filter(hand_id=hand.pk)
-        .order_by("-seq")
-        .values_list("seq", flat=True)
-        .first()
+        archived[-1].seq
+        if archived
+        else HandEvent.objects.of_hand(hand).order_by("-seq").values_list("seq", flat=True).first()
     )
     if last_seq != hand.seq:
         problems.append(f"hand.seq is {hand.seq} but the log ends at {last_seq}")
-    replayed = hand_replay(hand)
+    replayed = hand_replay(hand, archived=archived)
     for (hand_id, seq, _seed_hash), state in state_lru.items():
         if hand_id == hand.pk and seq == hand.seq and state != replayed:
             problems.append(f"the remembered state at seq {seq} differs from the replay")
@@ -245,12 +276,11 @@ def hand_store_problems(hand: Hand) -> list[str]:
     broken = chain_break(
         hand=hand.pk,
         seed_hash=hand.seed_hash,
-        events=HandEvent.objects.filter(hand_id=hand.pk)
-        .order_by("seq")
-        .values(
-            "seq", "type", "actor_seat", "system", "bot", "payload", "effects", "prev_hash", "hash"
-        )
-        .iterator(),
+        events=(
+            ({f: getattr(e, f) for f in CHAIN_FIELDS} for e in archived)
+            if archived
+            else HandEvent.objects.of_hand(hand).order_by("seq").values(*CHAIN_FIELDS).iterator()
+        ),
     )
     if broken is not None:
         problems.append(f"the hash chain breaks at seq {broken[0]}: {broken[1]}")

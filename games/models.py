@@ -536,11 +536,18 @@ class AppendOnlyError(Exception):
 
 
 class HandEventQuerySet(models.QuerySet["HandEvent"]):
+    def of_hand(self, hand: Hand) -> HandEventQuerySet:
+        """The hand's events, read from its partition alone (the key is its ``created_at``)."""
+        return self.filter(hand_id=hand.pk, hand_created_at=hand.created_at)
+
     def update(self, **kwargs: Any) -> int:
         raise AppendOnlyError("Hand events are append-only.")
 
     def delete(self) -> tuple[int, dict[str, int]]:
         raise AppendOnlyError("Hand events are append-only.")
+
+
+HandEventManager = models.Manager.from_queryset(HandEventQuerySet)
 
 
 class HandEvent(models.Model):
@@ -553,7 +560,8 @@ class HandEvent(models.Model):
     previous one.
     """
 
-    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events")
+    # no index of its own: the unique (hand, seq, hand_created_at) index leads with it
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="events", db_index=False)
     seq = models.PositiveIntegerField()
     type = models.CharField(max_length=16)
     actor_seat = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -568,13 +576,20 @@ class HandEvent(models.Model):
         max_length=64, help_text="SHA-256 (hex) of this event's canonical JSON (games.rules.chain)."
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    hand_created_at = models.DateTimeField(
+        editable=False, help_text="The hand's created_at: the log's partition key."
+    )
 
-    objects: ClassVar[models.Manager[HandEvent]] = HandEventQuerySet.as_manager()
+    objects: ClassVar[HandEventManager] = HandEventManager()
 
     class Meta:
         ordering = ["hand_id", "seq"]
         constraints = [
-            models.UniqueConstraint(fields=["hand", "seq"], name="games_handevent_unique_seq"),
+            # (hand, seq) is unique: PostgreSQL wants the partition key in a partitioned table's
+            # unique constraints, and hand_created_at is the hand's (games 0027's triggers)
+            models.UniqueConstraint(
+                fields=["hand", "seq", "hand_created_at"], name="games_handevent_unique_seq"
+            ),
             models.CheckConstraint(
                 condition=Q(system=True) | Q(actor_seat__isnull=False),
                 name="games_handevent_actor_or_system",
@@ -638,6 +653,8 @@ class HandEvent(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             raise AppendOnlyError("Hand events are append-only.")
+        if self.hand_created_at is None:
+            self.hand_created_at = self.hand.created_at
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:

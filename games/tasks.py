@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 from typing import Any
 
 from celery import shared_task
 from celery.signals import task_revoked
+from django.db import connection, transaction
 from django.utils import timezone
 
 from core import metrics
+from core.partitions import partitions_create_ahead
 from games.clock import CLOCK_QUEUE, clock_overdue
 from games.services.hands import hand_clock_tick
 from games.services.quan_booking import hand_settle, hands_unsettled
@@ -45,6 +48,16 @@ def hand_settle_due(hand_id: int) -> int | None:
     deliveries: the ledger key is the hand). Returns the transaction's id."""
     tx = hand_settle(hand_id=hand_id)
     return None if tx is None else tx.pk
+
+
+@shared_task(ignore_result=True)
+def partitions_create_due() -> list[str]:
+    """Monthly (celery beat): the logs' partitions for this month and ``AHEAD_MONTHS`` after it,
+    those missing (core/partitions.py; the application's role may create them, not archive).
+    Returns the names created."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        today = timezone.now().astimezone(dt.UTC).date()
+        return [p.name for p in partitions_create_ahead(cursor=cursor, today=today)]
 
 
 @shared_task(ignore_result=True)

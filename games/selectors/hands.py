@@ -143,9 +143,7 @@ def _hand_fields(hand: Hand, view: dict[str, Any]) -> dict[str, Any]:
 def hand_head_hash(hand: Hand) -> str | None:
     """The hash of the hand's last event (seq ``hand.seq``): the head of its hash chain."""
     return (
-        HandEvent.objects.filter(hand_id=hand.pk, seq=hand.seq)
-        .values_list("hash", flat=True)
-        .first()
+        HandEvent.objects.of_hand(hand).filter(seq=hand.seq).values_list("hash", flat=True).first()
     )
 
 
@@ -285,7 +283,7 @@ def hand_events_for_seat(
     ``hand`` was read before it, and moves appended since then are in the page.
     """
     limit = max(1, min(limit, EVENTS_PAGE_MAX))
-    qs = HandEvent.objects.filter(hand_id=hand.pk).order_by("seq")
+    qs = HandEvent.objects.of_hand(hand).order_by("seq")
     if after_seq is not None:
         qs = qs.filter(seq__gt=after_seq)
     rows = list(qs[: limit + 1])

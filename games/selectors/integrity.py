@@ -35,9 +35,7 @@ def window_hands(*, start: dt.datetime, end: dt.datetime) -> Iterator[HandFacts]
         .prefetch_related(Prefetch("hand_seats", queryset=HandSeat.objects.order_by("position")))
     )
     for hand in hands.iterator(chunk_size=200):
-        events = list(
-            HandEvent.objects.filter(hand_id=hand.pk).order_by("seq").values(*FACT_FIELDS)
-        )
+        events = list(HandEvent.objects.of_hand(hand).order_by("seq").values(*FACT_FIELDS))
         yield hand_facts(
             hand_id=hand.pk,
             players=[s.user_id for s in hand.seat_list()],

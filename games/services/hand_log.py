@@ -23,9 +23,7 @@ from games.services.feed import feed_hand_changed
 
 def _hash_at(hand: Hand, seq: int) -> str:
     """The hash of the hand's event ``seq`` ("" when there is none: the trigger refuses it)."""
-    digest = (
-        HandEvent.objects.filter(hand_id=hand.pk, seq=seq).values_list("hash", flat=True).first()
-    )
+    digest = HandEvent.objects.of_hand(hand).filter(seq=seq).values_list("hash", flat=True).first()
     return digest or ""
 
 
@@ -61,6 +59,7 @@ def hand_event_append(
     )
     event = HandEvent.objects.create(
         hand=hand,
+        hand_created_at=hand.created_at,
         seq=seq,
         type=type,
         actor_seat=actor_seat,

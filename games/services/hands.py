@@ -105,9 +105,11 @@ def _check_prefs(hand: Hand, state: HandState, new_state: HandState, seat: int) 
             extra={"seq": hand.seq},
         )
     since = timezone.now() - timedelta(minutes=1)
-    recent = HandEvent.objects.filter(
-        hand=hand, type="set_prefs", actor_seat=seat, created_at__gte=since
-    ).count()
+    recent = (
+        HandEvent.objects.of_hand(hand)
+        .filter(type="set_prefs", actor_seat=seat, created_at__gte=since)
+        .count()
+    )
     if recent >= PREFS_PER_MINUTE:
         raise RateLimited(
             _("At most %(limit)s preference changes a minute in a hand."),

@@ -17,7 +17,7 @@ from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
 
 from accounts.ledger_selectors import ledger_problems
-from games.hand_store import hand_store_problems
+from games.hand_store import CHAIN_FIELDS, hand_store_problems
 from games.models import Hand, HandEvent
 from games.rules.chain import chain_break, event_hash
 from games.rules.verify import verify_export
@@ -40,21 +40,7 @@ def refused(sql: str, params: list[Any] | None = None, match: str = "") -> None:
 
 
 def events_of(hand_id: int) -> list[dict[str, Any]]:
-    return list(
-        HandEvent.objects.filter(hand_id=hand_id)
-        .order_by("seq")
-        .values(
-            "seq",
-            "type",
-            "actor_seat",
-            "system",
-            "bot",
-            "payload",
-            "effects",
-            "prev_hash",
-            "hash",
-        )
-    )
+    return list(HandEvent.objects.filter(hand_id=hand_id).order_by("seq").values(*CHAIN_FIELDS))
 
 
 @pytest.fixture
