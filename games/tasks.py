@@ -95,3 +95,21 @@ def integrity_scan_due(window_end: str | None = None, window_hours: float = 168.
     end = dt.datetime.fromisoformat(window_end) if window_end else None
     flags = integrity_scan(window_end=end, window=dt.timedelta(hours=window_hours))
     return [f.pk for f in flags]
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def seasons_close_due() -> list[str]:
+    """Close the week and month seasons that have ended (beat, every few minutes; safe to run
+    twice, at once, or late) and pay the prizes an unfunded board can now be paid."""
+    from games.services.seasons import seasons_close_due as close
+
+    return close()
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def challenges_expire_due() -> int:
+    """Store as expired the pending challenges past their deadline, each with a
+    ``challenge_expired`` feed entry to its challenger (beat; safe to run twice)."""
+    from games.services.challenges import challenges_expire
+
+    return challenges_expire()

@@ -3,7 +3,9 @@ the older account, the lower user id), from the top or around a player, keyset-p
 
 Top N is one range of the index (board, period, room, score desc, user id); a page after a
 cursor another (the cursor carries the rank it continues from, so no page counts). Around a
-player costs one index-only count of the rows above it, plus two ranges."""
+player, its rank is read off the board's histogram (``games_boardbucket``): the counts of the
+buckets above its score at each level (at most 255 buckets × 8 shards a level) plus the rows of
+its own score before it — exact, and independent of the rank; then two ranges."""
 
 from __future__ import annotations
 
@@ -12,8 +14,11 @@ from typing import Any, NamedTuple
 
 from django.utils.translation import gettext_lazy as _
 
+from django.db import connection
+
 from core.errors import InvalidInput, NotFound
-from games.models import BoardScore, Room
+from games.models import BUCKET_BITS, BUCKET_LEVELS, BoardScore, Room, Season
+from games.selectors.hands import utc_iso
 from games.rating_terms import ALL, PROVISIONAL_HANDS, RATING_PREFIX
 from games.rules.ruleset import DEFAULT_PRESET, PRESETS
 
@@ -28,6 +33,8 @@ class BoardPage(NamedTuple):
     family: str | None
     room: str | None
     season: str | None
+    closed: bool
+    closed_at: str | None
     results: list[dict[str, Any]]
     me: dict[str, Any] | None
     next_cursor: str | None
@@ -95,6 +102,34 @@ def _before(rows: Any, score: int, user_id: int, n: int) -> list[_Row]:
     return near[::-1]
 
 
+def _rank_sql() -> str:
+    ranges = [
+        f"(level = {k} AND bucket > %s AND bucket < %s)" for k in range(BUCKET_LEVELS - 1)
+    ]
+    ranges.append(f"(level = {BUCKET_LEVELS - 1} AND bucket > %s)")
+    return (
+        "SELECT coalesce((SELECT sum(n) FROM games_boardbucket"
+        " WHERE board = %s AND period = %s AND room = %s AND (" + " OR ".join(ranges) + ")), 0)"
+        " + (SELECT count(*) FROM games_boardscore WHERE board = %s AND period = %s AND room = %s"
+        " AND score = %s AND user_id < %s) + 1"
+    )
+
+
+_RANK_SQL = _rank_sql()
+
+
+def board_rank(*, board: str, period: str, room: str, score: int, user_id: int) -> int:
+    """The rank of the row (score, user id) on a board: one statement over the histogram."""
+    buckets = [score >> (BUCKET_BITS * k) for k in range(BUCKET_LEVELS)]
+    params: list[object] = [board, period, room]
+    for k in range(BUCKET_LEVELS - 1):
+        params += [buckets[k], (buckets[k + 1] + 1) << BUCKET_BITS]
+    params += [buckets[-1], board, period, room, score, user_id]
+    with connection.cursor() as cursor:
+        cursor.execute(_RANK_SQL, params)
+        return int(cursor.fetchone()[0])
+
+
 def leaderboard(
     *,
     board: str,
@@ -115,6 +150,13 @@ def leaderboard(
             _("A season is a week 2026-W49 or a month 2026-12."), code="board_season_invalid"
         )
     limit = max(1, min(limit, BOARD_PAGE_MAX))
+    closed_at = (
+        Season.objects.filter(period=season, closed_at__isnull=False)
+        .values_list("closed_at", flat=True)
+        .first()
+        if season is not None
+        else None
+    )
     rows = BoardScore.objects.filter(board=key, period=season or ALL, room=room or "")
     rows = rows.order_by("-score", "user_id")
     rated = board == "rating"
@@ -126,11 +168,12 @@ def leaderboard(
             first_rank = 1
             page: list[_Row] = []
         else:
-            # Two plain index ranges (an OR of the two would not be one): index-only counts.
-            my_rank = (
-                rows.filter(score__gt=mine.score).count()
-                + rows.filter(score=mine.score, user_id__lt=mine.user_id).count()
-                + 1
+            my_rank = board_rank(
+                board=key,
+                period=season or ALL,
+                room=room or "",
+                score=mine.score,
+                user_id=mine.user_id,
             )
             me = _entry(mine, my_rank, rated)
             up = min((limit - 1) // 2, my_rank - 1)
@@ -160,6 +203,8 @@ def leaderboard(
         key.removeprefix(RATING_PREFIX) if rated else None,
         room or None,
         season,
+        closed_at is not None,
+        utc_iso(closed_at) if closed_at is not None else None,
         results,
         me,
         next_cursor,
