@@ -64,6 +64,7 @@ TEMPLATES = {
     "challenge": ("games:challenge-detail", {"challenge_id": 0}),
     "challenge_accept": ("games:challenge-accept", {"challenge_id": 0}),
     "challenge_decline": ("games:challenge-decline", {"challenge_id": 0}),
+    "challenge_cancel": ("games:challenge-cancel", {"challenge_id": 0}),
     "block": ("games:me-block", {"username": "_"}),
     "integrity_flag": ("games:integrity-flag", {"flag_id": 0}),
 }

@@ -619,3 +619,6 @@ class BlockAdmin(ReadOnlyAdmin):
     list_display = ("id", "blocker", "blocked", "created_at")
     search_fields = ("blocker__username", "blocked__username")
     list_select_related = ("blocker", "blocked")
+
+
+from games import season_admin  # noqa: E402,F401 - the seasons' pages (issue 25)

@@ -908,9 +908,7 @@ class Challenge(models.Model):
                 name="games_challenge_max_seats_2_4",
             ),
             models.CheckConstraint(
-                condition=Q(
-                    status__in=["pending", "accepted", "declined", "expired", "cancelled"]
-                ),
+                condition=Q(status__in=["pending", "accepted", "declined", "expired", "cancelled"]),
                 name="games_challenge_status_valid",
             ),
             models.CheckConstraint(

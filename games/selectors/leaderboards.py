@@ -12,15 +12,14 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from django.utils.translation import gettext_lazy as _
-
 from django.db import connection
+from django.utils.translation import gettext_lazy as _
 
 from core.errors import InvalidInput, NotFound
 from games.models import BUCKET_BITS, BUCKET_LEVELS, BoardScore, Room, Season
-from games.selectors.hands import utc_iso
 from games.rating_terms import ALL, PROVISIONAL_HANDS, RATING_PREFIX
 from games.rules.ruleset import DEFAULT_PRESET, PRESETS
+from games.selectors.hands import utc_iso
 
 BOARDS = ("rating", "quan", "xp")
 BOARD_PAGE_DEFAULT, BOARD_PAGE_MAX = 50, 100
@@ -103,9 +102,7 @@ def _before(rows: Any, score: int, user_id: int, n: int) -> list[_Row]:
 
 
 def _rank_sql() -> str:
-    ranges = [
-        f"(level = {k} AND bucket > %s AND bucket < %s)" for k in range(BUCKET_LEVELS - 1)
-    ]
+    ranges = [f"(level = {k} AND bucket > %s AND bucket < %s)" for k in range(BUCKET_LEVELS - 1)]
     ranges.append(f"(level = {BUCKET_LEVELS - 1} AND bucket > %s)")
     return (
         "SELECT coalesce((SELECT sum(n) FROM games_boardbucket"

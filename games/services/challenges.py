@@ -27,7 +27,6 @@ from games.services.feed import FeedNote, feed_append
 from games.services.table_limits import table_limits_check
 from games.services.tables import seat_join, table_create
 
-
 CHALLENGE_SWEEP_MAX = 500
 
 
@@ -148,9 +147,8 @@ def _feed_data(challenge: Challenge, other: Any, **more: Any) -> dict[str, Any]:
     }
 
 
-def _lock_for_answer(challenge_id: int, user: Any) -> Challenge:
-    """The challenge row locked, for its challenged player; 404 to anyone else; 409
-    ``challenge_expired`` past its deadline, ``challenge_answered`` once answered."""
+def _locked(challenge_id: int, user: Any) -> Challenge:
+    """The challenge row locked, for one of its two players; 404 to anyone else."""
     challenge = (
         Challenge.objects.select_for_update()
         .select_related("challenger", "challenged")
@@ -159,6 +157,13 @@ def _lock_for_answer(challenge_id: int, user: Any) -> Challenge:
     )
     if challenge is None or user.pk not in (challenge.challenger_id, challenge.challenged_id):
         raise NotFound(_("No such challenge."))
+    return challenge
+
+
+def _lock_for_answer(challenge_id: int, user: Any) -> Challenge:
+    """The challenge row locked, for its challenged player; 404 to anyone else; 409
+    ``challenge_expired`` past its deadline, ``challenge_answered`` once answered."""
+    challenge = _locked(challenge_id, user)
     if challenge.challenged_id != user.pk:
         raise PermissionDenied(
             _("Only the challenged player answers a challenge."), code="not_challenged"
@@ -171,7 +176,9 @@ def _check_pending(challenge: Challenge) -> None:
     """409 unless the locked challenge is pending: ``challenge_expired`` past its deadline
     (the sweep stores it so, with its feed entries), ``challenge_answered`` once answered or
     cancelled."""
-    expired = challenge.status == Challenge.Status.PENDING and challenge.expires_at <= timezone.now()
+    expired = (
+        challenge.status == Challenge.Status.PENDING and challenge.expires_at <= timezone.now()
+    )
     if expired or challenge.status == Challenge.Status.EXPIRED:
         raise Conflict(_("This challenge has expired."), code="challenge_expired")
     if challenge.status != Challenge.Status.PENDING:
@@ -243,18 +250,9 @@ def challenge_cancel(*, challenge_id: int, user: Any) -> Challenge:
     """The challenger withdraws a pending challenge (a ``challenge_cancelled`` feed entry to
     the challenged). 404 to anyone but its two players, 403 ``not_challenger`` to the
     challenged, 409 once expired or answered."""
-    challenge = (
-        Challenge.objects.select_for_update()
-        .select_related("challenger", "challenged")
-        .filter(pk=challenge_id)
-        .first()
-    )
-    if challenge is None or user.pk not in (challenge.challenger_id, challenge.challenged_id):
-        raise NotFound(_("No such challenge."))
+    challenge = _locked(challenge_id, user)
     if challenge.challenger_id != user.pk:
-        raise PermissionDenied(
-            _("Only the challenger cancels a challenge."), code="not_challenger"
-        )
+        raise PermissionDenied(_("Only the challenger cancels a challenge."), code="not_challenger")
     _check_pending(challenge)
     challenge.status = Challenge.Status.CANCELLED
     challenge.answered_at = timezone.now()

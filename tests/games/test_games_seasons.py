@@ -230,8 +230,10 @@ def test_two_closes_at_once_pay_once(make_user, staff) -> None:
 
 def test_the_histogram_rank_is_the_count_of_the_rows_above(make_user) -> None:
     rng = random.Random(7)
-    values = [rng.choice([0, 1, 255, 256, -1, -256, 70000, -70000, 2**33, rng.randint(-999, 999)])
-              for _ in range(60)]
+    values = [
+        rng.choice([0, 1, 255, 256, -1, -256, 70000, -70000, 2**33, rng.randint(-999, 999)])
+        for _ in range(60)
+    ]
     users = _scores(make_user, values, period="all")
 
     def check() -> None:

@@ -39,6 +39,7 @@ OPERATIONS: dict[str, str] = {
     "challenges_retrieve": "challenge_detail",
     "challenges_accept": "accept_challenge",
     "challenges_decline": "decline_challenge",
+    "challenges_cancel": "cancel_challenge",
     "me_limits_retrieve": "limits",
     "me_limits_update": "set_limits",
     "me_cool_off": "cool_off",
