@@ -36,7 +36,7 @@ from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts.ledger import issuance_account, ledger_post, wallet_for
+from accounts.ledger import issuance_account, ledger_post, ledger_shards, wallet_for
 from accounts.models import LedgerAccount, LedgerTransaction
 from core.errors import Conflict, InvalidInput
 from games.models import (
@@ -94,7 +94,7 @@ def prize_account_fund(*, amount: int, memo: str, staff: Any, key: str) -> Prize
     tx = ledger_post(
         kind=LedgerTransaction.Kind.PRIZE_FUNDING,
         key=f"prize:fund:{key}",
-        legs=[(issuance_account(shard=prizes.pk % _shards()), -amount), (prizes, amount)],
+        legs=[(issuance_account(shard=prizes.pk % ledger_shards()), -amount), (prizes, amount)],
         memo=f"{memo} (by {staff.username})"[:255] if staff is not None else memo[:255],
         user=staff,
     )
@@ -102,10 +102,6 @@ def prize_account_fund(*, amount: int, memo: str, staff: Any, key: str) -> Prize
         transaction=tx, defaults={"amount": amount, "memo": memo, "staff": staff}
     )
     return funding
-
-
-def _shards() -> int:
-    return max(1, int(settings.CHAN_HOUSE_SHARDS))
 
 
 # --------------------------------------------------------------------------- freezing
@@ -238,16 +234,16 @@ def season_close(*, period: str, now: dt.datetime | None = None) -> Season:
 def season_board_close(*, season: Season, board: str, room: str) -> SeasonBoard:
     """Archive one board of a closing season and pay its prizes (once: the ``SeasonBoard``
     row is unique and locked; an ``unfunded`` one is paid on a later call if it can be)."""
-    row, _created = SeasonBoard.objects.get_or_create(
+    row, created = SeasonBoard.objects.get_or_create(
         season=season, board=board, room=room, defaults={"status": SeasonBoard.Status.NO_PRIZES}
     )
     row = SeasonBoard.objects.select_for_update().get(pk=row.pk)
-    if not _created and row.status != SeasonBoard.Status.UNFUNDED:
+    if not created and row.status != SeasonBoard.Status.UNFUNDED:
         return row
     row.players = BoardScore.objects.filter(
         board=board, period=season.period, room=room, user__is_bot=False
     ).count()
-    if _created:
+    if created:
         schedule = _schedule_for(board, season.kind, room)
         row.schedule = schedule.amounts() if schedule else []
         row.min_hands = schedule.min_hands if schedule else 1

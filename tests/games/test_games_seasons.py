@@ -254,3 +254,37 @@ def test_the_histogram_rank_is_the_count_of_the_rows_above(make_user) -> None:
         BoardScore.objects.filter(user=user).update(score=rng.randint(-300, 300))
     BoardScore.objects.filter(user__in=users[20:25]).delete()
     check()
+
+
+# ---------------------------------------------------------------------------- the admin
+
+
+def test_staff_fund_the_prize_account_and_see_the_seasons_in_the_admin(make_user, staff) -> None:
+    from django.test import Client
+
+    _scores(make_user, [10, 40])
+    _schedule(amounts=(50,))
+    client = Client()
+    client.force_login(staff)
+    # adding a funding books issuance → prize account, once per form
+    page = client.get("/admin/games/prizefunding/add/")
+    assert page.status_code == 200
+    nonce = page.context["adminform"].form["nonce"].value()
+    body = {"amount": "500", "memo": "Week 47 prizes", "nonce": nonce}
+    assert client.post("/admin/games/prizefunding/add/", body).status_code == 302
+    assert client.post("/admin/games/prizefunding/add/", body).status_code == 302  # re-sent
+    assert LedgerTransaction.objects.filter(kind="prize_funding").count() == 1
+    assert prize_account().balance == 500
+    assert client.post("/admin/games/prizefunding/add/", {**body, "amount": "0"}).status_code == 200
+    season_close(period=WEEK, now=AFTER)
+    row = SeasonBoard.objects.get(board="quan")
+    for url in (
+        "/admin/games/prizeschedule/",
+        "/admin/games/prizeschedule/add/",
+        "/admin/games/season/",
+        f"/admin/games/season/{row.season_id}/change/",
+        "/admin/games/seasonboard/",
+        f"/admin/games/seasonboard/{row.pk}/change/",
+        "/admin/games/prizefunding/",
+    ):
+        assert client.get(url).status_code == 200, url
