@@ -13,11 +13,12 @@ import re
 from typing import Any, NamedTuple
 
 from django.db import connection
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import InvalidInput, NotFound
 from games.models import BUCKET_BITS, BUCKET_LEVELS, BoardScore, Room, Season
-from games.rating_terms import ALL, PROVISIONAL_HANDS, RATING_PREFIX
+from games.rating_terms import ALL, PROVISIONAL_HANDS, RATING_PREFIX, periods_of
 from games.rules.ruleset import DEFAULT_PRESET, PRESETS
 from games.selectors.hands import utc_iso
 
@@ -101,6 +102,18 @@ def _before(rows: Any, score: int, user_id: int, n: int) -> list[_Row]:
     return near[::-1]
 
 
+def season_closed_at(period: str) -> Any:
+    """When the season closed (None while it runs). The current week and month cannot be
+    closed, so reading their boards asks nothing."""
+    if period in periods_of(timezone.now()):
+        return None
+    return (
+        Season.objects.filter(period=period, closed_at__isnull=False)
+        .values_list("closed_at", flat=True)
+        .first()
+    )
+
+
 def _rank_sql() -> str:
     ranges = [f"(level = {k} AND bucket > %s AND bucket < %s)" for k in range(BUCKET_LEVELS - 1)]
     ranges.append(f"(level = {BUCKET_LEVELS - 1} AND bucket > %s)")
@@ -147,13 +160,7 @@ def leaderboard(
             _("A season is a week 2026-W49 or a month 2026-12."), code="board_season_invalid"
         )
     limit = max(1, min(limit, BOARD_PAGE_MAX))
-    closed_at = (
-        Season.objects.filter(period=season, closed_at__isnull=False)
-        .values_list("closed_at", flat=True)
-        .first()
-        if season is not None
-        else None
-    )
+    closed_at = season_closed_at(season) if season is not None else None
     rows = BoardScore.objects.filter(board=key, period=season or ALL, room=room or "")
     rows = rows.order_by("-score", "user_id")
     rated = board == "rating"

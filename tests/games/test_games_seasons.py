@@ -288,3 +288,42 @@ def test_staff_fund_the_prize_account_and_see_the_seasons_in_the_admin(make_user
         "/admin/games/prizefunding/",
     ):
         assert client.get(url).status_code == 200, url
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_close_waits_for_a_board_write_of_its_season_in_flight() -> None:
+    import time
+
+    from django.db import transaction
+
+    from games.services.seasons import season_open
+
+    order: list[str] = []
+    writing = threading.Event()
+
+    def late_settlement() -> None:
+        try:
+            with transaction.atomic():
+                assert periods_writable(["all", WEEK], now=AFTER) == ["all", WEEK]
+                writing.set()
+                time.sleep(0.5)
+                order.append("write committed")
+        finally:
+            connection.close()
+
+    def close() -> None:
+        try:
+            writing.wait(5)
+            season_open(WEEK)
+            order.append("season opened")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=late_settlement), threading.Thread(target=close)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert order == ["write committed", "season opened"]
+    # and a write after it skips the season
+    assert periods_writable(["all", WEEK], now=AFTER) == ["all"]
