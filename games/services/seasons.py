@@ -33,6 +33,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, connection, transaction
+from django.db.models import Sum
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -240,9 +241,13 @@ def season_board_close(*, season: Season, board: str, room: str) -> SeasonBoard:
     row = SeasonBoard.objects.select_for_update().get(pk=row.pk)
     if not created and row.status != SeasonBoard.Status.UNFUNDED:
         return row
-    row.players = BoardScore.objects.filter(
-        board=board, period=season.period, room=room, user__is_bot=False
-    ).count()
+    # How many rows the board has, off the histogram's top level (not a count of the rows).
+    row.players = (
+        BoardBucket.objects.filter(
+            board=board, period=season.period, room=room, level=BUCKET_LEVELS - 1
+        ).aggregate(n=Sum("n"))["n"]
+        or 0
+    )
     if created:
         schedule = _schedule_for(board, season.kind, room)
         row.schedule = schedule.amounts() if schedule else []
@@ -359,8 +364,6 @@ def season_prize_problems() -> list[str]:
     paid board recomputed from its frozen standings and stored schedule against its prize
     rows and its one ledger transaction; a prize transaction no paid board names; the prize
     account's balance against its fundings less its payouts."""
-    from django.db.models import Sum
-
     problems: list[str] = []
     account = LedgerAccount.objects.filter(kind=LedgerAccount.Kind.PRIZE).first()
     paid = SeasonBoard.objects.filter(status=SeasonBoard.Status.PAID).select_related("season")
