@@ -85,6 +85,7 @@ LOAD_SQL = [
     "VACUUM ANALYZE accounts_user",
     "VACUUM ANALYZE games_playerrating",
     "VACUUM ANALYZE games_boardscore",
+    "VACUUM ANALYZE games_boardbucket",
 ]
 
 

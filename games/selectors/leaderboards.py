@@ -115,14 +115,21 @@ def season_closed_at(period: str) -> Any:
 
 
 def _rank_sql() -> str:
-    ranges = [f"(level = {k} AND bucket > %s AND bucket < %s)" for k in range(BUCKET_LEVELS - 1)]
-    ranges.append(f"(level = {BUCKET_LEVELS - 1} AND bucket > %s)")
-    return (
-        "SELECT coalesce((SELECT sum(n) FROM games_boardbucket"
-        " WHERE board = %s AND period = %s AND room = %s AND (" + " OR ".join(ranges) + ")), 0)"
-        " + (SELECT count(*) FROM games_boardscore WHERE board = %s AND period = %s AND room = %s"
-        " AND score = %s AND user_id < %s) + 1"
+    # One plain index range per level (an OR of them is planned as one scan of the board's
+    # whole histogram, filtered), summed with the ties before me.
+    level = (
+        "(SELECT coalesce(sum(n), 0) FROM games_boardbucket WHERE board = %s AND period = %s"
+        " AND room = %s AND level = {k} AND bucket > %s{top})"
     )
+    parts = [
+        level.format(k=k, top="" if k == BUCKET_LEVELS - 1 else " AND bucket < %s")
+        for k in range(BUCKET_LEVELS)
+    ]
+    ties = (
+        "(SELECT count(*) FROM games_boardscore WHERE board = %s AND period = %s AND room = %s"
+        " AND score = %s AND user_id < %s)"
+    )
+    return "SELECT " + " + ".join([*parts, ties]) + " + 1"
 
 
 _RANK_SQL = _rank_sql()
@@ -131,10 +138,12 @@ _RANK_SQL = _rank_sql()
 def board_rank(*, board: str, period: str, room: str, score: int, user_id: int) -> int:
     """The rank of the row (score, user id) on a board: one statement over the histogram."""
     buckets = [score >> (BUCKET_BITS * k) for k in range(BUCKET_LEVELS)]
-    params: list[object] = [board, period, room]
-    for k in range(BUCKET_LEVELS - 1):
-        params += [buckets[k], (buckets[k + 1] + 1) << BUCKET_BITS]
-    params += [buckets[-1], board, period, room, score, user_id]
+    params: list[object] = []
+    for k in range(BUCKET_LEVELS):
+        params += [board, period, room, buckets[k]]
+        if k < BUCKET_LEVELS - 1:
+            params.append((buckets[k + 1] + 1) << BUCKET_BITS)
+    params += [board, period, room, score, user_id]
     with connection.cursor() as cursor:
         cursor.execute(_RANK_SQL, params)
         return int(cursor.fetchone()[0])
