@@ -81,25 +81,35 @@ def _fetch(qs: Any) -> list[_Row]:
     return [_Row(*r) for r in qs.values_list(*_FIELDS)]
 
 
+def _order(row: _Row) -> tuple[int, int]:
+    return (-row.score, row.user_id)
+
+
 def _after(rows: Any, score: int, user_id: int, n: int) -> list[_Row]:
-    """The ``n`` rows ranked just below (score, user id), best first: my ties after me, then
-    the lower scores — two index ranges (an OR of the two would scan from the top)."""
-    out = _fetch(rows.filter(score=score, user_id__gt=user_id)[:n]) if n > 0 else []
-    if len(out) < n:
-        out += _fetch(rows.filter(score__lt=score)[: n - len(out)])
-    return out
+    """The ``n`` rows ranked just below (score, user id), best first: my ties after me and the
+    lower scores, two index ranges in one statement (an OR of the two would scan from the
+    top)."""
+    if n <= 0:
+        return []
+    ties = rows.filter(score=score, user_id__gt=user_id)[:n]
+    lower = rows.filter(score__lt=score)[:n]
+    found = [
+        _Row(*r) for r in ties.values_list(*_FIELDS).union(lower.values_list(*_FIELDS), all=True)
+    ]
+    return sorted(found, key=_order)[:n]
 
 
 def _before(rows: Any, score: int, user_id: int, n: int) -> list[_Row]:
-    """The ``n`` rows ranked just above (score, user id), best first (backward index ranges)."""
-    near = (
-        _fetch(rows.filter(score=score, user_id__lt=user_id).order_by("-user_id")[:n])
-        if n > 0
-        else []
-    )
-    if len(near) < n:
-        near += _fetch(rows.filter(score__gt=score).order_by("score", "-user_id")[: n - len(near)])
-    return near[::-1]
+    """The ``n`` rows ranked just above (score, user id), best first (two backward index
+    ranges in one statement)."""
+    if n <= 0:
+        return []
+    ties = rows.filter(score=score, user_id__lt=user_id).order_by("-user_id")[:n]
+    higher = rows.filter(score__gt=score).order_by("score", "-user_id")[:n]
+    found = [
+        _Row(*r) for r in ties.values_list(*_FIELDS).union(higher.values_list(*_FIELDS), all=True)
+    ]
+    return sorted(found, key=_order)[-n:]
 
 
 def season_closed_at(period: str) -> Any:

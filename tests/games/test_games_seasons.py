@@ -327,3 +327,26 @@ def test_the_close_waits_for_a_board_write_of_its_season_in_flight() -> None:
     assert order == ["write committed", "season opened"]
     # and a write after it skips the season
     assert periods_writable(["all", WEEK], now=AFTER) == ["all"]
+
+
+def test_around_me_is_the_slice_of_the_whole_board_around_my_rank(make_user) -> None:
+    from games.selectors.leaderboards import leaderboard
+
+    users = _scores(make_user, [5, 9, 9, 9, 1, 9, 5, 0, 9, 5], period="all")
+    ordered = list(
+        BoardScore.objects.filter(board="quan", period="all")
+        .order_by("-score", "user_id")
+        .values_list("user__username", flat=True)
+    )
+    for user in users:
+        page = leaderboard(board="quan", around=user, limit=5)
+        rank = ordered.index(user.username) + 1
+        assert page.me["rank"] == rank
+        first = page.results[0]["rank"]
+        assert [r["username"] for r in page.results] == ordered[first - 1 : first - 1 + 5]
+        assert [r["rank"] for r in page.results] == list(range(first, first + len(page.results)))
+        assert first == max(1, min(rank - 2, len(ordered) - 4)) or len(page.results) < 5
+    # a cursor page continues where the last one stopped
+    top = leaderboard(board="quan", limit=4)
+    rest = leaderboard(board="quan", limit=4, cursor=top.next_cursor)
+    assert [r["username"] for r in top.results + rest.results] == ordered[:8]
