@@ -237,6 +237,7 @@ class LedgerAccount(models.Model):
         HOUSE = "house", "House"
         POT = "pot", "Gà góp pot"
         ISSUANCE = "issuance", "Issuance"
+        PRIZE = "prize", "Season prize account"
 
     kind = models.CharField(max_length=16, choices=Kind.choices)
     user = models.OneToOneField(
@@ -280,7 +281,7 @@ class LedgerAccount(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=["wallet", "house", "pot", "issuance"]),
+                condition=Q(kind__in=["wallet", "house", "pot", "issuance", "prize"]),
                 name="accounts_ledgeraccount_kind_known",
             ),
             models.CheckConstraint(
@@ -301,6 +302,9 @@ class LedgerAccount(models.Model):
                 fields=["kind"],
                 condition=Q(kind__in=["house", "issuance"], parent__isnull=True),
                 name="accounts_ledgeraccount_one_house_one_issuance",
+            ),
+            models.UniqueConstraint(
+                fields=["kind"], condition=Q(kind="prize"), name="accounts_ledgeraccount_one_prize"
             ),
             models.UniqueConstraint(
                 fields=["parent", "shard"],
@@ -343,6 +347,9 @@ class LedgerTransaction(models.Model):
         TOURNAMENT_ENTRY = "tournament_entry", "Arena entry fees into its pool"
         TOURNAMENT_PRIZE = "tournament_prize", "Arena pool paid as prizes"
         TOURNAMENT_REFUND = "tournament_refund", "Arena pool refunded (cancelled)"
+
+        PRIZE_FUNDING = "prize_funding", "Prize account funded"
+        SEASON_PRIZE = "season_prize", "Season prizes"
 
     kind = models.CharField(max_length=32, choices=Kind.choices)
     idempotency_key = models.CharField(max_length=200, unique=True)

@@ -69,6 +69,7 @@ TEMPLATES = {
     "tournament_standings": ("games:tournament-standings", {"tournament_id": 0}),
     "challenge_accept": ("games:challenge-accept", {"challenge_id": 0}),
     "challenge_decline": ("games:challenge-decline", {"challenge_id": 0}),
+    "challenge_cancel": ("games:challenge-cancel", {"challenge_id": 0}),
     "block": ("games:me-block", {"username": "_"}),
     "integrity_flag": ("games:integrity-flag", {"flag_id": 0}),
 }

@@ -448,7 +448,24 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": crontab(day_of_month=1, hour=2, minute=15),
         "options": {"expires": 24 * 3600},
     },
+    # Issue 25: the week and month seasons close on the clock (games.services.seasons).
+    "seasons-close": {
+        "task": "games.tasks.seasons_close_due",
+        "schedule": crontab(minute="*/5"),
+        "options": {"expires": 240},
+    },
+    # Issue 25: pending challenges past their deadline expire, with a feed entry.
+    "challenges-expire": {
+        "task": "games.tasks.challenges_expire_due",
+        "schedule": 60.0,
+        "options": {"expires": 55},
+    },
 }
+# A season closes this long after its end (Asia/Ho_Chi_Minh midnight), so that the hands that
+# ended just before are settled first; the beat looks this many weeks and months back, so a
+# close missed while the beat was down is made up.
+CHAN_SEASON_CLOSE_GRACE_SECONDS = int(os.environ.get("CHAN_SEASON_CLOSE_GRACE_SECONDS", "300"))
+CHAN_SEASON_LOOKBACK = int(os.environ.get("CHAN_SEASON_LOOKBACK", "6"))
 # The integrity signals' thresholds over games.integrity.signals.THRESHOLDS (docs/audit.md).
 CHAN_INTEGRITY_THRESHOLDS: dict[str, float] = {}
 # Two queues, and every worker consumes both (``celery worker`` without ``-Q``): "celery" for

@@ -720,3 +720,6 @@ class TournamentAdmin(HistoryContextAdmin):
             verb="Cancel",
             do=cancel_one,
         )
+
+
+from games import season_admin  # noqa: E402,F401 - the seasons' pages (issue 25)

@@ -18,6 +18,7 @@ from games.selectors.seat_holds import check_holds_have_seats
 from games.selectors.tournaments import check_tournaments
 from games.services.pot import pot_problems
 from games.services.quan_booking import hand_quan, practice_quan
+from games.services.seasons import season_prize_problems
 from games.services.settlement_parties import settlement_accounts
 
 
@@ -86,9 +87,17 @@ def check_pots() -> list[LedgerProblem]:
     return [LedgerProblem("pot_shares", detail) for detail in pot_problems()]
 
 
+def check_season_prizes() -> list[LedgerProblem]:
+    """Every season board's prizes are what its frozen standings and the schedule it was
+    paid by say, booked once as its one transaction; every prize transaction belongs to a
+    paid board; the prize account holds what was funded less what was paid."""
+    return [LedgerProblem("season_prizes", detail) for detail in season_prize_problems()]
+
+
 GAMES_LEDGER_CHECKS = [
     check_hand_settlements,
     check_pots,
     check_holds_have_seats,
     check_tournaments,
+    check_season_prizes,
 ]

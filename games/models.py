@@ -890,6 +890,7 @@ class Challenge(models.Model):
         ACCEPTED = "accepted", "Accepted"
         DECLINED = "declined", "Declined"
         EXPIRED = "expired", "Expired"
+        CANCELLED = "cancelled", "Cancelled"
 
     challenger = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="challenges_sent"
@@ -903,7 +904,7 @@ class Challenge(models.Model):
     stake = models.PositiveIntegerField()
     max_seats = models.PositiveSmallIntegerField(default=MIN_SEATS)
     mode = models.CharField(max_length=8, choices=Mode.choices, default=Mode.BASIC)
-    status = models.CharField(max_length=8, choices=Status.choices, default=Status.PENDING)
+    status = models.CharField(max_length=9, choices=Status.choices, default=Status.PENDING)
     expires_at = models.DateTimeField()
     answered_at = models.DateTimeField(null=True, blank=True)
     table = models.ForeignKey(
@@ -924,7 +925,7 @@ class Challenge(models.Model):
                 name="games_challenge_max_seats_2_4",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["pending", "accepted", "declined", "expired"]),
+                condition=Q(status__in=["pending", "accepted", "declined", "expired", "cancelled"]),
                 name="games_challenge_status_valid",
             ),
             models.CheckConstraint(
@@ -1202,3 +1203,221 @@ class TournamentHand(models.Model):
 
     def __str__(self) -> str:
         return f"arena {self.tournament_id} hand {self.hand_id} {self.points}"
+
+
+# The board's histogram (issue 25): BUCKET_LEVELS levels of radix 2**BUCKET_BITS over the score,
+# each count split in BUCKET_SHARDS by user id so that concurrent settlements rarely share a row.
+BUCKET_BITS, BUCKET_LEVELS, BUCKET_SHARDS = 8, 4, 8
+
+
+class BoardBucket(models.Model):
+    """How many rows of one board (board, period, room) have a score in a bucket: at ``level``
+    L the bucket of a score is ``score >> (8·L)`` (level 0 is the exact score). Kept by
+    statement-level triggers on ``games_boardscore`` (games 0027) in the writing transaction,
+    so a rank is the sum of a few hundred counts above the score plus the ties before the user,
+    whatever the rank (``games.selectors.leaderboards``)."""
+
+    board = models.CharField(max_length=40)
+    period = models.CharField(max_length=8)
+    room = models.CharField(max_length=ROOM_MAX_LENGTH, blank=True, default="")
+    level = models.SmallIntegerField()
+    bucket = models.BigIntegerField()
+    shard = models.SmallIntegerField()
+    n = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["board", "period", "room", "level", "bucket", "shard"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["board", "period", "room", "level", "bucket", "shard"],
+                name="games_boardbucket_unique",
+            ),
+            models.CheckConstraint(condition=Q(n__gte=0), name="games_boardbucket_n_non_negative"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.board}/{self.period}/{self.room or '*'} L{self.level} {self.bucket}={self.n}"
+
+
+class PrizeSchedule(models.Model):
+    """The prizes of a season's board (issue 25), set by staff in the admin: for each closed
+    week or month (``kind``) of ``board`` (``quan``, ``xp`` or ``rating:<family>``) in
+    ``room`` (blank: every room), rank → Quan (its lines), paid from the prize account when
+    the season closes (``games.services.seasons``). Only players with at least ``min_hands``
+    hands on that board are ranked for prizes."""
+
+    class Kind(models.TextChoices):
+        WEEK = "week", "Week"
+        MONTH = "month", "Month"
+
+    board = models.CharField(max_length=40, help_text="quan, xp or rating:<family>.")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    room = models.ForeignKey(
+        Room,
+        on_delete=models.PROTECT,
+        to_field="slug",
+        null=True,
+        blank=True,
+        related_name="prize_schedules",
+        help_text="Blank: the board of every room.",
+    )
+    min_hands = models.PositiveIntegerField(default=1)
+    active = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["board", "kind", "room_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["board", "kind", "room"],
+                condition=Q(active=True),
+                name="games_prizeschedule_one_active",
+            ),
+            models.UniqueConstraint(
+                fields=["board", "kind"],
+                condition=Q(active=True, room__isnull=True),
+                name="games_prizeschedule_one_active_all_rooms",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.board} {self.kind} {self.room_id or '*'}"
+
+    def amounts(self) -> list[int]:
+        """Rank → Quan as a list (index 0 is rank 1; a rank without a line pays 0)."""
+        lines = {line.rank: line.amount for line in self.lines.all()}
+        return [lines.get(r, 0) for r in range(1, max(lines, default=0) + 1)]
+
+
+class PrizeLine(models.Model):
+    schedule = models.ForeignKey(PrizeSchedule, on_delete=models.CASCADE, related_name="lines")
+    rank = models.PositiveIntegerField()
+    amount = models.PositiveBigIntegerField(help_text="Quan paid to this rank.")
+
+    class Meta:
+        ordering = ["schedule", "rank"]
+        constraints = [
+            models.UniqueConstraint(fields=["schedule", "rank"], name="games_prizeline_unique"),
+            models.CheckConstraint(condition=Q(rank__gte=1), name="games_prizeline_rank_from_1"),
+            models.CheckConstraint(condition=Q(amount__gt=0), name="games_prizeline_amount_pos"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.rank}: {self.amount}"
+
+
+class Season(models.Model):
+    """A week or month of the boards (Asia/Ho_Chi_Minh) being closed or closed: created when
+    its close starts (no board of it is written after that), ``closed_at`` set when every
+    board of it is archived (``games.services.seasons``)."""
+
+    period = models.CharField(max_length=8, unique=True)
+    kind = models.CharField(max_length=8, choices=PrizeSchedule.Kind.choices)
+    starts_at = models.DateTimeField()
+    ends_at = models.DateTimeField()
+    closed_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-ends_at", "period"]
+
+    def __str__(self) -> str:
+        return self.period
+
+
+class SeasonBoard(models.Model):
+    """One board of a closed season: its final standings are its frozen ``games_boardscore``
+    rows; its prizes as paid (``status``), the schedule it was paid by (by value) and the
+    ledger transaction (one per season and board)."""
+
+    class Status(models.TextChoices):
+        NO_PRIZES = "no_prizes", "No prize schedule"
+        PAID = "paid", "Prizes paid"
+        UNFUNDED = "unfunded", "Prize account short: nothing paid yet"
+        NOBODY = "nobody", "No eligible player"
+
+    season = models.ForeignKey(Season, on_delete=models.PROTECT, related_name="boards")
+    board = models.CharField(max_length=40)
+    room = models.CharField(max_length=ROOM_MAX_LENGTH, blank=True, default="")
+    players = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices)
+    schedule = models.JSONField(
+        default=list, blank=True, help_text="Rank → Quan as paid (index 0 is rank 1)."
+    )
+    min_hands = models.PositiveIntegerField(default=1)
+    total = models.BigIntegerField(default=0)
+    needed = models.BigIntegerField(default=0, help_text="What the prizes cost (unfunded).")
+    transaction = models.ForeignKey(
+        "accounts.LedgerTransaction",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="season_boards",
+    )
+    closed_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["season", "board", "room"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["season", "board", "room"], name="games_seasonboard_unique"
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["no_prizes", "paid", "unfunded", "nobody"]),
+                name="games_seasonboard_status_valid",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="paid", transaction__isnull=False)
+                | (~Q(status="paid") & Q(transaction__isnull=True)),
+                name="games_seasonboard_tx_iff_paid",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season_id} {self.board}/{self.room or '*'} {self.status}"
+
+
+class SeasonPrize(models.Model):
+    """A prize paid to a player for its final rank on a closed season's board."""
+
+    season_board = models.ForeignKey(SeasonBoard, on_delete=models.PROTECT, related_name="prizes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="season_prizes"
+    )
+    rank = models.PositiveIntegerField()
+    score = models.BigIntegerField()
+    amount = models.PositiveBigIntegerField()
+
+    class Meta:
+        ordering = ["season_board", "rank", "user_id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["season_board", "user"], name="games_seasonprize_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.season_board_id} #{self.rank} {self.user_id}: {self.amount}"
+
+
+class PrizeFunding(models.Model):
+    """Staff moving Quan from issuance into the prize account (one ledger transaction each,
+    booked when the row is added in the admin)."""
+
+    amount = models.PositiveBigIntegerField()
+    memo = models.CharField(max_length=200)
+    staff = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, related_name="+"
+    )
+    transaction = models.OneToOneField(
+        "accounts.LedgerTransaction", on_delete=models.PROTECT, related_name="prize_funding"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.amount} Quan: {self.memo}"

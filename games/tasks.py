@@ -129,3 +129,21 @@ def tournaments_sweep() -> list[int]:
     for tournament_id in due:
         tournament_clock_due.apply_async((tournament_id,), queue=CLOCK_QUEUE)
     return due
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def seasons_close_due() -> list[str]:
+    """Close the week and month seasons that have ended (beat, every few minutes; safe to run
+    twice, at once, or late) and pay the prizes an unfunded board can now be paid."""
+    from games.services.seasons import seasons_close_due as close
+
+    return close()
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def challenges_expire_due() -> int:
+    """Store as expired the pending challenges past their deadline, each with a
+    ``challenge_expired`` feed entry to its challenger (beat; safe to run twice)."""
+    from games.services.challenges import challenges_expire
+
+    return challenges_expire()

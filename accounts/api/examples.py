@@ -61,6 +61,7 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 ),
                 "challenge_accept": "http://chan.example/api/v1/challenges/{challenge_id}/accept",
                 "challenge_decline": "http://chan.example/api/v1/challenges/{challenge_id}/decline",
+                "challenge_cancel": "http://chan.example/api/v1/challenges/{challenge_id}/cancel",
                 "block": "http://chan.example/api/v1/me/blocks/{username}",
                 "integrity_flag": "http://chan.example/api/v1/integrity/flags/{flag_id}",
             },

@@ -1729,6 +1729,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             "family": "chan_van_van",
             "room": None,
             "season": "2026-W49",
+            "closed": True,
+            "closed_at": "2026-12-06T17:05:00.120300Z",
             "results": [
                 {
                     "rank": 1,
@@ -1860,6 +1862,14 @@ EXAMPLES.update(
                 **_CHALLENGE,
                 "direction": "received",
                 "status": "declined",
+                "answered_at": "2026-12-01T15:41:10.220310Z",
+            },
+        },
+        "challenges_cancel": {
+            "parameters": {"challenge_id": 5},
+            "response": {
+                **_CHALLENGE,
+                "status": "cancelled",
                 "answered_at": "2026-12-01T15:41:10.220310Z",
             },
         },

@@ -45,7 +45,8 @@ class ChallengeOutputSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=Mode.choices)
     status = serializers.ChoiceField(
         choices=Challenge.Status.choices,
-        help_text="`pending` until answered or `expires_at` (then `expired`).",
+        help_text="`pending` until answered, cancelled by its challenger or `expires_at` "
+        "(then `expired`).",
     )
     expires_at = serializers.DateTimeField()
     answered_at = serializers.DateTimeField(allow_null=True)

@@ -24,7 +24,12 @@ from games.api.views import USERNAME, _body, _query
 from games.selectors.blocks import block_list
 from games.selectors.challenges import challenge_get, challenge_list, challenge_summaries
 from games.services.blocks import block_delete, block_put
-from games.services.challenges import challenge_accept, challenge_decline, challenge_send
+from games.services.challenges import (
+    challenge_accept,
+    challenge_cancel,
+    challenge_decline,
+    challenge_send,
+)
 
 CHALLENGE_ID = OpenApiParameter("challenge_id", OpenApiTypes.INT, OpenApiParameter.PATH)
 
@@ -142,6 +147,35 @@ class ChallengeDeclineApi(APIView):
     )
     def post(self, request: Request, challenge_id: int) -> Response:
         challenge_decline(challenge_id=challenge_id, user=request.user)
+        return _challenge_response(challenge_id, request.user)
+
+
+class ChallengeCancelApi(APIView):
+    required_scope = scopes.PLAY
+
+    @extend_schema(
+        operation_id="challenges_cancel",
+        tags=["friends"],
+        summary="Cancel a challenge I sent, before it is answered",
+        description="The challenged player gets a `challenge_cancelled` entry in its feed.",
+        parameters=[CHALLENGE_ID, *COMMON_HEADERS],
+        request=None,
+        responses={
+            200: ChallengeOutputSerializer,
+            **problem_responses(
+                403,
+                404,
+                409,
+                descriptions={
+                    403: "`not_challenger` (it was sent to me: decline it instead).",
+                    404: "`not_found`: no such challenge of mine.",
+                    409: "`challenge_expired`, `challenge_answered` (with `status`).",
+                },
+            ),
+        },
+    )
+    def post(self, request: Request, challenge_id: int) -> Response:
+        challenge_cancel(challenge_id=challenge_id, user=request.user)
         return _challenge_response(challenge_id, request.user)
 
 

@@ -63,6 +63,12 @@ class LeaderboardPageSerializer(serializers.Serializer):
     family = serializers.CharField(allow_null=True, help_text="The rating board's family.")
     room = serializers.CharField(allow_null=True)
     season = serializers.CharField(allow_null=True)
+    closed = serializers.BooleanField(
+        help_text="The season is closed: these are its final standings (its prizes paid)."
+    )
+    closed_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the season closed (UTC); null while it runs."
+    )
     results = LeaderboardEntrySerializer(many=True)
     me = LeaderboardEntrySerializer(
         allow_null=True, help_text="With `?around=me`: my own row (null if I am not ranked)."

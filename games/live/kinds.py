@@ -83,6 +83,25 @@ FEED_KINDS: dict[str, FeedKind] = {
             ),
         ),
         FeedKind(
+            "challenge_expired",
+            "A challenge of mine expired unanswered at `expires_at` (`direction` sent: the "
+            "player I challenged did not answer; received: I did not); `user_id` and "
+            "`username` name the other player.",
+            ("challenge_id", "user_id", "username", "stake", "room", "expires_at", "direction"),
+        ),
+        FeedKind(
+            "challenge_cancelled",
+            "The player who challenged me withdrew the challenge before I answered it.",
+            ("challenge_id", "user_id", "username", "stake", "room", "expires_at"),
+        ),
+        FeedKind(
+            "season_prize",
+            "A season I played closed and I won a prize on one of its boards: the season "
+            "(`2026-W49` or `2026-12`), the board (`quan`, `xp`, `rating:<family>`), the room "
+            "(null: every room), my final rank and score, the Quan paid into my wallet.",
+            ("season", "board", "room", "rank", "score", "amount"),
+        ),
+        FeedKind(
             "rating_changed",
             "A rated hand of mine moved my rating in its ruleset family (`voided`: staff voided "
             "the hand and this is its reversal): the new rating, the change, whether it is "

@@ -2,9 +2,12 @@
 accepts — a private table opens with both seated, through ``table_create`` and ``seat_join``
 so that their holds, room requirements and own limits apply as at any seat — or declines.
 
-A challenge expires ``CHALLENGE_TTL_SECONDS`` after it is sent: checked on read and on every
-write (no Celery task; docs/decisions.md, "Tables among friends"). Lock order: the challenge
-row, then what ``table_create`` / ``seat_join`` lock (the table, wallets, users), the feed last.
+A challenge expires ``CHALLENGE_TTL_SECONDS`` after it is sent: it reads expired from then on
+(selectors), every write checks it, and a beat sweep (:func:`challenges_expire`) stores it so
+with a ``challenge_expired`` feed entry to both players (once: the entry's key is the
+challenge's). The challenger may withdraw a pending challenge (:func:`challenge_cancel`).
+Lock order: the challenge row, then what ``table_create`` / ``seat_join`` lock (the table,
+wallets, users), the feed last.
 """
 
 from __future__ import annotations
@@ -24,12 +27,50 @@ from games.services.feed import FeedNote, feed_append
 from games.services.table_limits import table_limits_check
 from games.services.tables import seat_join, table_create
 
+CHALLENGE_SWEEP_MAX = 500
 
-def _expire_due(now: Any, **match: Any) -> None:
-    """Store as expired the pending challenges (matching ``match``) whose deadline has passed."""
-    Challenge.objects.filter(status=Challenge.Status.PENDING, expires_at__lte=now, **match).update(
+
+def _expire_due(now: Any, *, limit: int | None = None, **match: Any) -> int:
+    """Store as expired the pending challenges (matching ``match``) whose deadline has passed
+    (locked, skipping those another transaction holds), with their ``challenge_expired``
+    feed entries. Returns how many."""
+    due = (
+        Challenge.objects.select_for_update(skip_locked=True)
+        .select_related("challenger", "challenged")
+        .filter(status=Challenge.Status.PENDING, expires_at__lte=now, **match)
+        .order_by("pk")
+    )
+    rows = list(due[:limit] if limit else due)
+    if not rows:
+        return 0
+    Challenge.objects.filter(pk__in=[c.pk for c in rows]).update(
         status=Challenge.Status.EXPIRED, updated_at=now
     )
+    feed_append(notes=[n for c in rows for n in _expired_notes(c)])
+    return len(rows)
+
+
+def _expired_notes(challenge: Challenge) -> list[FeedNote]:
+    return [
+        FeedNote(
+            user_id=me.pk,
+            kind="challenge_expired",
+            key=f"challenge:{challenge.pk}:expired",
+            data=_feed_data(challenge, other, direction=direction),
+        )
+        for me, other, direction in (
+            (challenge.challenger, challenge.challenged, "sent"),
+            (challenge.challenged, challenge.challenger, "received"),
+        )
+    ]
+
+
+@transaction.atomic
+def challenges_expire(*, now: Any = None) -> int:
+    """The beat's sweep: store the pending challenges past their deadline as expired, each
+    with its feed entries (at most ``CHALLENGE_SWEEP_MAX`` a run). Safe to run twice or at
+    once (rows locked, skipped when held; the entries keyed by the challenge)."""
+    return _expire_due(now or timezone.now(), limit=CHALLENGE_SWEEP_MAX)
 
 
 @transaction.atomic
@@ -106,9 +147,8 @@ def _feed_data(challenge: Challenge, other: Any, **more: Any) -> dict[str, Any]:
     }
 
 
-def _lock_for_answer(challenge_id: int, user: Any) -> Challenge:
-    """The challenge row locked, for its challenged player; 404 to anyone else; 409
-    ``challenge_expired`` past its deadline, ``challenge_answered`` once answered."""
+def _locked(challenge_id: int, user: Any) -> Challenge:
+    """The challenge row locked, for one of its two players; 404 to anyone else."""
     challenge = (
         Challenge.objects.select_for_update()
         .select_related("challenger", "challenged")
@@ -117,15 +157,29 @@ def _lock_for_answer(challenge_id: int, user: Any) -> Challenge:
     )
     if challenge is None or user.pk not in (challenge.challenger_id, challenge.challenged_id):
         raise NotFound(_("No such challenge."))
+    return challenge
+
+
+def _lock_for_answer(challenge_id: int, user: Any) -> Challenge:
+    """The challenge row locked, for its challenged player; 404 to anyone else; 409
+    ``challenge_expired`` past its deadline, ``challenge_answered`` once answered."""
+    challenge = _locked(challenge_id, user)
     if challenge.challenged_id != user.pk:
         raise PermissionDenied(
             _("Only the challenged player answers a challenge."), code="not_challenged"
         )
-    now = timezone.now()
-    if challenge.status == Challenge.Status.PENDING and challenge.expires_at <= now:
-        challenge.status = Challenge.Status.EXPIRED
-        challenge.save(update_fields=["status", "updated_at"])
-    if challenge.status == Challenge.Status.EXPIRED:
+    _check_pending(challenge)
+    return challenge
+
+
+def _check_pending(challenge: Challenge) -> None:
+    """409 unless the locked challenge is pending: ``challenge_expired`` past its deadline
+    (the sweep stores it so, with its feed entries), ``challenge_answered`` once answered or
+    cancelled."""
+    expired = (
+        challenge.status == Challenge.Status.PENDING and challenge.expires_at <= timezone.now()
+    )
+    if expired or challenge.status == Challenge.Status.EXPIRED:
         raise Conflict(_("This challenge has expired."), code="challenge_expired")
     if challenge.status != Challenge.Status.PENDING:
         raise Conflict(
@@ -133,7 +187,6 @@ def _lock_for_answer(challenge_id: int, user: Any) -> Challenge:
             code="challenge_answered",
             status=challenge.status,
         )
-    return challenge
 
 
 def _answered(challenge: Challenge, answer: str) -> None:
@@ -189,4 +242,29 @@ def challenge_decline(*, challenge_id: int, user: Any) -> Challenge:
     challenge.answered_at = timezone.now()
     challenge.save(update_fields=["status", "answered_at", "updated_at"])
     _answered(challenge, "declined")
+    return challenge
+
+
+@transaction.atomic
+def challenge_cancel(*, challenge_id: int, user: Any) -> Challenge:
+    """The challenger withdraws a pending challenge (a ``challenge_cancelled`` feed entry to
+    the challenged). 404 to anyone but its two players, 403 ``not_challenger`` to the
+    challenged, 409 once expired or answered."""
+    challenge = _locked(challenge_id, user)
+    if challenge.challenger_id != user.pk:
+        raise PermissionDenied(_("Only the challenger cancels a challenge."), code="not_challenger")
+    _check_pending(challenge)
+    challenge.status = Challenge.Status.CANCELLED
+    challenge.answered_at = timezone.now()
+    challenge.save(update_fields=["status", "answered_at", "updated_at"])
+    feed_append(
+        notes=[
+            FeedNote(
+                user_id=challenge.challenged_id,
+                kind="challenge_cancelled",
+                key=f"challenge:{challenge.pk}:cancelled",
+                data=_feed_data(challenge, challenge.challenger),
+            )
+        ]
+    )
     return challenge

@@ -8,6 +8,10 @@ one ``INSERT … ON CONFLICT DO UPDATE`` statement a hand.
 A void takes the hand's Quan back off the ``quan`` rows (its hand count too) and sets the
 rating rows to the reversed rating; XP stays (as the XP itself does, ``games.services.void``).
 
+A closed season's rows are its final standings: neither a late settlement nor a void of one of
+its hands writes them (``games.services.seasons.periods_writable``). The boards' histogram
+(``games_boardbucket``) follows every write of these rows by the table's triggers (games 0027).
+
 Lock order: after the rating rows, the board rows in (board, period, room, user) order — the
 order of the statement's VALUES, which is the order PostgreSQL takes their row locks in.
 """
@@ -22,6 +26,7 @@ from django.utils import timezone
 from games.models import Hand
 from games.rating_terms import RATING_PREFIX, periods_of
 from games.services.ratings import Rated, hand_family
+from games.services.seasons import periods_writable
 
 _UPSERT = """
 INSERT INTO games_boardscore (board, period, room, user_id, score, hands, updated_at)
@@ -59,7 +64,7 @@ def _rows(
     scopes = ("", hand.room_id)
     family = RATING_PREFIX + hand_family(hand) if rated else ""
     rows = []
-    for period in periods_of(ended):
+    for period in periods_writable(periods_of(ended)):
         for room in scopes:
             for user_id, net in quan.items():
                 rows.append(("quan", period, room, user_id, net, hand_step))

@@ -19,7 +19,9 @@ Lock order: after the user rows (``hand_award_xp``), the players' rating rows in
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
+from django.db import connection
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -56,20 +58,57 @@ class Rated:
     hands: int
 
 
-def _locked_ratings(user_ids: list[int], family: str) -> dict[int, PlayerRating]:
-    """The players' rating rows in this family, created at the start values when missing
-    (one ``INSERT … ON CONFLICT DO NOTHING``), locked in user id order."""
-    PlayerRating.objects.bulk_create(
-        [
-            PlayerRating(
-                user_id=u, family=family, mu=MU0, sigma=SIGMA0, rating=shown_rating(MU0, SIGMA0)
-            )
-            for u in sorted(user_ids)
-        ],
-        ignore_conflicts=True,
-    )
-    rows = PlayerRating.objects.select_for_update().filter(user_id__in=user_ids, family=family)
-    return {r.user_id: r for r in rows.order_by("user_id")}
+_LOCK_SQL = """
+WITH rated AS (
+    SELECT EXISTS (SELECT 1 FROM games_ratingchange WHERE hand_id = %(hand)s AND NOT reversal) AS r
+), fresh AS (
+    INSERT INTO games_playerrating (user_id, family, mu, sigma, rating, hands, updated_at)
+    SELECT u, %(family)s, %(mu)s, %(sigma)s, %(rating)s, 0, now()
+    FROM unnest(%(users)s::bigint[]) AS u
+    WHERE NOT (SELECT r FROM rated)
+    ORDER BY u
+    ON CONFLICT (user_id, family) DO NOTHING
+    RETURNING id, user_id, mu, sigma, rating, hands
+), held AS (
+    SELECT id, user_id, mu, sigma, rating, hands FROM games_playerrating
+    WHERE family = %(family)s AND user_id = ANY(%(users)s::bigint[])
+    ORDER BY user_id FOR UPDATE
+)
+SELECT (SELECT r FROM rated), id, user_id, mu, sigma, rating, hands FROM fresh
+UNION ALL
+SELECT (SELECT r FROM rated), id, user_id, mu, sigma, rating, hands FROM held
+"""
+
+
+def _locked_ratings(user_ids: list[int], family: str, *, hand_id: int | None = None) -> Any:
+    """The players' rating rows in this family, created at the start values when missing,
+    locked in user id order — one statement, which also says whether the hand ``hand_id`` has
+    been rated (then ``None`` is returned). A row another settlement created meanwhile (the
+    statement's snapshot misses it) sends this to the ORM's two statements."""
+    params = {
+        "hand": hand_id or 0,
+        "family": family,
+        "mu": MU0,
+        "sigma": SIGMA0,
+        "rating": shown_rating(MU0, SIGMA0),
+        "users": sorted(user_ids),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_LOCK_SQL, params)
+        found = cursor.fetchall()
+    if found and found[0][0]:
+        return None
+    rows = {}
+    for _rated, pk, user_id, mu, sigma, rating, hands in found:
+        row = PlayerRating(
+            pk=pk, user_id=user_id, family=family, mu=mu, sigma=sigma, rating=rating, hands=hands
+        )
+        row._state.adding = False
+        rows[user_id] = row
+    if len(rows) == len(set(user_ids)):
+        return dict(sorted(rows.items()))
+    locked = PlayerRating.objects.select_for_update().filter(user_id__in=user_ids, family=family)
+    return {r.user_id: r for r in locked.order_by("user_id")}
 
 
 def hand_rate(*, hand: Hand) -> list[Rated]:
@@ -78,11 +117,11 @@ def hand_rate(*, hand: Hand) -> list[Rated]:
     unrated hand (practice) returns []."""
     if not hand_is_rated(hand):
         return []
-    if RatingChange.objects.filter(hand=hand, reversal=False).exists():
-        return []
     seats = hand.seat_list()
     family = hand_family(hand)
-    ratings = _locked_ratings([s.user_id for s in seats], family)
+    ratings = _locked_ratings([s.user_id for s in seats], family, hand_id=hand.pk)
+    if ratings is None:  # rated already
+        return []
     winner = hand.outcome_result().winner
     ranks = [1 if winner is None or s.position == winner else 2 for s in seats]
     teams = [
@@ -120,6 +159,7 @@ def hand_unrate(*, hand: Hand) -> list[Rated]:
         return []
     family = changes[0].family
     ratings = _locked_ratings([c.user_id for c in changes], family)
+    assert ratings is not None
     reversals, out = [], []
     for c in changes:
         row = ratings[c.user_id]
@@ -147,14 +187,52 @@ def hand_unrate(*, hand: Hand) -> list[Rated]:
     return out
 
 
+_SAVE_SQL = """
+WITH changes AS (
+    INSERT INTO games_ratingchange (user_id, hand_id, family, reversal, mu_before, sigma_before,
+        mu_after, sigma_after, rating_before, rating_after, created_at)
+    SELECT c.user_id, %(hand)s, %(family)s, %(reversal)s, c.mu_before, c.sigma_before,
+        c.mu_after, c.sigma_after, c.rating_before, c.rating_after, %(now)s
+    FROM unnest(%(c_user)s::bigint[], %(c_mu0)s::float8[], %(c_sigma0)s::float8[],
+        %(c_mu1)s::float8[], %(c_sigma1)s::float8[], %(c_r0)s::int[], %(c_r1)s::int[])
+        AS c(user_id, mu_before, sigma_before, mu_after, sigma_after, rating_before, rating_after)
+    ORDER BY c.user_id
+)
+UPDATE games_playerrating AS p
+SET mu = v.mu, sigma = v.sigma, rating = v.rating, hands = v.hands, updated_at = %(now)s
+FROM unnest(%(p_id)s::bigint[], %(p_mu)s::float8[], %(p_sigma)s::float8[], %(p_r)s::int[],
+    %(p_hands)s::int[]) AS v(id, mu, sigma, rating, hands)
+WHERE p.id = v.id
+"""
+
+
 def _save(changes: list[RatingChange], rows: list[PlayerRating]) -> None:
-    # Once per hand: the callers hold the hand's row lock and check its change rows first (and
-    # the unique (hand, user, reversal) constraint would refuse a second set).
-    RatingChange.objects.bulk_create(changes)
-    now = timezone.now()
-    for row in rows:
-        row.updated_at = now
-    PlayerRating.objects.bulk_update(rows, ["mu", "sigma", "rating", "hands", "updated_at"])
+    """The change rows and the new ratings: one statement.
+    Once per hand: the callers hold the hand's row lock and check its change rows first (and
+    the unique (hand, user, reversal) constraint would refuse a second set)."""
+    if not changes:
+        return
+    first = changes[0]
+    params = {
+        "hand": first.hand_id,
+        "family": first.family,
+        "reversal": first.reversal,
+        "now": timezone.now(),
+        "c_user": [c.user_id for c in changes],
+        "c_mu0": [c.mu_before for c in changes],
+        "c_sigma0": [c.sigma_before for c in changes],
+        "c_mu1": [c.mu_after for c in changes],
+        "c_sigma1": [c.sigma_after for c in changes],
+        "c_r0": [c.rating_before for c in changes],
+        "c_r1": [c.rating_after for c in changes],
+        "p_id": [r.pk for r in rows],
+        "p_mu": [r.mu for r in rows],
+        "p_sigma": [r.sigma for r in rows],
+        "p_r": [r.rating for r in rows],
+        "p_hands": [r.hands for r in rows],
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(_SAVE_SQL, params)
 
 
 def rating_notes(*, hand: Hand, rated: list[Rated], voided: bool = False) -> list[FeedNote]:

@@ -29,6 +29,7 @@ ENTRY_POINTS = (
     "games/admin.py",
     "accounts/admin.py",
     "accounts/limit_admin.py",
+    "games/season_admin.py",
     "accounts/authentication.py",
     "games/apps.py",
     "accounts/apps.py",

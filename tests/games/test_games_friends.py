@@ -342,3 +342,57 @@ def test_staff_see_challenges_and_blocks_in_the_admin(players, make_user) -> Non
     r = staff.get(f"/admin/games/challenge/{sent['id']}/change/")
     assert r.status_code == 200
     assert staff.post(f"/admin/games/challenge/{sent['id']}/change/", {}).status_code == 403
+
+
+def test_the_sweep_expires_a_challenge_once_with_a_feed_entry_to_both(players) -> None:
+    from games.services.challenges import challenges_expire
+
+    a, b = players[0], players[1]
+    sent = challenge(a, b).json()
+    fresh = challenge(a, players[2]).json()
+    Challenge.objects.filter(pk=sent["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
+    # the beat's sweep stores it as expired, twice over as it may run
+    assert challenges_expire() == 1
+    assert challenges_expire() == 0
+    assert Challenge.objects.get(pk=sent["id"]).status == "expired"
+    assert Challenge.objects.get(pk=fresh["id"]).status == "pending"
+    # and both players read it in their feed, once
+    mine = FeedEntry.objects.get(user=a.user, kind="challenge_expired")
+    assert mine.data["challenge_id"] == sent["id"] and mine.data["direction"] == "sent"
+    assert mine.data["username"] == b.user.username
+    theirs = FeedEntry.objects.get(user=b.user, kind="challenge_expired")
+    assert theirs.data["direction"] == "received"
+    feed = a.client.get("/api/v1/me/feed?limit=100").json()["entries"]
+    assert [e["kind"] for e in feed].count("challenge_expired") == 1
+
+
+def test_the_challenger_cancels_a_pending_challenge(players) -> None:
+    a, b = players[0], players[1]
+    sent = challenge(a, b).json()
+    # the challenged cannot cancel it, a stranger cannot see it
+    assert_problem(b.client.post(f"/api/v1/challenges/{sent['id']}/cancel"), 403, "not_challenger")
+    assert_problem(
+        players[2].client.post(f"/api/v1/challenges/{sent['id']}/cancel"), 404, "not_found"
+    )
+    r = a.client.post(f"/api/v1/challenges/{sent['id']}/cancel")
+    assert r.status_code == 200, r.content
+    assert r.json()["status"] == "cancelled" and r.json()["answered_at"]
+    entry = FeedEntry.objects.get(user=b.user, kind="challenge_cancelled")
+    assert entry.data["challenge_id"] == sent["id"] and entry.data["username"] == a.user.username
+    # it cannot be answered or cancelled again, and a new one may be sent
+    assert_problem(
+        b.client.post(f"/api/v1/challenges/{sent['id']}/accept"), 409, "challenge_answered"
+    )
+    assert_problem(
+        a.client.post(f"/api/v1/challenges/{sent['id']}/cancel"), 409, "challenge_answered"
+    )
+    assert challenge(a, b).status_code == 201
+
+
+def test_an_expired_challenge_cannot_be_cancelled(players) -> None:
+    a, b = players[0], players[1]
+    sent = challenge(a, b).json()
+    Challenge.objects.filter(pk=sent["id"]).update(expires_at=timezone.now() - timedelta(seconds=1))
+    assert_problem(
+        a.client.post(f"/api/v1/challenges/{sent['id']}/cancel"), 409, "challenge_expired"
+    )

@@ -95,6 +95,7 @@ ENDPOINTS = {
     ("/api/v1/challenges/{challenge_id}", "get"): {"200", "401", "404"},
     ("/api/v1/challenges/{challenge_id}/accept", "post"): {"200", "401", "403", "404", "409"},
     ("/api/v1/challenges/{challenge_id}/decline", "post"): {"200", "401", "403", "404", "409"},
+    ("/api/v1/challenges/{challenge_id}/cancel", "post"): {"200", "401", "403", "404", "409"},
     ("/api/v1/me/blocks", "get"): {"200", "401"},
     ("/api/v1/me/blocks/{username}", "put"): {"200", "201", "400", "401", "404"},
     ("/api/v1/me/blocks/{username}", "delete"): {"204", "401", "404"},

@@ -538,6 +538,13 @@ class AsyncChanClient:
             await self._json("POST", f"/api/v1/challenges/{challenge_id}/decline"),
         )
 
+    async def cancel_challenge(self, challenge_id: int) -> dict[str, Any]:
+        """Withdraw a challenge I sent, before it is answered (status ``cancelled``)."""
+        return cast(
+            dict[str, Any],
+            await self._json("POST", f"/api/v1/challenges/{challenge_id}/cancel"),
+        )
+
     async def blocks(self) -> list[dict[str, Any]]:
         """The players I block."""
         return cast(list[dict[str, Any]], await self._json("GET", "/api/v1/me/blocks"))

@@ -45,6 +45,7 @@ OPERATIONS: dict[str, str] = {
     "tournaments_join": "join_tournament",
     "tournaments_leave": "leave_tournament",
     "tournaments_standings": "standings",
+    "challenges_cancel": "cancel_challenge",
     "me_limits_retrieve": "limits",
     "me_limits_update": "set_limits",
     "me_cool_off": "cool_off",

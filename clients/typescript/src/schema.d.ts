@@ -199,6 +199,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/challenges/{challenge_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a challenge I sent, before it is answered
+         * @description The challenged player gets a `challenge_cancelled` entry in its feed.
+         */
+        post: operations["challenges_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/challenges/{challenge_id}/decline": {
         parameters: {
             query?: never;
@@ -1057,6 +1077,7 @@ export interface components {
             tournament_standings: string;
             challenge_accept: string;
             challenge_decline: string;
+            challenge_cancel: string;
             block: string;
             integrity_flag: string;
         };
@@ -1149,12 +1170,13 @@ export interface components {
             max_seats: number;
             mode: components["schemas"]["ModeEnum"];
             /**
-             * @description `pending` until answered or `expires_at` (then `expired`).
+             * @description `pending` until answered, cancelled by its challenger or `expires_at` (then `expired`).
              *
              *     * `pending` - Pending
              *     * `accepted` - Accepted
              *     * `declined` - Declined
              *     * `expired` - Expired
+             *     * `cancelled` - Cancelled
              */
             status: components["schemas"]["ChallengeOutputStatusEnum"];
             /** Format: date-time */
@@ -1171,9 +1193,10 @@ export interface components {
          *     * `accepted` - Accepted
          *     * `declined` - Declined
          *     * `expired` - Expired
+         *     * `cancelled` - Cancelled
          * @enum {string}
          */
-        ChallengeOutputStatusEnum: "pending" | "accepted" | "declined" | "expired";
+        ChallengeOutputStatusEnum: "pending" | "accepted" | "declined" | "expired" | "cancelled";
         /**
          * @description * `not_a_winning_shape` - not_a_winning_shape
          *     * `chi_chi_must_be_bach_thu` - chi_chi_must_be_bach_thu
@@ -1462,6 +1485,8 @@ export interface components {
         /**
          * @description * `bonus_available` - bonus_available
          *     * `challenge_answered` - challenge_answered
+         *     * `challenge_cancelled` - challenge_cancelled
+         *     * `challenge_expired` - challenge_expired
          *     * `challenge_received` - challenge_received
          *     * `claim_window` - claim_window
          *     * `hand_dealt` - hand_dealt
@@ -1470,6 +1495,7 @@ export interface components {
          *     * `hand_voided` - hand_voided
          *     * `rating_changed` - rating_changed
          *     * `reality_check` - reality_check
+         *     * `season_prize` - season_prize
          *     * `seats_changed` - seats_changed
          *     * `tournament_finished` - tournament_finished
          *     * `tournament_seated` - tournament_seated
@@ -1477,7 +1503,7 @@ export interface components {
          *     * `your_turn` - your_turn
          * @enum {string}
          */
-        FeedEntryKindEnum: "bonus_available" | "challenge_answered" | "challenge_received" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "rating_changed" | "reality_check" | "seats_changed" | "tournament_finished" | "tournament_seated" | "tournament_started" | "your_turn";
+        FeedEntryKindEnum: "bonus_available" | "challenge_answered" | "challenge_cancelled" | "challenge_expired" | "challenge_received" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "rating_changed" | "reality_check" | "season_prize" | "seats_changed" | "tournament_finished" | "tournament_seated" | "tournament_started" | "your_turn";
         FeedPage: {
             entries: components["schemas"]["FeedEntry"][];
             /** @description The feed's last seq when it was read. */
@@ -1805,6 +1831,13 @@ export interface components {
             family: string | null;
             room: string | null;
             season: string | null;
+            /** @description The season is closed: these are its final standings (its prizes paid). */
+            closed: boolean;
+            /**
+             * Format: date-time
+             * @description When the season closed (UTC); null while it runs.
+             */
+            closed_at: string | null;
             results: components["schemas"]["LeaderboardEntry"][];
             /** @description With `?around=me`: my own row (null if I am not ranked). */
             me: components["schemas"]["LeaderboardEntry"] | null;
@@ -1847,9 +1880,11 @@ export interface components {
          *     * `tournament_entry` - Arena entry fees into its pool
          *     * `tournament_prize` - Arena pool paid as prizes
          *     * `tournament_refund` - Arena pool refunded (cancelled)
+         *     * `prize_funding` - Prize account funded
+         *     * `season_prize` - Season prizes
          * @enum {string}
          */
-        LedgerEntryOutputKindEnum: "welcome_grant" | "daily_bonus" | "adjustment" | "hand_settlement" | "hand_void" | "ga_gop" | "ga_gop_refund" | "transfer" | "tournament_entry" | "tournament_prize" | "tournament_refund";
+        LedgerEntryOutputKindEnum: "welcome_grant" | "daily_bonus" | "adjustment" | "hand_settlement" | "hand_void" | "ga_gop" | "ga_gop_refund" | "transfer" | "tournament_entry" | "tournament_prize" | "tournament_refund" | "prize_funding" | "season_prize";
         LedgerHeadOutput: {
             /** @description The last ledger transaction's id (null: an empty ledger). */
             tx_id: number | null;
@@ -3813,9 +3848,10 @@ export interface operations {
                  *     * `accepted` - Accepted
                  *     * `declined` - Declined
                  *     * `expired` - Expired
+                 *     * `cancelled` - Cancelled
                  * @example pending
                  */
-                status?: "pending" | "accepted" | "declined" | "expired";
+                status?: "pending" | "accepted" | "declined" | "expired" | "cancelled";
             };
             header?: {
                 /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
@@ -4150,6 +4186,98 @@ export interface operations {
                 };
             };
             /** @description `challenge_expired`, `challenge_answered` (with `status`); accept: what refuses either seat (`insufficient_balance`, `room_requirements_not_met`, the players' limits). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    challenges_cancel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path: {
+                /** @example 5 */
+                challenge_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChallengeOutput"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_challenger` (it was sent to me: decline it instead). `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_found`: no such challenge of mine. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `challenge_expired`, `challenge_answered` (with `status`). */
             409: {
                 headers: {
                     [name: string]: unknown;
