@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 
 from django.utils.translation import gettext_lazy as _
 
+from core.db_router import may_lag
 from core.errors import InvalidInput, NotFound
 from games.models import BoardScore, Room
 from games.rating_terms import ALL, PROVISIONAL_HANDS, RATING_PREFIX
@@ -95,6 +96,7 @@ def _before(rows: Any, score: int, user_id: int, n: int) -> list[_Row]:
     return near[::-1]
 
 
+@may_lag
 def leaderboard(
     *,
     board: str,
@@ -106,7 +108,8 @@ def leaderboard(
     around: Any = None,
 ) -> BoardPage:
     """A page of the board: the top ``limit``, the page after ``cursor``, or (``around``, a
-    user) the ``limit`` rows centred on that player, whose own row is also ``me``."""
+    user) the ``limit`` rows centred on that player, whose own row is also ``me``. May lag (a
+    fresh replica's)."""
     key = board_key(board, family)
     if room and not Room.objects.filter(slug=room).exists():
         raise NotFound(_("No such room."), code="room_not_found")
