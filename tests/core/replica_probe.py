@@ -58,7 +58,8 @@ def main() -> None:
         return value
 
     # The reads that may lag.
-    profile = probe("profile", lambda: player_profile(user=player_by_username(username)))
+    player = player_by_username(username)
+    profile = probe("profile", lambda: player_profile(user=player))
     out["display_name"] = profile["display_name"]
     out["hands_played"] = profile["hands_played"]
     probe("history", lambda: hand_history(user=user))

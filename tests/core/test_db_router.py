@@ -102,7 +102,7 @@ def streaming_pair(private_dir: Path) -> Any:
         primary.stop("immediate")
 
 
-@pytest.mark.slow(seconds=60)
+@pytest.mark.slow(seconds=90)
 def test_lagging_reads_go_to_a_fresh_replica_and_fall_back_to_the_primary(
     private_dir: Path, streaming_pair: tuple[Server, Server]
 ) -> None:
@@ -130,8 +130,10 @@ def test_lagging_reads_go_to_a_fresh_replica_and_fall_back_to_the_primary(
     caught_up = probe(env)
     # the reads that may lag are served by the replica, with what the primary holds,
     assert caught_up["lag"] == 0.0
-    for read in LAGGING:
+    for read in ("profile", "history", "leaderboard"):
         assert caught_up[read] == ["replica"], (read, caught_up)
+    # (the export's hand seats come from the hand store's own statement, on the primary)
+    assert "replica" in caught_up["export"], caught_up
     assert caught_up["hands_played"] >= 1
     assert caught_up["export_events"] == caught_up["export_seq"] + 1  # the whole log, seq 0…N
     # and what decides a move or money is the primary's, as is a marked read in a transaction.

@@ -37,8 +37,12 @@ HANDS = 2
 BUDGET_SECONDS = 150  # the bots' share of the test's bound (< 3 minutes in all)
 PASSWORD = "topology-Passw0rd-1"
 POOL_SIZE = 6  # PgBouncer's server connections for the whole stack
-# (web worker processes, Celery worker processes) of each run
+# (web worker processes, Celery worker processes) of each run; CHAN_TOPOLOGY_PROCESSES=web,celery
+# sets both, to measure the connections of other sizes (docs/operations.md "PgBouncer").
 PROCESSES = {"direct": (2, 2), "pgbouncer": (3, 3)}
+if os.environ.get("CHAN_TOPOLOGY_PROCESSES"):
+    _web, _celery = (int(n) for n in os.environ["CHAN_TOPOLOGY_PROCESSES"].split(","))
+    PROCESSES = {"direct": (_web, _celery), "pgbouncer": (_web, _celery)}
 
 
 def spawn(args: list[str], env: dict[str, str], log: IO[bytes], **kw: Any) -> subprocess.Popen:
