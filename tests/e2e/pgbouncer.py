@@ -64,19 +64,25 @@ class PgBouncer:
     def url(self, user: str, database: str) -> str:
         return f"postgres://{user}@127.0.0.1:{self.port}/{database}"
 
-    def pools(self) -> list[dict[str, Any]]:
-        """``SHOW POOLS`` on the admin console (simple query protocol: a client-side cursor)."""
-        with psycopg.connect(
+    def admin(self) -> psycopg.Connection[Any]:
+        """A connection to the admin console (simple query protocol: a client-side cursor)."""
+        return psycopg.connect(
             host="127.0.0.1",
             port=self.port,
             user="postgres",
             dbname="pgbouncer",
             autocommit=True,
             cursor_factory=psycopg.ClientCursor,
-        ) as conn:
-            cur = conn.execute("SHOW POOLS")
-            names = [c.name for c in cur.description or ()]
-            return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+        )
+
+    def pools(self, admin: psycopg.Connection[Any] | None = None) -> list[dict[str, Any]]:
+        """``SHOW POOLS``, on ``admin`` or a connection of its own."""
+        if admin is None:
+            with self.admin() as conn:
+                return self.pools(conn)
+        cur = admin.execute("SHOW POOLS")
+        names = [c.name for c in cur.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -163,6 +169,7 @@ class ConnectionSampler:
             self._thread.join(timeout=10)
 
     def _run(self) -> None:
+        admin = self.bouncer.admin() if self.bouncer is not None else None
         with psycopg.connect(**self.server, autocommit=True) as conn:
             while not self._stop.wait(self.period):
                 (n,) = conn.execute(
@@ -174,8 +181,10 @@ class ConnectionSampler:
                 if self.bouncer is not None:
                     clients = sum(
                         p["cl_active"] + p["cl_waiting"]
-                        for p in self.bouncer.pools()
+                        for p in self.bouncer.pools(admin)
                         if p["database"] == self.database
                     )
                     self.max_clients = max(self.max_clients, clients)
                 self.samples += 1
+        if admin is not None:
+            admin.close()

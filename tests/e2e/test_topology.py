@@ -5,7 +5,7 @@ tables of 2 hands each to the end through the API. Afterwards the hands' logs re
 (``check_hands``) and the ledger balances (``ledger_check``). Never the machine's shared servers.
 
 Run twice: straight to PostgreSQL, and once through a private PgBouncer in transaction mode
-(``DATABASE_POOLER=pgbouncer``; tests/e2e/pgbouncer.py) with more processes (3 web, 3 Celery
+(``DATABASE_POOLER=pgbouncer``; tests/e2e/pgbouncer.py) with more processes (3 web, 2 Celery
 workers) and at most ``POOL_SIZE`` server connections: the connections to PostgreSQL, sampled
 all along, stay within the pool while the clients are many more.
 """
@@ -39,7 +39,7 @@ PASSWORD = "topology-Passw0rd-1"
 POOL_SIZE = 6  # PgBouncer's server connections for the whole stack
 # (web worker processes, Celery worker processes) of each run; CHAN_TOPOLOGY_PROCESSES=web,celery
 # sets both, to measure the connections of other sizes (docs/operations.md "PgBouncer").
-PROCESSES = {"direct": (2, 2), "pgbouncer": (3, 3)}
+PROCESSES = {"direct": (2, 2), "pgbouncer": (3, 2)}
 if os.environ.get("CHAN_TOPOLOGY_PROCESSES"):
     _web, _celery = (int(n) for n in os.environ["CHAN_TOPOLOGY_PROCESSES"].split(","))
     PROCESSES = {"direct": (_web, _celery), "pgbouncer": (_web, _celery)}
