@@ -24,7 +24,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
@@ -130,23 +130,22 @@ def read_alias() -> str:
 
 
 @contextmanager
-def lagging_reads() -> Iterator[None]:
+def _reads(*, may_lag: bool) -> Iterator[None]:
+    token = _lagging.set(may_lag)
+    try:
+        yield
+    finally:
+        _lagging.reset(token)
+
+
+def lagging_reads() -> AbstractContextManager[None]:
     """The reads inside may be served by a fresh replica (see the module's docstring)."""
-    token = _lagging.set(True)
-    try:
-        yield
-    finally:
-        _lagging.reset(token)
+    return _reads(may_lag=True)
 
 
-@contextmanager
-def primary_reads() -> Iterator[None]:
+def primary_reads() -> AbstractContextManager[None]:
     """The reads inside go to the primary, even within :func:`lagging_reads`."""
-    token = _lagging.set(False)
-    try:
-        yield
-    finally:
-        _lagging.reset(token)
+    return _reads(may_lag=False)
 
 
 def may_lag(func: Callable[P, R]) -> Callable[P, R]:
