@@ -36,7 +36,7 @@ TABLES = 10
 HANDS = 2
 BUDGET_SECONDS = 150  # the bots' share of the test's bound (< 3 minutes in all)
 PASSWORD = "topology-Passw0rd-1"
-POOL_SIZE = 6  # PgBouncer's server connections for the whole stack
+POOL_SIZE = 10  # PgBouncer's server connections for the whole stack (default_pool_size)
 # (web worker processes, Celery worker processes) of each run; CHAN_TOPOLOGY_PROCESSES=web,celery
 # sets both, to measure the connections of other sizes (docs/operations.md "PgBouncer").
 PROCESSES = {"direct": (2, 2), "pgbouncer": (3, 2)}
