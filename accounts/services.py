@@ -72,16 +72,17 @@ def user_register(
         errors["password"] = list(exc.messages)
     if errors:
         raise InvalidInput(errors=errors)
+    # Hashed before the first query: the transaction (and, behind PgBouncer in transaction
+    # mode, a server connection) starts with that query, not around a second of hashing.
+    if password_hash:
+        candidate.password = password_hash
+    else:
+        candidate.set_password(password)
     if User.objects.filter(username__iexact=username).exists():
         raise _username_taken()
     if address is not None:
         candidate.signup_address = signup_address_digest(address)
         _signup_limit_check(candidate.signup_address)
-
-    if password_hash:
-        candidate.password = password_hash
-    else:
-        candidate.set_password(password)
     try:
         with transaction.atomic():
             candidate.save()

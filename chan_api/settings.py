@@ -244,7 +244,42 @@ else:
 # failing with 503 (each thread would otherwise fail once, for seconds under light traffic).
 _database["CONN_HEALTH_CHECKS"] = True
 _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_chan")
+# DATABASE_POOLER=pgbouncer: DATABASE_URL names a PgBouncer in transaction mode (deploy/pgbouncer.ini,
+# docs/operations.md "PgBouncer"), so each transaction may run on another server connection and
+# nothing may outlive one. No server-side cursors (``.iterator()`` would DECLARE one outside a
+# transaction), and no prepared statements (psycopg's prepare_threshold: Django's default, None,
+# pinned here; PgBouncer 1.18 of Debian 12 cannot keep them, 1.21's max_prepared_statements
+# could). The time zone Django sets on connect is one of the parameters PgBouncer carries from a
+# client to each server connection it lends it; the code's advisory locks and set_config calls
+# are transaction-scoped (pg_advisory_xact_lock, set_config(…, true)); nothing LISTENs.
+DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "").strip().lower()
+if DATABASE_POOLER not in ("", "pgbouncer"):
+    raise RuntimeError("DATABASE_POOLER is pgbouncer or unset")
+if DATABASE_POOLER == "pgbouncer":
+    _database["DISABLE_SERVER_SIDE_CURSORS"] = True
+    _database.setdefault("OPTIONS", {})["prepare_threshold"] = None
 DATABASES = {"default": _database}
+# DATABASE_REPLICA_URL: a streaming replica of the same database, for the reads that may lag
+# (core/db_router.py; docs/operations.md "Read replicas"): ended hands' exports, histories,
+# profiles and leaderboards, while its replay lag is under CHAN_REPLICA_MAX_LAG_SECONDS (checked at
+# most every CHAN_REPLICA_CHECK_SECONDS per process); else, and for everything else, the primary.
+if os.environ.get("DATABASE_REPLICA_URL"):
+    _replica = dj_database_url.parse(os.environ["DATABASE_REPLICA_URL"])
+    if _replica["ENGINE"] != "django.db.backends.postgresql":
+        raise RuntimeError("DATABASE_REPLICA_URL must name a PostgreSQL database (postgres://…)")
+    _replica.update(
+        {
+            k: _database[k]
+            for k in ("ENGINE", "CONN_MAX_AGE", "CONN_HEALTH_CHECKS", "DISABLE_SERVER_SIDE_CURSORS")
+            if k in _database
+        }
+    )
+    _replica.setdefault("OPTIONS", {}).setdefault("connect_timeout", 2)
+    _replica["TEST"] = {"MIRROR": "default"}  # a test database has no replica of its own
+    DATABASES["replica"] = _replica
+DATABASE_ROUTERS = ["core.db_router.LaggingReadsRouter"]
+CHAN_REPLICA_MAX_LAG_SECONDS = float(os.environ.get("CHAN_REPLICA_MAX_LAG_SECONDS", "5"))
+CHAN_REPLICA_CHECK_SECONDS = float(os.environ.get("CHAN_REPLICA_CHECK_SECONDS", "1"))
 
 # The threads that run Django in each web process (chan_api/wsgi_threads.py); long polls wait
 # outside them (games/live/long_poll.py), so this bounds the requests being answered at once.

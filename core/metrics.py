@@ -47,6 +47,17 @@ TASKS_DROPPED = Counter(
     "chan_tasks_dropped", "Task messages dropped after killing their worker too often.", ["task"]
 )
 
+LAGGING_READS = Counter(
+    "chan_lagging_reads",
+    "Reads that may lag (core/db_router.py), by the database that served them.",
+    ["served_by"],
+)
+REPLICA_LAG = Gauge(
+    "chan_replica_lag_seconds",
+    "The replica's replay lag at this process's last check (+Inf: it did not answer).",
+    multiprocess_mode="max",
+)
+
 
 def _on_commit(count: Any) -> None:
     transaction.on_commit(count, robust=True)
@@ -97,3 +108,12 @@ def task_dropped(*, task: str) -> None:
 
 # The decorator of the long-poll wait: the gauge counts the calls in progress.
 long_poll = LONG_POLLS_WAITING.track_inprogress()
+
+
+def lagging_read(*, replica: bool) -> None:
+    """A read marked ``may_lag`` was served, by the replica or the primary."""
+    LAGGING_READS.labels(served_by="replica" if replica else "primary").inc()
+
+
+def replica_lag_measured(lag: float | None) -> None:
+    REPLICA_LAG.set(float("inf") if lag is None else lag)

@@ -13,6 +13,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount, LedgerEntry, LedgerHold
+from core.db_router import REPLICA, may_lag, primary_reads, read_alias
 from games.archive import hand_events_archived
 from games.hand_store import hand_ruleset, hand_seats_load, hand_state
 from games.ledger_keys import settlement_key
@@ -30,11 +31,22 @@ from games.selectors.hands import hand_check_full_read, utc_iso
 from games.services.settlement_parties import settlement_accounts, settlement_party_of
 
 
+@may_lag
 def hand_export_for_user(*, hand: Hand, user: Any) -> dict[str, Any]:
     """The hand's export for ``user``: an auditor any time; once the hand has ended, its players
-    and, at a table open to spectators, anyone signed in (``403 hand_not_ended`` before)."""
-    hand_check_full_read(hand, user, _("A participant may export the hand only after it ends."))
-    return hand_export(hand)
+    and, at a table open to spectators, anyone signed in (``403 hand_not_ended`` before).
+
+    Who may read it is decided on the primary (``hand`` is its row). The document comes from a fresh
+    replica when it holds the hand at the same version (``seq``: the settlement and a void move
+    it), else from the primary: never a log older than the row it is exported with."""
+    with primary_reads():
+        hand_check_full_read(hand, user, _("A participant may export the hand only after it ends."))
+    if read_alias() == REPLICA:
+        copy = Hand.objects.select_related("table").filter(pk=hand.pk, seq=hand.seq).first()
+        if copy is not None:
+            return hand_export(copy)
+    with primary_reads():
+        return hand_export(hand)
 
 
 def hand_export(hand: Hand) -> dict[str, Any]:

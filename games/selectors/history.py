@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from core.db_router import may_lag
 from games.models import Hand, HandSeat
 from games.rules.results import Result
 from games.selectors.ratings import hand_rating_changes
@@ -70,6 +71,7 @@ def _history_item(hs: HandSeat) -> dict[str, Any]:
     }
 
 
+@may_lag
 def hand_history(
     *,
     user: Any,
@@ -79,7 +81,8 @@ def hand_history(
 ) -> HistoryPage:
     """The user's hands, newest first (by hand id, on the HandSeat (user, -hand) index), one page
     after ``cursor`` (a hand id): each with its table, room, stake, the user's seat, status,
-    result, Quan change and rating change (null for an unrated hand)."""
+    result, Quan change and rating change (null for an unrated hand). May lag (a fresh
+    replica's)."""
     limit = max(1, min(limit, HISTORY_PAGE_MAX))
     qs = HandSeat.objects.filter(user=user).select_related("hand__table")
     if ended_only:

@@ -16,6 +16,7 @@ from django.db import connection
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from core.db_router import may_lag
 from core.errors import InvalidInput, NotFound
 from games.models import BUCKET_BITS, BUCKET_LEVELS, BoardScore, Room, Season
 from games.rating_terms import ALL, PROVISIONAL_HANDS, RATING_PREFIX, periods_of
@@ -159,6 +160,7 @@ def board_rank(*, board: str, period: str, room: str, score: int, user_id: int) 
         return int(cursor.fetchone()[0])
 
 
+@may_lag
 def leaderboard(
     *,
     board: str,
@@ -170,7 +172,8 @@ def leaderboard(
     around: Any = None,
 ) -> BoardPage:
     """A page of the board: the top ``limit``, the page after ``cursor``, or (``around``, a
-    user) the ``limit`` rows centred on that player, whose own row is also ``me``."""
+    user) the ``limit`` rows centred on that player, whose own row is also ``me``. May lag (a
+    fresh replica's)."""
     key = board_key(board, family)
     if room and not Room.objects.filter(slug=room).exists():
         raise NotFound(_("No such room."), code="room_not_found")

@@ -7,6 +7,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from core.db_router import may_lag
 from core.errors import NotFound
 from games.models import Hand, HandSeat
 from games.selectors.ratings import player_rating, player_ratings
@@ -20,10 +21,12 @@ def player_by_username(username: str) -> Any:
     return user
 
 
+@may_lag
 def player_profile(*, user: Any) -> dict[str, Any]:
     """A player's public profile: level, hands played and won (ended hands; practice tables
     left out), win rate, the biggest win in points (what the others paid it in one hand), the
-    cước it wins with most often (declared, ties by slug) and when it joined. Two queries."""
+    cước it wins with most often (declared, ties by slug) and when it joined. Two queries; may
+    lag (a fresh replica's)."""
     ended = HandSeat.objects.filter(
         user=user, hand__status=Hand.Status.ENDED, hand__table__practice=False
     )

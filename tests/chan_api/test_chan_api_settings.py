@@ -139,6 +139,37 @@ def test_the_connection_pool_is_off_unless_asked_and_replaces_persistent_connect
     assert pooled["OPTIONS"]["pool"] == {"min_size": 2, "max_size": 4, "timeout": 10.0}
 
 
+def test_behind_pgbouncer_no_server_side_cursor_and_no_prepared_statement(tmp_path) -> None:
+    script = PRINT_DATABASE.format(module="django")
+    env = {"SECRET_KEY": "k", "DJANGO_SETTINGS_MODULE": "chan_api.settings"}
+    plain = loaded(tmp_path, script, **env)
+    assert not plain.get("DISABLE_SERVER_SIDE_CURSORS")
+
+    pooled = loaded(tmp_path, script, **env, DATABASE_POOLER="pgbouncer")
+
+    assert pooled["DISABLE_SERVER_SIDE_CURSORS"] is True
+    assert pooled["OPTIONS"]["prepare_threshold"] is None
+    refused = settings_with(tmp_path, script, **env, DATABASE_POOLER="pgpool")
+    assert refused.returncode != 0 and "DATABASE_POOLER" in refused.stderr
+
+
+def test_a_replica_is_an_alias_of_its_own_read_only_by_the_router(tmp_path) -> None:
+    script = (
+        "import json, django; from django.conf import settings; "
+        "print(json.dumps({'replica': settings.DATABASES.get('replica'), "
+        "'routers': settings.DATABASE_ROUTERS}))"
+    )
+    env = {"SECRET_KEY": "k", "DJANGO_SETTINGS_MODULE": "chan_api.settings"}
+    assert loaded(tmp_path, script, **env)["replica"] is None
+
+    out = loaded(tmp_path, script, **env, DATABASE_REPLICA_URL="postgres://r@replica.invalid/none")
+
+    assert out["routers"] == ["core.db_router.LaggingReadsRouter"]
+    assert out["replica"]["HOST"] == "replica.invalid"
+    assert out["replica"]["TEST"] == {"MIRROR": "default"}
+    assert out["replica"]["OPTIONS"]["connect_timeout"] == 2
+
+
 def test_the_asgi_entry_keeps_a_persistent_connection_per_thread(tmp_path) -> None:
     # Django runs in a fixed pool of long-lived threads there (chan_api/wsgi_threads.py)
     script = PRINT_DATABASE.format(module="chan_api.asgi")

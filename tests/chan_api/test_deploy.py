@@ -227,3 +227,26 @@ def test_make_serve_stopped_by_sigterm_is_a_clean_stop(tmp_path, target) -> None
     while processes_marked(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert processes_marked(marker) == []
+
+
+def test_deploy_puts_pgbouncer_in_transaction_mode_before_postgresql_but_not_the_migration() -> (
+    None
+):
+    import configparser
+
+    import yaml
+
+    ini = configparser.ConfigParser(delimiters=("=",), comment_prefixes=(";",))
+    ini.read(DEPLOY / "pgbouncer.ini")
+    assert ini["pgbouncer"]["pool_mode"] == "transaction"
+    assert "chan" in ini["databases"]
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    for name in ("web", "worker", "beat"):
+        env = services[name]["environment"]
+        assert (
+            "@pgbouncer:6432/chan" in env["DATABASE_URL"] and env["DATABASE_POOLER"] == "pgbouncer"
+        )
+    migrate = services["migrate"]["environment"]
+    assert "@db:5432/" in migrate["DATABASE_URL"] and "@db:5432/" in migrate["DATABASE_OWNER_URL"]
+    assert not migrate["DATABASE_POOLER"]
+    assert services["pgbouncer"]["build"]["dockerfile"] == "deploy/pgbouncer.Dockerfile"

@@ -3,6 +3,11 @@ scratch directory) and its own redis-server, 2 gunicorn worker processes, 2 Cele
 exactly one beat, the Procfile's commands — and 20 ``chan-bot`` processes playing 10 two-seat
 tables of 2 hands each to the end through the API. Afterwards the hands' logs replay
 (``check_hands``) and the ledger balances (``ledger_check``). Never the machine's shared servers.
+
+Run twice: straight to PostgreSQL, and once through a private PgBouncer in transaction mode
+(``DATABASE_POOLER=pgbouncer``; tests/e2e/pgbouncer.py) with more processes (3 web, 2 Celery
+workers) and at most ``POOL_SIZE`` server connections: the connections to PostgreSQL, sampled
+all along, stay within the pool while the clients are many more.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import IO, Any
 import pytest
 
 from chan_api import embedded_db
+from tests.e2e.pgbouncer import ConnectionSampler, PgBouncer, pgbouncer_start
 from tests.faults.harness import free_port, manage, stack_env
 from tests.faults.test_faults_redis import redis_server
 
@@ -30,6 +36,13 @@ TABLES = 10
 HANDS = 2
 BUDGET_SECONDS = 150  # the bots' share of the test's bound (< 3 minutes in all)
 PASSWORD = "topology-Passw0rd-1"
+POOL_SIZE = 10  # PgBouncer's server connections for the whole stack (default_pool_size)
+# (web worker processes, Celery worker processes) of each run; CHAN_TOPOLOGY_PROCESSES=web,celery
+# sets both, to measure the connections of other sizes (docs/operations.md "PgBouncer").
+PROCESSES = {"direct": (2, 2), "pgbouncer": (3, 2)}
+if os.environ.get("CHAN_TOPOLOGY_PROCESSES"):
+    _web, _celery = (int(n) for n in os.environ["CHAN_TOPOLOGY_PROCESSES"].split(","))
+    PROCESSES = {"direct": (_web, _celery), "pgbouncer": (_web, _celery)}
 
 
 def spawn(args: list[str], env: dict[str, str], log: IO[bytes], **kw: Any) -> subprocess.Popen:
@@ -98,8 +111,10 @@ def unsettled(env: dict[str, str]) -> int:
 
 
 @pytest.mark.slow(seconds=80)
-def test_twenty_bots_play_ten_tables_on_the_production_topology(private_dir) -> None:
+@pytest.mark.parametrize("pooler", ["direct", "pgbouncer"])
+def test_twenty_bots_play_ten_tables_on_the_production_topology(private_dir, pooler) -> None:
     started = time.monotonic()
+    web_workers, celery_workers = PROCESSES[pooler]
     port = free_port()
     redis = redis_server(port, private_dir)
     web_port = free_port()
@@ -118,22 +133,46 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(private_dir) -> 
     log = (private_dir / "stack.log").open("ab")
     stack: list[subprocess.Popen] = []
     bots: list[subprocess.Popen] = []
+    bouncer: PgBouncer | None = None
+    sampler: ConnectionSampler | None = None
     try:
         migrated = manage(env, "migrate", "--noinput")
         assert migrated.returncode == 0, migrated.stderr
+        # The embedded server, straight (the migration too: never through a pooler).
+        server = embedded_db.database_settings(private_dir)
+        sampled = {
+            "host": server["HOST"],
+            "port": server["PORT"],
+            "user": "postgres",
+            "dbname": server["NAME"],
+        }
+        if pooler == "pgbouncer":
+            bouncer = pgbouncer_start(
+                private_dir,
+                database=server["NAME"],
+                host=server["HOST"],
+                port=int(server["PORT"]),
+                pool_size=POOL_SIZE,
+                run_as=private_dir / "pg",
+            )
+            env["DATABASE_URL"] = bouncer.url("chan_app", server["NAME"])
+            env["DATABASE_POOLER"] = "pgbouncer"
+            bot_env = {**env, "CHAN_BOT_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
+        sampler = ConnectionSampler(server=sampled, database=server["NAME"], bouncer=bouncer)
+        sampler.__enter__()
         # Given the Procfile's three commands: gunicorn with 2 worker processes, 2 Celery
         # workers (each its own process and pool) and one beat,
         celery = [sys.executable, "-m", "celery", "-A", "chan_api"]
         stack.append(
             spawn(
                 [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py"]
-                + ["--workers", "2", "--bind", f"127.0.0.1:{web_port}"]
+                + ["--workers", str(web_workers), "--bind", f"127.0.0.1:{web_port}"]
                 + ["chan_api.asgi:application"],
                 env,
                 log,
             )
         )
-        for n in (1, 2):
+        for n in range(1, celery_workers + 1):
             stack.append(
                 spawn(
                     [*celery, "worker", "-l", "warning", "--concurrency", "2"]
@@ -193,6 +232,7 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(private_dir) -> 
             out, _ = proc.communicate(timeout=max(1, BUDGET_SECONDS - (time.monotonic() - up)))
             summaries.append(json.loads(out.decode().strip().splitlines()[-1]))
         played = time.monotonic() - up
+        sampler.__exit__(None, None, None)
 
         # then every bot played its 2 hands to the end with its table's partner,
         assert all(s["ok"] for s in summaries), [s for s in summaries if not s["ok"]]
@@ -227,18 +267,31 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(private_dir) -> 
         for s in summaries:
             raced.update(s["raced"])
         moves = sum(s["moves"] for s in summaries)
+        # Behind PgBouncer, many clients and never more server connections than its pool.
+        if bouncer is not None:
+            assert sampler.samples > 10
+            assert sampler.max_server <= POOL_SIZE, sampler
+            assert sampler.max_clients > POOL_SIZE, sampler
         print(
-            f"\ntopology: gunicorn 2 uvicorn workers, 2 Celery workers, 1 beat, "
+            f"\ntopology ({pooler}): gunicorn {web_workers} uvicorn workers, "
+            f"{celery_workers} Celery workers, 1 beat, "
             f"PostgreSQL (pgserver) + Redis; {len(summaries)} chan-bot processes at "
             f"{TABLES} tables: {len(hands)} hands, {moves} moves, {requests} requests "
             f"({sum(s['retries'] for s in summaries)} retries, "
             f"moves refused as raced {dict(raced)}, system moves {system_moves(env)}), statuses "
             f"{dict(sorted(statuses.items()))}; played in {played:.1f} s "
             f"({requests / played:.0f} req/s), {left} left for settle_hands "
-            f"({settled.stdout.strip()}); {time.monotonic() - started:.1f} s in all"
+            f"({settled.stdout.strip()}); {time.monotonic() - started:.1f} s in all; "
+            f"PostgreSQL connections at most {sampler.max_server}"
+            + (f", PgBouncer clients at most {sampler.max_clients}" if bouncer else "")
+            + f" ({sampler.samples} samples, {moves / played:.1f} moves/s)"
         )
     finally:
         stop(bots + stack)
+        if sampler is not None:
+            sampler.__exit__(None, None, None)
+        if bouncer is not None:
+            bouncer.stop()
         log.close()
         redis.kill()
         redis.wait()

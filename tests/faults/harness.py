@@ -59,7 +59,7 @@ def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
         env=env,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,  # a migration on a loaded machine (CI runs the suite in parallel)
     )
 
 
