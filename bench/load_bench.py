@@ -368,7 +368,7 @@ def production_stack(
                 stderr=open(Path(var) / f"{name}.log", "wb"),  # noqa: SIM115
                 start_new_session=True,
             )
-        wait_until_up(port, procs["web"])
+        wait_until_up(port, procs["web"], timeout=180)
         yield Stack(port, env, database_url, procs)
     finally:
         stop_stack(procs)
