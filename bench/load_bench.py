@@ -391,14 +391,16 @@ def stop_stack(procs: dict[str, subprocess.Popen]) -> None:
 # --------------------------------------------------------------------------- the database
 
 
-def moves_in_window(database_url: str, t0: float, t1: float) -> int:
-    """Moves appended between the wall-clock times ``t0`` and ``t1`` (every table)."""
+def count_in_window(
+    database_url: str, table: str, column: str, t0: float, t1: float, where: str = "TRUE"
+) -> int:
+    """Rows of ``table`` whose ``column`` falls between the wall-clock times ``t0`` and ``t1``."""
     import psycopg
 
     with psycopg.connect(database_url) as conn:
         return conn.execute(
-            "SELECT count(*) FROM games_handevent WHERE seq > 0 AND type <> 'set_prefs' "
-            "AND created_at >= to_timestamp(%s) AND created_at < to_timestamp(%s)",
+            f"SELECT count(*) FROM {table} WHERE {where} "
+            f"AND {column} >= to_timestamp(%s) AND {column} < to_timestamp(%s)",
             [t0, t1],
         ).fetchone()[0]
 
@@ -657,9 +659,17 @@ def main(argv: list[str] | None = None) -> int:
     # from its start.
     cpu = sum(v - cpu0.get(pid, 0.0) for pid, v in cpu1.items())
     pg_cpu = sum(v - pg0.get(pid, 0.0) for pid, v in pg1.items())
-    moves = moves_in_window(stack.database_url, t0, t1)
+    # Moves appended (every table, the clock's too; a preference change is no move).
+    moves = count_in_window(
+        stack.database_url,
+        "games_handevent",
+        "created_at",
+        t0,
+        t1,
+        "seq > 0 AND type <> 'set_prefs'",
+    )
     lateness = clock_lateness(stack.database_url, t0, t1)
-    hands = hands_ended(stack.database_url, t0, t1)
+    hands = count_in_window(stack.database_url, "games_hand", "ended_at", t0, t1)
     limit = db_limit(stack.database_url, args.db_seconds)
     report(
         args,
@@ -676,17 +686,6 @@ def main(argv: list[str] | None = None) -> int:
         hands=hands,
     )
     return 0
-
-
-def hands_ended(database_url: str, t0: float, t1: float) -> int:
-    import psycopg
-
-    with psycopg.connect(database_url) as conn:
-        return conn.execute(
-            "SELECT count(*) FROM games_hand WHERE ended_at >= to_timestamp(%s) "
-            "AND ended_at < to_timestamp(%s)",
-            [t0, t1],
-        ).fetchone()[0]
 
 
 if __name__ == "__main__":
