@@ -324,7 +324,7 @@ REST_FRAMEWORK = {
 # requests) instead of on every request, and remembers a token looked up for
 # CHAN_TOKEN_CACHE_SECONDS (a revoke or a ban is seen at once by the process that made it, by
 # the others within those seconds). The test suite keeps both off: every request reads.
-THROTTLE_FLUSH_SECONDS = float(os.environ.get("THROTTLE_FLUSH_SECONDS", "0" if TESTING else "1"))
+THROTTLE_FLUSH_SECONDS = float(os.environ.get("THROTTLE_FLUSH_SECONDS", "0" if TESTING else "5"))
 THROTTLE_FLUSH_REQUESTS = int(os.environ.get("THROTTLE_FLUSH_REQUESTS", "50"))
 CHAN_TOKEN_CACHE_SECONDS = float(
     os.environ.get("CHAN_TOKEN_CACHE_SECONDS", "0" if TESTING else "5")
