@@ -132,7 +132,7 @@ def start_gunicorn(env: dict) -> subprocess.Popen:
     )
 
 
-def wait_until_up(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+def wait_until_up(port: int, proc: subprocess.Popen, timeout: float = 180.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
