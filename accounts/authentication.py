@@ -17,6 +17,7 @@ from accounts.models import ApiToken, User
 from accounts.scopes import token_scopes
 from accounts.selectors import oauth_access_token, user_by_token
 from accounts.services import token_mark_used
+from accounts.token_cache import token_cache_get, token_cache_put, token_cache_touched
 
 # secrets.token_urlsafe output; anything else cannot be one of our tokens.
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_-]{16,128}$")
@@ -34,7 +35,12 @@ class BearerTokenAuthentication(BaseAuthentication):
         parts = header.split() if header.isascii() else []
         if len(parts) != 2 or parts[0].lower() != self.keyword or not _TOKEN_RE.match(parts[1]):
             raise AuthenticationFailed("Malformed Authorization header.")
-        found = user_by_token(parts[1])
+        key_hash = ApiToken.hash_key(parts[1])
+        found = token_cache_get(key_hash)  # a few seconds' memory (accounts/token_cache.py)
+        if found is None:
+            found = user_by_token(parts[1])
+            if found is not None:
+                token_cache_put(key_hash, *found)
         if found is None:
             access = oauth_access_token(parts[1])
             if access is None:
@@ -47,7 +53,10 @@ class BearerTokenAuthentication(BaseAuthentication):
         user, token = found
         if user.banned_at is not None:
             raise AuthenticationFailed("This player is banned.")
+        used = token.last_used_at
         token_mark_used(token=token)
+        if token.last_used_at != used:
+            token_cache_touched(key_hash, token.last_used_at)
         user.token_scopes = token_scopes(token)
         return user, token
 

@@ -23,6 +23,7 @@ from accounts import scopes as token_scopes
 from accounts.ledger import welcome_grant_book
 from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
 from accounts.signals import player_banned
+from accounts.token_cache import token_cache_forget
 from core.errors import (
     Conflict,
     InvalidInput,
@@ -247,6 +248,9 @@ def token_revoke(*, user: User, token_id: int) -> ApiToken:
         # Conditional update: a concurrent revoke keeps the first timestamp.
         ApiToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
         token.refresh_from_db(fields=["revoked_at"])
+        token_id = token.pk
+        transaction.on_commit(lambda: token_cache_forget(token_id=token_id), robust=True)
+        token_cache_forget(token_id=token_id)  # and at once (no transaction: the commit was)
     return token
 
 
@@ -324,6 +328,7 @@ def user_ban(*, user_id: int, staff: User, reason: str) -> User:
         user.is_active = False
         user.save(update_fields=["banned_at", "ban_reason", "is_active", "updated_at"])
         banned_id = user.pk
+        transaction.on_commit(lambda: token_cache_forget(user_id=banned_id), robust=True)
         transaction.on_commit(
             lambda: player_banned.send(sender=User, user_id=banned_id), robust=True
         )
@@ -340,4 +345,6 @@ def user_unban(*, user_id: int, staff: User, reason: str) -> User:
         user.ban_reason = f"unbanned: {reason} (by {staff.username})"[:200]
         user.is_active = True
         user.save(update_fields=["banned_at", "ban_reason", "is_active", "updated_at"])
+        unbanned_id = user.pk
+        transaction.on_commit(lambda: token_cache_forget(user_id=unbanned_id), robust=True)
     return user

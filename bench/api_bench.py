@@ -106,7 +106,8 @@ def server_env(database_url: str, cache_url: str | None, port: int, workers: int
         env["CACHE_URL"] = cache_url
         # Each move wakes the clock through the broker, as in production (nothing consumes the
         # wake-ups here: no worker runs, so no automatic move disturbs the scripted hands).
-        env["CELERY_BROKER_URL"] = cache_url.rsplit("/", 1)[0] + "/4"
+        # The cache's own database: another Redis database may be someone else's broker.
+        env["CELERY_BROKER_URL"] = cache_url
     return env
 
 
@@ -131,7 +132,7 @@ def start_gunicorn(env: dict) -> subprocess.Popen:
     )
 
 
-def wait_until_up(port: int, proc: subprocess.Popen, timeout: float = 30.0) -> None:
+def wait_until_up(port: int, proc: subprocess.Popen, timeout: float = 180.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:

@@ -354,6 +354,17 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
+# The hot path's memories (docs/decisions.md, a lean move): each process exchanges a client's
+# throttle budget with the cache every THROTTLE_FLUSH_SECONDS (or THROTTLE_FLUSH_REQUESTS of its
+# requests) instead of on every request, and remembers a token looked up for
+# CHAN_TOKEN_CACHE_SECONDS (a revoke or a ban is seen at once by the process that made it, by
+# the others within those seconds). The test suite keeps both off: every request reads.
+THROTTLE_FLUSH_SECONDS = float(os.environ.get("THROTTLE_FLUSH_SECONDS", "0" if TESTING else "5"))
+THROTTLE_FLUSH_REQUESTS = int(os.environ.get("THROTTLE_FLUSH_REQUESTS", "50"))
+CHAN_TOKEN_CACHE_SECONDS = float(
+    os.environ.get("CHAN_TOKEN_CACHE_SECONDS", "0" if TESTING else "5")
+)
+
 # The OpenAPI schema and its docs: public under DEBUG (and in the test suite, which reads the
 # schema as clients do), else only for a signed-in user (an API token or an admin session).
 CHAN_PUBLIC_API_DOCS = env_bool("CHAN_PUBLIC_API_DOCS", DEBUG or TESTING)

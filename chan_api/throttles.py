@@ -5,14 +5,26 @@ these answer when the oldest counted request leaves the window. The counts live 
 (Redis in production): while it does not answer, the throttles let requests through rather than
 turn every request into a 500 — the API keeps working on the database alone — and each such
 request is logged and counted (``throttle_cache_failures``).
+
+DRF reads and writes a client's whole history in the cache on every request (two round trips
+and a list of up to the limit's timestamps each way). Here each process keeps its clients'
+budgets (:class:`_Budgets`): a request is counted locally, against what the cache said at the
+last exchange plus what this process counted since; every ``THROTTLE_FLUSH_SECONDS`` (or
+``THROTTLE_FLUSH_REQUESTS`` requests) of a client the process exchanges with the cache: it
+reads the shared history, adds its own requests and writes it back. The budget is still one
+for all processes, seen by each up to that late (a client spread over N processes may pass its
+limit by at most what they count between two exchanges). ``THROTTLE_FLUSH_SECONDS=0`` (the test
+suite): DRF's exchange on every request.
 """
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import threading
-from dataclasses import dataclass
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -68,13 +80,127 @@ class Quota:
     window: int
 
 
+@dataclass
+class _Budget:
+    """One client's budget in this process: the shared history as last read (ascending
+    timestamps), this process's requests since (ascending), when it last exchanged."""
+
+    shared: list[float] = field(default_factory=list)
+    pending: list[float] = field(default_factory=list)
+    synced_at: float = float("-inf")
+    syncing: threading.Lock = field(default_factory=threading.Lock)
+
+
+class _History:
+    """A budget's requests in the window, newest first, as DRF's ``history`` list is read."""
+
+    def __init__(self, shared: list[float], pending: list[float]) -> None:
+        self._shared, self._pending = shared, pending
+
+    def __len__(self) -> int:
+        return len(self._shared) + len(self._pending)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __getitem__(self, i: int) -> float:
+        if i == -1:  # the oldest: what RateLimit-Reset reads on every request
+            return min(x[0] for x in (self._shared, self._pending) if x)
+        return sorted(self._shared + self._pending, reverse=True)[i]
+
+
+def _flush_seconds() -> float:
+    return float(getattr(settings, "THROTTLE_FLUSH_SECONDS", 0) or 0)
+
+
+class _Budgets:
+    """This process's budgets, by throttle key (bounded: a forgotten one starts again from the
+    cache's history)."""
+
+    KEPT = 20_000
+
+    def __init__(self) -> None:
+        self._budgets: OrderedDict[str, _Budget] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def clear(self) -> None:
+        with self._lock:
+            self._budgets.clear()
+
+    def take(self, throttle: SimpleRateThrottle, now: float) -> tuple[bool, _History]:
+        key, duration, limit = throttle.key, throttle.duration, throttle.num_requests
+        with self._lock:
+            budget = self._budgets.get(key)
+            if budget is None:
+                budget = self._budgets[key] = _Budget()
+                while len(self._budgets) > self.KEPT:
+                    self._budgets.popitem(last=False)
+            else:
+                self._budgets.move_to_end(key)
+            due = now - budget.synced_at >= _flush_seconds() or len(budget.pending) >= getattr(
+                settings, "THROTTLE_FLUSH_REQUESTS", 50
+            )
+        if due and budget.syncing.acquire(blocking=False):  # one thread exchanges, others go on
+            try:
+                self._exchange(throttle, budget, now)
+            finally:
+                budget.syncing.release()
+        with self._lock:
+            start = now - duration
+            del budget.shared[: bisect.bisect_right(budget.shared, start)]
+            del budget.pending[: bisect.bisect_right(budget.pending, start)]
+            history = _History(list(budget.shared), list(budget.pending))
+            if len(history) >= limit:
+                return False, history
+            budget.pending.append(now)
+            return True, _History(history._shared, [*history._pending, now])
+
+    def _exchange(self, throttle: SimpleRateThrottle, budget: _Budget, now: float) -> None:
+        """Read the shared history, add this process's requests, write it back (newest first,
+        as DRF keeps it, at most the limit's number)."""
+        with self._lock:
+            mine = budget.pending
+            budget.pending = []
+        try:
+            shared = throttle.cache.get(throttle.key, [])
+            merged = sorted([*shared, *mine], reverse=True)[: throttle.num_requests]
+            merged = [t for t in merged if t > now - throttle.duration]
+            if mine:
+                throttle.cache.set(throttle.key, merged, throttle.duration)
+        except Exception:
+            with self._lock:  # counted again at the next exchange
+                budget.pending = sorted([*mine, *budget.pending])
+                budget.synced_at = now
+            raise
+        with self._lock:
+            budget.shared = merged[::-1]
+            budget.synced_at = now
+
+
+_budgets = _Budgets()
+
+
 class _WaitMixin(SimpleRateThrottle):
     def get_ident(self, request: Any) -> str:
         return client_address(request)
 
+    def _allow_batched(self, request: Any, view: Any) -> bool:
+        """DRF's ``allow_request`` on this process's budget (:class:`_Budgets`)."""
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        self.now = self.timer()
+        allowed, self.history = _budgets.take(self, self.now)
+        return allowed or self.throttle_failure()
+
     def allow_request(self, request: Any, view: Any) -> bool:
         try:
-            allowed = super().allow_request(request, view)
+            if _flush_seconds() > 0:
+                allowed = self._allow_batched(request, view)
+            else:
+                allowed = super().allow_request(request, view)
         except Exception:  # the cache is down: fail open, the database still serves
             failures = throttle_cache_failures.add()
             metrics.cache_failed(use="throttle")

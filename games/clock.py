@@ -9,12 +9,15 @@ Services and tasks both use this module; it names the tasks instead of importing
 from __future__ import annotations
 
 import logging
+import threading
+from collections import OrderedDict
 from datetime import datetime, timedelta
 
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from accounts.models import User
 from games.models import Hand, Table, TournamentTable
@@ -114,10 +117,64 @@ def _send_on_commit(task: str, object_id: int, at: datetime | None) -> None:
     transaction.on_commit(send, robust=True)
 
 
-def hand_clock_on_commit(hand: Hand) -> None:
-    """Wake ``games.tasks.hand_turn_due`` at the hand's ``deadline_at`` after commit."""
-    if hand.deadline_at is not None:
-        _send_on_commit(HAND_TURN_TASK, hand.pk, hand.deadline_at)
+# The hands' wake-ups this process has queued and that have not come yet: hand id -> when. A
+# move whose deadline is not earlier than one of them sends nothing: that wake-up comes first,
+# finds the hand not due, and queues the next (``hand_clock_rearm``). So a hand costs about one
+# message per deadline that passes rather than one per move. Best effort like the messages: if
+# the remembered one is lost the sweep catches it. Bounded; an entry forgotten costs one
+# message more.
+_ARMED_KEPT = 4096
+_armed: OrderedDict[int, datetime] = OrderedDict()
+_armed_lock = threading.Lock()
+
+
+def _hand_wake_needed(hand_id: int, at: datetime, *, force: bool = False) -> bool:
+    """Whether a wake-up at ``at`` is news to this process (and, if so, remember it as armed)."""
+    now = timezone.now()
+    with _armed_lock:
+        armed = _armed.get(hand_id)
+        if not force and armed is not None and now < armed <= at:
+            return False
+        _armed[hand_id] = at
+        _armed.move_to_end(hand_id)
+        while len(_armed) > _ARMED_KEPT:
+            _armed.popitem(last=False)
+    return True
+
+
+def _hand_wake_failed(hand_id: int, at: datetime) -> None:
+    with _armed_lock:
+        if _armed.get(hand_id) == at:
+            del _armed[hand_id]
+
+
+def hand_clock_on_commit(hand: Hand, *, force: bool = False) -> None:
+    """Wake ``games.tasks.hand_turn_due`` at the hand's ``deadline_at`` after commit, unless a
+    wake-up this process queued comes at or before it (it re-arms: ``hand_clock_rearm``);
+    ``force``: whatever this process queued."""
+    if hand.deadline_at is None or not settings.CHAN_CLOCK:
+        return
+    hand_id, at = hand.pk, hand.deadline_at
+
+    def send() -> None:
+        if not _hand_wake_needed(hand_id, at, force=force):
+            return
+        try:
+            current_app.send_task(HAND_TURN_TASK, args=(hand_id,), eta=at)
+        except Exception:
+            _hand_wake_failed(hand_id, at)
+            raise
+
+    transaction.on_commit(send, robust=True)
+
+
+def hand_clock_rearm(hand: Hand, now: datetime) -> None:
+    """A wake-up came before the hand's deadline (a move since pushed it back): queue the next
+    one, at the deadline, after commit (even if this process remembers one queued for then: this
+    may be that one, come a hair early). The caller holds the hand row lock."""
+    playing = hand.status == Hand.Status.PLAYING
+    if playing and hand.deadline_at is not None and hand.deadline_at > now:
+        hand_clock_on_commit(hand, force=True)
 
 
 def table_clock_on_commit(table: Table, at: datetime) -> None:

@@ -27,6 +27,23 @@ def _hash_at(hand: Hand, seq: int) -> str:
     return digest or ""
 
 
+_LAST_HASH = "_chan_last_hash"  # (seq, hash) of the hand's last event, kept on the instance
+
+
+def hand_last_hash_keep(hand: Hand, seq: int, digest: str | None) -> None:
+    """Remember on the locked ``hand`` the hash of its event ``seq`` (read with the lock, or
+    just appended), so that the next append needs no query for it."""
+    if digest:
+        setattr(hand, _LAST_HASH, (seq, digest))
+
+
+def _prev_hash(hand: Hand) -> str:
+    kept = getattr(hand, _LAST_HASH, None)
+    if kept is not None and kept[0] == hand.seq:
+        return kept[1]
+    return _hash_at(hand, hand.seq)
+
+
 def hand_event_append(
     *,
     hand: Hand,
@@ -45,7 +62,7 @@ def hand_event_append(
         # a record's payload is its own shape (games.rules.records)
         payload = {**payload, "v": EVENT_VERSION}
     seq = 0 if type == "deal" else hand.seq + 1
-    prev = hand.seed_hash if seq == 0 else _hash_at(hand, hand.seq)
+    prev = hand.seed_hash if seq == 0 else _prev_hash(hand)
     digest = event_hash(
         hand=hand.pk,
         seq=seq,
@@ -71,6 +88,7 @@ def hand_event_append(
         hash=digest,
     )
     hand.seq = seq
+    hand_last_hash_keep(hand, seq, digest)
     return event
 
 

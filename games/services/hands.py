@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -24,6 +25,7 @@ from core.errors import (
 )
 from games.clock import (
     hand_clock_on_commit,
+    hand_clock_rearm,
     hand_deadline_for,
     hand_seat_is_bot,
     hand_settle_on_commit,
@@ -40,7 +42,7 @@ from games.rules.state import Phase
 from games.rules.views import result_of
 from games.selectors.hands import not_a_participant
 from games.services.feed import feed_hand_changed
-from games.services.hand_log import hand_event_append
+from games.services.hand_log import hand_event_append, hand_last_hash_keep
 from games.services.idempotency import (
     StoredResponse,
     idempotency_key_check,
@@ -58,10 +60,18 @@ MoveRenderer = Callable[[Hand, HandState], dict[str, Any]]
 
 
 def hand_lock(hand_id: int) -> Hand | None:
-    """The hand row, locked (``SELECT … FOR UPDATE``), with its table and seats, or None."""
-    locked = Hand.objects.select_for_update(of=("self",)).select_related("table")
+    """The hand row, locked (``SELECT … FOR UPDATE``), with its table and seats, or None; in
+    the same statement the hash of its last event, which the next append chains to
+    (``hand_log.hand_event_append``: no query of its own for it)."""
+    last_hash = HandEvent.objects.filter(hand_id=OuterRef("pk"), seq=OuterRef("seq"))
+    locked = (
+        Hand.objects.select_for_update(of=("self",))
+        .select_related("table")
+        .annotate(chan_last_hash=Subquery(last_hash.values("hash")[:1]))
+    )
     hand = locked.filter(pk=hand_id).first()
     if hand is not None:
+        hand_last_hash_keep(hand, hand.seq, hand.chan_last_hash)
         hand_seats_load(hand)
     return hand
 
@@ -290,13 +300,16 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
 
     Safe to run any number of times and at any moment: a player's move and the clock both lock
     the hand row, and a move sets the next deadline, so whichever comes second finds nothing
-    due. A wake-up that comes early (clocks of two machines) does nothing; the sweep catches it.
-    Locks the hand row."""
+    due. A wake-up that comes early (a move since pushed the deadline back: a move queues no
+    wake-up when one already comes before its deadline, ``games.clock.hand_clock_on_commit``)
+    queues the next one at the deadline. Locks the hand row."""
     with transaction.atomic():
         hand = hand_lock(hand_id)
         if hand is None or hand.status != Hand.Status.PLAYING or hand.deadline_at is None:
             return None
-        if (now or timezone.now()) < hand.deadline_at:
+        now = now or timezone.now()
+        if now < hand.deadline_at:
+            hand_clock_rearm(hand, now)  # early: a move pushed the deadline back since
             return None
         state = hand_state(hand)
         bot = hand_seat_is_bot(hand, state.turn)

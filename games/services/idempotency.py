@@ -6,8 +6,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import connection
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from psycopg.types.json import Jsonb
 
 from core.errors import Conflict, InvalidInput
 from games.models import Hand, IdempotencyRecord
@@ -59,23 +61,30 @@ def idempotency_replay(*, user: Any, key: str | None, request_hash: str) -> Stor
 def idempotency_record(
     *, user: Any, key: str | None, hand: Hand, request_hash: str, response: StoredResponse
 ) -> None:
-    """Keep the response under its key, in a savepoint so the transaction stays usable. The same
+    """Keep the response under its key (one ``INSERT … ON CONFLICT DO NOTHING``: the transaction
+    stays usable without a savepoint's two round trips). The same
     key sent at the same time to another hand (whose lock we do not hold) may have been stored
     first: then it is refused and the caller's transaction rolls back with the exception."""
     if key is None:
         return
-    try:
-        with transaction.atomic():
-            IdempotencyRecord.objects.create(
-                user=user,
-                key=key,
-                hand=hand,
-                request_hash=request_hash,
-                response_status=response.status,
-                response_body=response.body,
-            )
-    except IntegrityError as exc:
-        # Any other integrity error is a bug and stays one.
-        if not IdempotencyRecord.objects.filter(user=user, key=key).exists():
-            raise
-        raise _key_reused() from exc
+    table = IdempotencyRecord._meta.db_table
+    now = timezone.now()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (user_id, key, hand_id, request_hash, response_status, "
+            "response_body, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT (user_id, key) DO NOTHING RETURNING id",
+            [
+                user.pk,
+                key,
+                hand.pk,
+                request_hash,
+                response.status,
+                Jsonb(response.body),
+                now,
+                now,
+            ],
+        )
+        stored = cursor.fetchone()
+    if stored is None:
+        raise _key_reused()

@@ -46,17 +46,31 @@ def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None
     assert {"floor", "state read", "304 poll", "move"} <= lines, result.stdout
 
 
-@pytest.mark.slow
-def test_load_bench_drives_bots_at_tables_then_the_floor_and_prints_the_ratio() -> None:
-    result = run_bench("load_bench.py", "--tables", "2", "--seconds", "2", scratch="load_bench")
+@pytest.mark.slow(seconds=60)
+def test_load_bench_runs_the_procfile_stack_and_prints_every_figure() -> None:
+    result = run_bench(
+        "load_bench.py",
+        *("--tables", "2", "--clock-tables", "1", "--warmup", "2", "--seconds", "4"),
+        *("--db-seconds", "0.5"),
+        scratch="load_bench",
+    )
 
     assert result.returncode == 0, result.stderr[-2000:]
     out = result.stdout
-    assert "2 tables x 4 bots = 8 threads" in out, out
-    assert "moves/s" in out and "errors: none" in out, out
-    rows = {line.split()[0] for line in out.splitlines() if line}
-    assert {"move", "read", "floor"} <= rows, out
-    assert "ratio game/floor req/s:" in out, out
+    assert "2 tables x 4 bots + 1 practice tables" in out, out
+    assert "errors: none" in out, out
+    for line in (
+        "moves/s: ",
+        "move p50/p99 ms: ",
+        "CPU ms/move: ",
+        "RSS MB: ",
+        "db limit tx/s: ",
+        "ratio to db limit: ",
+        "clock lateness p99: ",
+    ):
+        assert any(row.startswith(line) for row in out.splitlines()), (line, out)
+    moves = next(row for row in out.splitlines() if row.startswith("moves/s: "))
+    assert float(moves.split()[1]) > 0, out
 
 
 @pytest.mark.slow(seconds=30)
