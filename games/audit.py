@@ -14,7 +14,7 @@ from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
 from games.rules.results import HandResult
 from games.rules.views import result_of
-from games.selectors.seat_holds import check_holds_have_seats
+from games.selectors.seat_holds import check_holds_have_seats, check_seats_have_holds
 from games.services.pot import pot_problems
 from games.services.quan_booking import hand_quan, practice_quan
 from games.services.settlement_parties import settlement_accounts
@@ -85,4 +85,9 @@ def check_pots() -> list[LedgerProblem]:
     return [LedgerProblem("pot_shares", detail) for detail in pot_problems()]
 
 
-GAMES_LEDGER_CHECKS = [check_hand_settlements, check_pots, check_holds_have_seats]
+GAMES_LEDGER_CHECKS = [
+    check_hand_settlements,
+    check_pots,
+    check_holds_have_seats,
+    check_seats_have_holds,
+]
