@@ -1,7 +1,8 @@
 """Ledger speed on PostgreSQL, against floors measured in the same run.
 
     .venv/bin/python bench/ledger_bench.py [--entries 1000000] [--postings 400] [--rounds 200]
-        [--writers 8] [--seconds 5] [--write-rounds 2]
+        [--writers 8] [--seconds 5] [--write-rounds 2] [--writes-only] [--profile DIR]
+        [--accounts-migration 0017_ledger_sub_accounts]
 
 It creates a scratch database (``chan_ledger_bench`` on the server of ``--db``, default
 ``$DATABASE_URL``, dropped first), migrates it and runs Django in this process on it.
@@ -14,7 +15,12 @@ Measured:
   beside it, in the same run, the floor: the same rows (balances updated, one transaction row,
   6 entry rows) written by plain SQL on trigger-less copies of the ledger's tables, no checks,
   no chain. Prints ``settlements/s: N``, ``floor/s: N``, ``ratio: R``, ``deadlocks: N`` and
-  ``errors: N``; rounds alternate ledger and floor; ``ledger_check`` must pass afterwards;
+  ``errors: N``, the load average, and the CPU per settlement of each side (the writers' own and
+  their PostgreSQL backends', from /proc: comparable whatever else the machine runs); rounds
+  alternate ledger and floor; ``ledger_check`` must pass afterwards. ``--profile DIR``: writer 0
+  of each ledger round under cProfile, and (connected as a superuser) PostgreSQL's time in each
+  ledger function and trigger per settlement. ``--accounts-migration``: the accounts app
+  migrated back first (an A/B of the ledger's triggers). ``--writes-only`` stops here;
 * write floor: a transaction that updates one row and commits;
 * posting: ``ledger_post`` of a hand settlement (4 wallets + the house, row locks in id order,
   5 entries through the balance trigger, the deferred balance check at commit) — rate and its cost
