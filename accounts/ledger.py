@@ -277,8 +277,8 @@ WITH tx AS (
     RETURNING id
 )
 INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
-SELECT tx.id, leg.account_id, leg.amount, 0
-FROM tx, unnest(%s::bigint[], %s::bigint[]) AS leg(account_id, amount)
+SELECT tx.id, leg.account_id, leg.amount, leg.balance_after
+FROM tx, unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS leg(account_id, amount, balance_after)
 ORDER BY leg.account_id
 RETURNING transaction_id
 """
@@ -378,6 +378,9 @@ def _post(
                     now,
                     account_ids,
                     [merged[pk] for pk in account_ids],
+                    # each balance after its leg, from the balances read under the locks: the
+                    # database compares them with its own (accounts 0021)
+                    [a.balance + merged[a.pk] for a in locks.accounts],
                 ],
             )
             rows = cursor.fetchall()

@@ -1,7 +1,8 @@
 """Ledger speed on PostgreSQL, against floors measured in the same run.
 
     .venv/bin/python bench/ledger_bench.py [--entries 1000000] [--postings 400] [--rounds 200]
-        [--writers 8] [--seconds 5] [--write-rounds 2]
+        [--writers 8] [--seconds 5] [--write-rounds 2] [--writes-only] [--profile DIR]
+        [--accounts-migration 0020_ledger_kinds_arenas_and_seasons]
 
 It creates a scratch database (``chan_ledger_bench`` on the server of ``--db``, default
 ``$DATABASE_URL``, dropped first), migrates it and runs Django in this process on it.
@@ -14,7 +15,12 @@ Measured:
   beside it, in the same run, the floor: the same rows (balances updated, one transaction row,
   6 entry rows) written by plain SQL on trigger-less copies of the ledger's tables, no checks,
   no chain. Prints ``settlements/s: N``, ``floor/s: N``, ``ratio: R``, ``deadlocks: N`` and
-  ``errors: N``; rounds alternate ledger and floor; ``ledger_check`` must pass afterwards;
+  ``errors: N``, the load average, and the CPU per settlement of each side (the writers' own and
+  their PostgreSQL backends', from /proc: comparable whatever else the machine runs); rounds
+  alternate ledger and floor; ``ledger_check`` must pass afterwards. ``--profile DIR``: writer 0
+  of each ledger round under cProfile, and (connected as a superuser) PostgreSQL's time in each
+  ledger function and trigger per settlement. ``--accounts-migration``: the accounts app
+  migrated back first (an A/B of the ledger's triggers). ``--writes-only`` stops here;
 * write floor: a transaction that updates one row and commits;
 * posting: ``ledger_post`` of a hand settlement (4 wallets + the house, row locks in id order,
   5 entries through the balance trigger, the deferred balance check at commit) — rate and its cost
@@ -198,8 +204,10 @@ def _writer(
     accounts: dict[str, Any],
     start: Any,
     out: Any,
+    profile: str = "",
 ) -> None:
-    """One writer process: settlements of its table for ``seconds`` after ``start`` opens."""
+    """One writer process: settlements of its table for ``seconds`` after ``start`` opens.
+    With ``profile`` (a file), writer 0 of a ledger round runs under cProfile and dumps there."""
     from django.db import OperationalError, connection
 
     from accounts.ledger import ledger_post
@@ -215,7 +223,16 @@ def _writer(
     raw = connection.connection if mode == "floor" else None
     # A hand's fee goes to the house shard of its table (accounts/ledger.py: house_account).
     house = houses[accounts["tables"][writer] % len(houses)]
+    profiler = None
+    if profile and writer == 0 and mode == "ledger":
+        import cProfile
+
+        profiler = cProfile.Profile()
+    backend = _backend_pid()
     start.wait()
+    if profiler is not None:
+        profiler.enable()
+    cpu0 = (time.process_time(), _cpu_seconds(backend))
     t0 = time.perf_counter()
     end = t0 + seconds
     n = 0
@@ -236,8 +253,32 @@ def _writer(
                 errors += 1
         except Exception:  # noqa: BLE001 — counted and reported, never hidden
             errors += 1
-    out.put((done, deadlocks, errors, time.perf_counter() - t0))
+    elapsed = time.perf_counter() - t0
+    cpu = (time.process_time() - cpu0[0], _cpu_seconds(backend) - cpu0[1])
+    if profiler is not None:
+        profiler.disable()
+        profiler.dump_stats(profile)
+    out.put((done, deadlocks, errors, elapsed, *cpu))
     connection.close()
+
+
+def _backend_pid() -> int:
+    from django.db import connection
+
+    with connection.cursor() as c:
+        c.execute("SELECT pg_backend_pid()")
+        return int(c.fetchone()[0])
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of a process on this machine, from /proc (0 where unreadable:
+    a server elsewhere). The writers' own backends: what a settlement costs PostgreSQL whatever
+    else the machine runs."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _floor_post(raw: Any, key: str, legs: list[tuple[Any, int]]) -> None:
@@ -253,9 +294,38 @@ def _floor_post(raw: Any, key: str, legs: list[tuple[Any, int]]) -> None:
         c.execute(FLOOR_INSERT, [key, ids, amounts, [after[pk] for pk in ids]])
 
 
-def concurrent_settlements(writers: int, seconds: float, rounds: int) -> dict[str, float]:
+def _superuser(c: Any) -> bool:
+    c.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")
+    return bool(c.fetchone()[0])
+
+
+def function_times(settlements: int) -> None:
+    """PostgreSQL's time in each function and trigger of the ledger rounds, per settlement
+    (``pg_stat_user_functions``: total includes what it calls, self does not)."""
+    from django.db import connection
+
+    time.sleep(1.5)  # the writers' statistics reach the shared counters
+    with connection.cursor() as c:
+        c.execute(
+            "SELECT funcname, calls, total_time, self_time FROM pg_stat_user_functions"
+            " ORDER BY self_time DESC"
+        )
+        rows = c.fetchall()
+    print(f"PostgreSQL functions over {settlements:,} settlements (µs per settlement):")
+    for name, calls, total, own in rows:
+        print(
+            f"  {name:<36} calls/settlement {calls / settlements:5.2f}"
+            f"  total {total * 1e3 / settlements:7.1f}  self {own * 1e3 / settlements:7.1f}"
+        )
+
+
+def concurrent_settlements(
+    writers: int, seconds: float, rounds: int, profile: str = ""
+) -> dict[str, float]:
     """Settlements from ``writers`` processes, ledger and floor rounds alternating; prints and
-    returns the rates."""
+    returns the rates. With ``profile`` (a folder): writer 0 of each ledger round under
+    cProfile (``writer0-ledger-<round>.prof``) and, on a superuser's connection, PostgreSQL's
+    own time in each trigger and function (``track_functions``) per settlement."""
     import multiprocessing
 
     from django.db import connection
@@ -289,14 +359,28 @@ def concurrent_settlements(writers: int, seconds: float, rounds: int) -> dict[st
     }
     with connection.cursor() as c:
         c.execute(FLOOR_TABLES)
+        track = bool(profile) and _superuser(c)
+        if track:  # the writers' new connections count their functions' time
+            c.execute(
+                f"ALTER DATABASE {connection.settings_dict['NAME']} SET track_functions = 'all'"
+            )
+            c.execute("SELECT pg_stat_reset()")
     connection.close()
     ctx = multiprocessing.get_context("fork")
-    totals = {m: [0, 0.0, 0, 0] for m in ("ledger", "floor")}  # done, seconds, deadlocks, errors
+
+    def prof(round_no: int) -> str:
+        return str(Path(profile) / f"writer0-ledger-{round_no + 1}.prof") if profile else ""
+
+    # done, seconds, deadlocks, errors, client CPU, server CPU
+    totals = {m: [0, 0.0, 0, 0, 0.0, 0.0] for m in ("ledger", "floor")}
     for round_no in range(rounds):
         for mode in ("ledger", "floor"):
             start, out = ctx.Event(), ctx.Queue()
             procs = [
-                ctx.Process(target=_writer, args=(mode, w, round_no, seconds, accounts, start, out))
+                ctx.Process(
+                    target=_writer,
+                    args=(mode, w, round_no, seconds, accounts, start, out, prof(round_no)),
+                )
                 for w in range(writers)
             ]
             for proc in procs:
@@ -313,6 +397,8 @@ def concurrent_settlements(writers: int, seconds: float, rounds: int) -> dict[st
             t[1] += elapsed
             t[2] += sum(r[1] for r in results)
             t[3] += sum(r[2] for r in results)
+            t[4] += sum(r[4] for r in results)
+            t[5] += sum(r[5] for r in results)
             print(
                 f"  round {round_no + 1} {mode:<6} {done / elapsed:8,.0f}/s  ({done:,} in {elapsed:.1f} s)"
             )
@@ -320,12 +406,21 @@ def concurrent_settlements(writers: int, seconds: float, rounds: int) -> dict[st
     floor = totals["floor"][0] / totals["floor"][1]
     deadlocks = totals["ledger"][2] + totals["floor"][2]
     errors = totals["ledger"][3] + totals["floor"][3]
-    print(f"writers: {writers} (house shards: {len(houses)})")
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"writers: {writers} (house shards: {len(houses)}; load average now {load})")
     print(f"settlements/s: {rate:,.0f}")
     print(f"floor/s: {floor:,.0f}")
     print(f"ratio: {rate / floor:.2f}")
     print(f"deadlocks: {deadlocks}")
     print(f"errors: {errors}")
+    for mode in ("ledger", "floor"):
+        t = totals[mode]
+        print(
+            f"CPU per settlement ({mode}): client {t[4] * 1e3 / max(t[0], 1):.2f} ms,"
+            f" server {t[5] * 1e3 / max(t[0], 1):.2f} ms"
+        )
+    if track:
+        function_times(totals["ledger"][0])
     return {"rate": rate, "floor": floor, "deadlocks": deadlocks, "errors": errors}
 
 
@@ -339,6 +434,21 @@ def main() -> int:
     p.add_argument("--writers", type=int, default=8, help="concurrent settlement writers")
     p.add_argument("--seconds", type=float, default=5.0, help="each write round, in seconds")
     p.add_argument("--write-rounds", type=int, default=2, help="ledger/floor rounds")
+    p.add_argument(
+        "--profile",
+        default="",
+        help="folder: cProfile writer 0 of the ledger rounds, and (as a superuser) time"
+        " PostgreSQL's functions",
+    )
+    p.add_argument(
+        "--accounts-migration",
+        default="",
+        help="migrate the accounts app back to this migration before measuring (an A/B run of"
+        " the ledger's triggers, e.g. 0020_ledger_kinds_arenas_and_seasons)",
+    )
+    p.add_argument(
+        "--writes-only", action="store_true", help="the concurrent settlements only, no reads"
+    )
     p.add_argument("--scratch", default=SCRATCH, help="name of the scratch database")
     p.add_argument("--keep", action="store_true", help="keep the scratch database")
     args = p.parse_args()
@@ -392,13 +502,19 @@ def main() -> int:
 
     try:
         call_command("migrate", verbosity=0)
+        if args.accounts_migration:
+            call_command("migrate", "accounts", args.accounts_migration, verbosity=0)
         print(f"database: {args.scratch} (PostgreSQL {connection.pg_version // 10000})")
 
         # ------------------------------------------------------------------ concurrent
-        concurrent_settlements(args.writers, args.seconds, args.write_rounds)
+        if args.profile:
+            Path(args.profile).mkdir(parents=True, exist_ok=True)
+        concurrent_settlements(args.writers, args.seconds, args.write_rounds, args.profile)
         problems = ledger_problems()
         assert not problems, problems[:5]
         print("ledger_check  clean (after the concurrent settlements)")
+        if args.writes_only:
+            return 0
 
         # ------------------------------------------------------------------ postings
         players = [User.objects.create_user(username=f"p{i}") for i in range(4)]

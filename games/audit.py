@@ -14,7 +14,7 @@ from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
 from games.rules.results import HandResult
 from games.rules.views import result_of
-from games.selectors.seat_holds import check_holds_have_seats
+from games.selectors.seat_holds import check_holds_have_seats, check_seats_have_holds
 from games.selectors.tournaments import check_tournaments
 from games.services.pot import pot_problems
 from games.services.quan_booking import hand_quan, practice_quan
@@ -100,4 +100,5 @@ GAMES_LEDGER_CHECKS = [
     check_holds_have_seats,
     check_tournaments,
     check_season_prizes,
+    check_seats_have_holds,
 ]

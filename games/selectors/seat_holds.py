@@ -1,13 +1,53 @@
-"""Reads on the holds of seats (issue 21): the check ``ledger_check`` runs that no hold is left
-behind by a seat that no longer exists."""
+"""Reads on the holds of seats (issue 21): the checks ``ledger_check`` runs that no hold is left
+behind by a seat that no longer exists, and that no seat sits without its hold (one taken before
+holds existed, accounts 0014: ``manage.py seat_holds_backfill`` places or settles them)."""
 
 from __future__ import annotations
 
+from django.db.models import OuterRef, Subquery
+from django.db.models.functions import Coalesce
+
 from accounts.hold_selectors import open_holds
 from accounts.ledger_selectors import LedgerProblem
-from accounts.models import LedgerAccount
+from accounts.models import LedgerAccount, LedgerHold
 from games.models import HandSeat, Seat, Table
 from games.selectors.tournaments import arena_hold_is_entry
+
+
+def seats_without_holds() -> list[tuple[int, int, int]]:
+    """Every seat at a table that is not a practice table whose player holds nothing there:
+    ``(table id, seat number, user id)``, by table and seat (one indexed lookup of the latest
+    hold event per seat)."""
+    latest = (
+        LedgerHold.objects.filter(
+            account__kind=LedgerAccount.Kind.WALLET,
+            account__user_id=OuterRef("player_id"),
+            table_id=OuterRef("table_id"),
+        )
+        .order_by("-id")
+        .values("amount")[:1]
+    )
+    return [
+        tuple(row)
+        for row in Seat.objects.filter(table__practice=False)
+        .annotate(held_here=Coalesce(Subquery(latest), 0))
+        .filter(held_here=0)
+        .order_by("table_id", "number")
+        .values_list("table_id", "number", "player_id")
+    ]
+
+
+def check_seats_have_holds() -> list[LedgerProblem]:
+    """Every seat at a table that is not a practice table holds its player's Quan there (seed
+    004: the money stands behind each seat)."""
+    return [
+        LedgerProblem(
+            "seat_hold",
+            f"table {table}: seat {number} (user {user}) sits without its hold"
+            " (manage.py seat_holds_backfill)",
+        )
+        for table, number, user in seats_without_holds()
+    ]
 
 
 def check_holds_have_seats() -> list[LedgerProblem]:

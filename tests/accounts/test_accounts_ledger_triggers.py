@@ -92,6 +92,12 @@ def test_a_balance_moves_only_with_an_entry(lan):
         before=f"SET LOCAL chan.ledger_posting = '{wallet}:1'",
         match="moves only with a ledger entry",
     )
+    refused(  # nor in the form of the statement trigger's list (accounts 0021)
+        "UPDATE accounts_ledgeraccount SET balance = balance + 1 WHERE id = %s",
+        (wallet,),
+        before=f"SET LOCAL chan.ledger_posting = ',{wallet}:1,'",
+        match="moves only with a ledger entry",
+    )
     assert wallet_balance(lan) == 1_000
 
 
@@ -138,16 +144,26 @@ def test_a_transaction_without_entries_is_refused_at_commit():
 
 def test_a_raw_balanced_insert_moves_balances_and_records_balance_after(lan):
     wallet, issuance = wallet_for(lan).pk, issuance_account().pk
-    with transaction.atomic():
-        tx = new_transaction("raw-ok")
+    # a balance_after other than the database's is refused (accounts 0021) ...
+    with pytest.raises(DatabaseError, match="balance_after is not"), transaction.atomic():
+        tx = new_transaction("raw-wrong")
         run(
             "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
             "VALUES (%s, %s, 250, 999999), (%s, %s, -250, 0)",
             (tx, wallet, tx, issuance),
         )
+    assert wallet_balance(lan) == 1_000
+    # ... and left at 0 the database writes its own
+    with transaction.atomic():
+        tx = new_transaction("raw-ok")
+        run(
+            "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+            "VALUES (%s, %s, 250, 0), (%s, %s, -250, 0)",
+            (tx, wallet, tx, issuance),
+        )
         run("SET CONSTRAINTS ALL IMMEDIATE")
     assert wallet_balance(lan) == 1_250
-    # balance_after is the database's, whatever the INSERT said
+    # balance_after is the database's
     assert run(
         "SELECT balance_after FROM accounts_ledgerentry WHERE transaction_id = %s "
         "AND account_id = %s",
