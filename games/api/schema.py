@@ -736,8 +736,11 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "ends_at": {"type": "string", "format": "date-time"},
     "status": {"type": "string", "enum": ["finished", "cancelled"]},
     "rank": {"type": "integer", "nullable": True, "description": "My final rank."},
-    "score": {"type": "integer", "description": "My arena points."},
+    "score": {"type": "integer", "description": "My arena points, or my final score on a board."},
     "prize": {"type": "integer", "nullable": True, "description": "Quan I won."},
+    "direction": {"type": "string", "enum": ["sent", "received"]},
+    "season": {"type": "string", "description": "A week (`2026-W49`) or a month (`2026-12`)."},
+    "board": {"type": "string", "description": "`quan`, `xp` or `rating:<family>`."},
 }
 
 TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
