@@ -1474,10 +1474,16 @@ export interface components {
                 status?: "finished" | "cancelled";
                 /** @description My final rank. */
                 rank?: number | null;
-                /** @description My arena points. */
+                /** @description My arena points, or my final score on a board. */
                 score?: number;
                 /** @description Quan I won. */
                 prize?: number | null;
+                /** @enum {string} */
+                direction?: "sent" | "received";
+                /** @description A week (`2026-W49`) or a month (`2026-12`). */
+                season?: string;
+                /** @description `quan`, `xp` or `rating:<family>`. */
+                board?: string;
             };
             /** Format: date-time */
             created_at: string;
