@@ -45,7 +45,14 @@ class HttpClient:
             sent["Content-Type"] = "application/json"
         if self.token:
             sent["Authorization"] = f"Bearer {self.token}"
-        self.conn.request(method, path, payload, sent)
+        try:
+            self.conn.request(method, path, payload, sent)
+        except (BrokenPipeError, ConnectionResetError):
+            # The server closed the idle keep-alive connection before this request was sent
+            # (its keep-alive timeout, while a slow step elsewhere ran): the request never
+            # reached it, so it is sent once more on a new connection.
+            self.conn.close()
+            self.conn.request(method, path, payload, sent)
         response = self.conn.getresponse()
         return HttpResponse(response.status, response.headers, response.read())
 
