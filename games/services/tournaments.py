@@ -49,6 +49,7 @@ from games.models import (
     TournamentEntry,
     TournamentHand,
     TournamentTable,
+    default_payout,
 )
 from games.rules.arena_pairing import FreePlayer, arena_pairing
 from games.rules.arena_payout import arena_payout, payout_check
@@ -174,7 +175,7 @@ def tournament_create(*, staff: Any, **terms: Any) -> Tournament:
     ``ruleset``. Opens its table of record (closed: nobody sits there)."""
     terms.setdefault("table_size", 4)
     terms.setdefault("mode", Mode.BASIC)
-    terms.setdefault("payout", [50, 30, 20])
+    terms.setdefault("payout", default_payout())
     terms.setdefault("entry_fee", 0)
     clean = tournament_terms_check(terms, now=timezone.now())
     record = Table.objects.create(
