@@ -3,12 +3,14 @@ gunicorn, and bots playing over HTTP; never the machine's shared servers."""
 
 from __future__ import annotations
 
+import fcntl
 import itertools
 import os
 import random
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -21,6 +23,21 @@ from tests.e2e.http_client import HttpClient
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "fault-test-password-1"
+
+
+@contextmanager
+def one_stack_at_a_time() -> Iterator[None]:
+    """Held while a test runs a whole production stack (web workers, Celery workers, beat and
+    bots): the suite's xdist workers of one run take turns, so two such stacks never share the
+    machine's cores (two at once on 2 cores left the bots short of their time budget in CI). A
+    file lock named by the run (``PYTEST_XDIST_TESTRUNUID``), released when the test ends."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", f"solo-{os.getpid()}")
+    with open(Path(tempfile.gettempdir()) / f"chan-stack-{run}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def free_port() -> int:
