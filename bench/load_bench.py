@@ -27,9 +27,10 @@ After ``--warmup`` seconds the window of ``--seconds`` opens; every figure is of
 * ``moves/s``: moves appended (every table, the clock's too: the database's count);
 * ``move p50/p99 ms``: the players' ``POST /moves`` answered in the window;
 * ``CPU ms/move``: user + system CPU of every process of the stack (web, worker, beat, their
-  children: /proc/<pid>/stat) over the window, per move; PostgreSQL's backends for the
-  scratch database on a line of their own;
+  children: /proc/<pid>/stat) over the window, per move, and under it each command's share (web,
+  worker, beat); PostgreSQL's backends for the scratch database on a line of their own;
 * ``RSS MB``: the stack's resident memory (MiB, every process) at its largest in the window;
+  ``PSS MB`` beside it: the same with each shared page counted once (smaps_rollup);
 * ``db limit tx/s``: once the stack has stopped, one psycopg connection doing the database part
   of a move in a loop for ``--db-seconds`` (lock the hand row, insert an event, update the hand,
   commit) on copies of the hand and event tables; ``ratio to db limit``: moves/s over that;
@@ -275,8 +276,12 @@ class Stack:
     def pids(self) -> list[int]:
         """Every live process of the stack: the Procfile's commands and all their descendants
         (each runs in a session of its own)."""
-        sessions = {p.pid for p in self.procs.values()}
-        found = []
+        return list(self.roles())
+
+    def roles(self) -> dict[int, str]:
+        """Each live process of the stack -> its Procfile command (web, worker, beat)."""
+        sessions = {p.pid: name for name, p in self.procs.items()}
+        found = {}
         for entry in os.listdir("/proc"):
             if entry.isdigit():
                 try:
@@ -284,7 +289,7 @@ class Stack:
                 except OSError:
                     continue
                 if int(fields[3]) in sessions:  # field 6 of stat, the session id
-                    found.append(int(entry))
+                    found[int(entry)] = sessions[int(fields[3])]
         return found
 
 
@@ -315,6 +320,20 @@ def rss_mib(pids: list[int]) -> float:
         try:
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+def pss_mib(pids: list[int]) -> float:
+    """The stack's proportional set size (MiB): each page shared by n processes counted 1/n
+    (/proc/<pid>/smaps_rollup), where the sum of RSS counts it n times."""
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
                     total += int(line.split()[1])
         except OSError:
             continue
@@ -566,8 +585,10 @@ def report(
     moves: int,
     player_moves: list[float],
     cpu: float,
+    by_role: Counter[str],
     pg_cpu: float,
     rss: float,
+    pss: float,
     limit: float,
     lateness: list[float],
     tally: Tally,
@@ -601,10 +622,16 @@ def report(
     print(
         f"CPU ms/move: {per_move:.1f}  (goal <= {GOALS['cpu']:g} {verdict(per_move <= GOALS['cpu'])})"
     )
+    if moves:
+        print(
+            "  of which: "
+            + ", ".join(f"{role} {v / moves * 1e3:.1f}" for role, v in sorted(by_role.items()))
+        )
     print(
         f"postgres CPU ms/move: {pg_cpu / moves * 1e3 if moves else float('nan'):.1f}  (its backends for the scratch database)"
     )
     print(f"RSS MB: {rss:.0f}  (goal <= {GOALS['rss']:g} {verdict(rss <= GOALS['rss'])})")
+    print(f"PSS MB: {pss:.0f}  (the same processes, shared pages counted once)")
     print(f"db limit tx/s: {limit:.0f}")
     print(
         f"ratio to db limit: {ratio:.3f}  (goal >= {GOALS['ratio']:g} {verdict(ratio >= GOALS['ratio'])})"
@@ -635,11 +662,13 @@ def main(argv: list[str] | None = None) -> int:
         backends = postgres_backends(stack.database_url, dbname)
         cpu0, pg0 = cpu_seconds(pids), cpu_seconds(backends)
         t0, m0 = time.time(), time.monotonic()
-        rss = rss_mib(pids)
+        rss, pss = rss_mib(pids), pss_mib(pids)
         while time.monotonic() < m0 + args.seconds:
             time.sleep(min(1.0, m0 + args.seconds - time.monotonic()))
-            rss = max(rss, rss_mib(stack.pids()))
-        pids = stack.pids()
+            now_pids = stack.pids()
+            rss, pss = max(rss, rss_mib(now_pids)), max(pss, pss_mib(now_pids))
+        roles = stack.roles()
+        pids = list(roles)
         backends = postgres_backends(stack.database_url, dbname)
         cpu1, pg1 = cpu_seconds(pids), cpu_seconds(backends)
         t1, m1 = time.time(), time.monotonic()
@@ -658,6 +687,9 @@ def main(argv: list[str] | None = None) -> int:
     # A process that exited in the window (none should) counts from 0; one that started counts
     # from its start.
     cpu = sum(v - cpu0.get(pid, 0.0) for pid, v in cpu1.items())
+    by_role: Counter[str] = Counter()
+    for pid, v in cpu1.items():
+        by_role[roles[pid]] += v - cpu0.get(pid, 0.0)
     pg_cpu = sum(v - pg0.get(pid, 0.0) for pid, v in pg1.items())
     # Moves appended (every table, the clock's too; a preference change is no move).
     moves = count_in_window(
@@ -678,8 +710,10 @@ def main(argv: list[str] | None = None) -> int:
         moves=moves,
         player_moves=player_moves,
         cpu=cpu,
+        by_role=by_role,
         pg_cpu=pg_cpu,
         rss=rss,
+        pss=pss,
         limit=limit,
         lateness=lateness,
         tally=tally,

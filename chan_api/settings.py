@@ -222,8 +222,9 @@ if CHAN_DATABASE_OWNER and "PYTEST_VERSION" in os.environ:
     CHAN_DATABASE_APP = {k: _database[k] for k in ("USER", "PASSWORD", "HOST", "PORT")}
     _database.update(CHAN_DATABASE_OWNER)
     CHAN_DATABASE_OWNER = None
-# The same backend, counting queries, their duration and errors (django-prometheus).
-_database["ENGINE"] = "django_prometheus.db.backends.postgresql"
+# The same backend, counting queries, their duration and errors (django-prometheus), with a health
+# check that reads the socket instead of sending SELECT 1 (core/db_backend/base.py).
+_database["ENGINE"] = "core.db_backend"
 # Each thread keeps one persistent connection for CONN_MAX_AGE seconds (the web processes' threads
 # live as long as the process: chan_api/wsgi_threads.py). DB_POOL=1 borrows connections from
 # psycopg's pool instead (per process, opened on first use) and gives them back after each
@@ -241,7 +242,8 @@ else:
     _database["CONN_MAX_AGE"] = int(os.environ.get("DB_CONN_MAX_AGE", "60"))
 # A connection kept from an earlier request (or the pool's, with DB_POOL=1) is checked before it is
 # used again: after PostgreSQL restarts, the first request on each thread reconnects instead of
-# failing with 503 (each thread would otherwise fail once, for seconds under light traffic).
+# failing with 503 (each thread would otherwise fail once, for seconds under light traffic). The
+# check asks the connection's socket, not the server (core/db_backend: no round trip).
 _database["CONN_HEALTH_CHECKS"] = True
 _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", "test_chan")
 # DATABASE_POOLER=pgbouncer: DATABASE_URL names a PgBouncer in transaction mode (deploy/pgbouncer.ini,

@@ -142,7 +142,7 @@ def test_the_settings_use_it_only_when_database_url_is_unset(var_dir) -> None:
     )
     assert not (var_dir / "pg").exists()  # nothing started
     embedded = databases()
-    assert embedded["ENGINE"] == "django_prometheus.db.backends.postgresql"  # counts queries
+    assert embedded["ENGINE"] == "core.db_backend"  # counts queries (django-prometheus underneath)
     assert embedded["HOST"] == str((var_dir / "pg").resolve())
     assert embedded["TEST"] == {"NAME": "test_chan"}
     assert len(postmasters(var_dir)) == 1
