@@ -154,6 +154,10 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
     metrics.hand_ended(outcome=outcome.result.value if outcome is not None else None)
 
 
+# The hand's columns a move that does not end the hand changes (``hand_event_append`` sets ``seq``).
+MOVE_FIELDS = ("seq", "last_event_at", "deadline_at", "updated_at")
+
+
 def _append(
     hand: Hand, move: Move, new_state: HandState, *, bot: bool = False, cause: str | None = None
 ) -> None:
@@ -181,9 +185,13 @@ def _append(
         hand.last_event_at = timezone.now()
     if new_state.phase is Phase.ENDED:
         _hand_finish(hand, new_state)
-    elif turn_move:
-        hand.deadline_at = hand_deadline_for(hand, new_state)
-    hand.save()
+        hand.save()
+    else:
+        if turn_move:
+            hand.deadline_at = hand_deadline_for(hand, new_state)
+        # What a move changes on the row, and only that: the frozen terms (deck, ruleset, fees,
+        # seeds …) are not sent back on every move (a smaller UPDATE, less WAL).
+        hand.save(update_fields=MOVE_FIELDS)
     hand_publish_on_commit(hand, new_state)
     if turn_move:
         hand_clock_on_commit(hand)
