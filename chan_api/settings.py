@@ -508,7 +508,17 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 60.0,
         "options": {"expires": 55},
     },
+    # Issue 26: the players' feeds keep CHAN_FEED_RETENTION_DAYS (games.services.feed.feed_prune).
+    "feed-prune": {
+        "task": "games.tasks.feed_prune_due",
+        "schedule": crontab(minute=40),
+        "options": {"expires": 3000},
+    },
 }
+# How long a player's feed entries are kept (days; 0: for ever). Each player's last entry is
+# kept whatever its age; a reader whose cursor is older than the oldest kept entry is told
+# (GET /me/feed's ``truncated``) and reads its tables' state again.
+CHAN_FEED_RETENTION_DAYS = int(os.environ.get("CHAN_FEED_RETENTION_DAYS", "30"))
 # A season closes this long after its end (Asia/Ho_Chi_Minh midnight), so that the hands that
 # ended just before are settled first; the beat looks this many weeks and months back, so a
 # close missed while the beat was down is made up.

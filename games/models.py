@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import pghistory
 from django.conf import settings
+from django.contrib.postgres.indexes import BrinIndex
 from django.db import models
 from django.db.models import F, Q, Value
 from django.db.models.fields.json import KT
@@ -707,7 +708,8 @@ class FeedEntry(models.Model):
     """One line of a player's feed (``GET /me/feed``): something that concerns the player at one
     of its tables or in its account, numbered ``seq`` 1, 2, 3 … per player in commit order.
     Append-only: written by the services in the transaction of what it reports
-    (``games.services.feed``), never edited; ``key`` says the same fact once."""
+    (``games.services.feed``), never edited; ``key`` says the same fact once. Entries older
+    than ``CHAN_FEED_RETENTION_DAYS`` are deleted by the beat (each player's last one kept)."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed_entries"
@@ -722,6 +724,9 @@ class FeedEntry(models.Model):
 
     class Meta:
         ordering = ["user_id", "seq"]
+        # The retention sweep's range (games.services.feed.feed_prune): rows are appended in
+        # time order, so a block range index is a few pages however long the feed grows.
+        indexes = [BrinIndex(fields=["created_at"], name="games_feed_created_brin")]
         constraints = [
             models.UniqueConstraint(fields=["user", "seq"], name="games_feed_unique_seq"),
             models.UniqueConstraint(fields=["user", "key"], name="games_feed_unique_key"),

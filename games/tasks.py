@@ -147,3 +147,12 @@ def challenges_expire_due() -> int:
     from games.services.challenges import challenges_expire
 
     return challenges_expire()
+
+
+@shared_task(ignore_result=True)
+def feed_prune_due() -> int:
+    """Delete the players' feed entries past ``CHAN_FEED_RETENTION_DAYS`` (beat, hourly; each
+    player's last entry kept)."""
+    from games.services.feed import feed_prune
+
+    return feed_prune()

@@ -1817,6 +1817,7 @@ EXAMPLES["me_feed"] = {
         "head": 43,
         "next_after": 43,
         "has_more": False,
+        "truncated": False,
     },
 }
 

@@ -51,3 +51,8 @@ class FeedPageSerializer(serializers.Serializer):
     head = serializers.IntegerField(help_text="The feed's last seq when it was read.")
     next_after = serializers.IntegerField(help_text="The cursor of the next page.")
     has_more = serializers.BooleanField()
+    truncated = serializers.BooleanField(
+        help_text="Entries after the cursor were removed as older than the feed's retention "
+        "(CHAN_FEED_RETENTION_DAYS, 30 days by default): this page does not follow on from it; "
+        "read your tables' state again."
+    )

@@ -26,7 +26,7 @@ from games.live.announce import feed_topic
 from games.live.long_poll import Pending, long_poll_deferrable, long_poll_pending
 from games.live.streams import STREAM_RENDERERS, resume_cursor, stream_format, wsgi_stream
 from games.live.waits import change_wait, feed_wait
-from games.selectors.feed import feed_etag, feed_head, feed_page
+from games.selectors.feed import feed_head, feed_page, feed_page_etag
 from games.services.feed import feed_bonus_check, feed_reality_check
 
 LAST_EVENT_ID = OpenApiParameter(
@@ -160,7 +160,7 @@ class MeFeedApi(APIView):
                 with long_poll_slot(token_id=credential_key(request.auth)):
                     feed_wait(user_id=user_id, after=after, timeout=wait)
         page = feed_page(user_id=user_id, after=after, limit=limit)
-        etag = feed_etag(user_id, page["head"], after, limit)
+        etag = feed_page_etag(user_id, page, after, limit)
         if _matches(if_none_match(request), etag):
             return _conditional_headers(Response(status=304), etag)
         return _conditional_headers(Response(page), etag)

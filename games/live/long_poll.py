@@ -54,7 +54,7 @@ from games.hand_store import long_poll_slot_take, long_poll_slots_free
 from games.live import streams
 from games.live.subscription import Subscription as HandFeed
 from games.live.subscription import hand_feed
-from games.selectors.feed import feed_etag, feed_page
+from games.selectors.feed import feed_page, feed_page_etag
 from games.selectors.hands import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
 
 logger = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ def _feed_answer(user_id: int, after: int, limit: int) -> tuple[str, bytes]:
     """The player's feed page after ``after`` and its ETag, as ``MeFeedApi`` renders them."""
     try:
         page = feed_page(user_id=user_id, after=after, limit=limit)
-        return feed_etag(user_id, page["head"], after, limit), _render(page)
+        return feed_page_etag(user_id, page, after, limit), _render(page)
     finally:
         close_old_connections()
 

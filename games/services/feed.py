@@ -285,3 +285,40 @@ def feed_reality_check(*, user: User, now: Any = None) -> None:
 
 def _utc(value: Any) -> str | None:
     return None if value is None else value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+# ------------------------------------------------------------------------------ retention
+
+_PRUNE_SQL = """
+    DELETE FROM games_feedentry WHERE id IN (
+        SELECT e.id FROM games_feedentry e
+        WHERE e.created_at < %s
+          AND e.seq < (SELECT max(m.seq) FROM games_feedentry m WHERE m.user_id = e.user_id)
+        LIMIT %s
+    )
+"""
+
+
+def feed_prune(
+    *, now: dt.datetime | None = None, days: int | None = None, batch: int = 5000
+) -> int:
+    """Delete the feed entries older than ``days`` (``CHAN_FEED_RETENTION_DAYS``; 0 keeps
+    everything), ``batch`` rows a transaction; return how many went. Each player's last entry
+    is kept whatever its age: it holds the player's head, from which the next entry is
+    numbered, so a seq is never given twice. Safe to run at any time and twice: an entry is
+    never changed, only removed once old, and a reader behind the oldest kept entry is told
+    (``feed_page``'s ``truncated``)."""
+    from django.conf import settings
+
+    days = settings.CHAN_FEED_RETENTION_DAYS if days is None else days
+    if days <= 0:
+        return 0
+    cutoff = (now or timezone.now()) - dt.timedelta(days=days)
+    removed = 0
+    while True:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(_PRUNE_SQL, [cutoff, batch])
+            n = cursor.rowcount
+        removed += n
+        if n < batch:
+            return removed

@@ -100,6 +100,7 @@ def test_the_feed_pages_by_cursor_with_an_etag(players) -> None:
         "head": everything[-1]["seq"],
         "next_after": everything[-1]["seq"],
         "has_more": False,
+        "truncated": False,
     }
     # ETag: 304 while the feed has nothing new; a new entry changes it
     r = p.client.get("/api/v1/me/feed", {"after": 2})

@@ -96,3 +96,4 @@ class FeedPage(TypedDict):
     head: int
     next_after: int
     has_more: bool
+    truncated: bool  # entries after the cursor were removed as too old (the feed's retention)
