@@ -5,7 +5,9 @@ Top N is one range of the index (board, period, room, score desc, user id); a pa
 cursor another (the cursor carries the rank it continues from, so no page counts). Around a
 player, its rank is read off the board's histogram (``games_boardbucket``): the counts of the
 buckets above its score at each level (at most 255 buckets × 8 shards a level) plus the rows of
-its own score before it — exact, and independent of the rank; then two ranges."""
+its own score before it — exact, and independent of the rank; then the ranges above and below,
+all in one statement with my row. Every page is one plain-SQL statement (no ORM compile on the
+hot path); ``leaderboard_version`` is what the API keys its kept pages by."""
 
 from __future__ import annotations
 
