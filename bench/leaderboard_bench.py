@@ -1,9 +1,13 @@
 """Leaderboards and ratings at scale (issue 25), against the framework floor in the same run.
 
     .venv/bin/python bench/leaderboard_bench.py [--players 1000000] [--hands 40] [--rounds 200]
+        [--keep] [--reuse]
 
 It creates a scratch database (``test_chan_ratings_bench`` on the server of ``--db``, default
 ``$DATABASE_OWNER_URL``, dropped first), migrates it and runs Django in this process on it.
+The load of 1,000,000 players takes minutes: ``--keep`` keeps the database after the run and
+``--reuse`` runs on a kept one (migrated again, not dropped, not loaded again; its earlier runs'
+settlement players stay on the boards, so the bottom player's rank is counted, not assumed).
 
 * load: ``--players`` accounts and, for each, its rows of the all-time ``rating:chan_van_van``,
   ``quan`` and ``xp`` boards and of this week's ``quan`` board, plus its rating row, bulk-loaded in
@@ -96,11 +100,16 @@ def main() -> int:
     p.add_argument("--hands", type=int, default=40)
     p.add_argument("--rounds", type=int, default=200)
     p.add_argument("--scratch", default=SCRATCH)
-    p.add_argument("--keep", action="store_true")
+    p.add_argument("--keep", action="store_true", help="keep the scratch database")
+    p.add_argument("--reuse", action="store_true", help="run on a kept one (no load)")
     args = p.parse_args()
     if not args.db.startswith(("postgres://", "postgresql://")):
         p.error("--db (or DATABASE_OWNER_URL) must be a PostgreSQL URL")
-    url = scratch_database(args.db, args.scratch)
+    if args.reuse:
+        args.keep = True
+        url = urlunsplit(urlsplit(args.db)._replace(path=f"/{args.scratch}"))
+    else:
+        url = scratch_database(args.db, args.scratch)
     os.environ.update(
         {
             "DATABASE_URL": url,
@@ -111,6 +120,8 @@ def main() -> int:
             "DB_CONN_MAX_AGE": "600",
             "CHAN_CLOCK": "0",
             "CHAN_ALLOW_FIXED_DECK": "1",
+            # --reuse signs up four more players on each run, all from 127.0.0.1
+            "CHAN_SIGNUPS_PER_ADDRESS_PER_DAY": "100000",
         }
     )
     os.environ.pop("DEBUG", None)
@@ -127,6 +138,7 @@ def main() -> int:
     import games.services.quan_booking as booking
     from accounts.models import User
     from accounts.services import token_create
+    from games.models import BoardScore
     from games.rating_terms import week_of
     from games.rules import HandConfig, Phase, apply, new_hand, shuffle
     from games.rules.bots import HeuristicBot
@@ -138,14 +150,20 @@ def main() -> int:
         call_command("migrate", verbosity=0)
         print(f"migrate       {time.perf_counter() - t:.1f} s")
         t = time.perf_counter()
-        with connection.cursor() as c:
-            for sql in LOAD_SQL:
-                c.execute(sql, {"n": args.players, "week": week_of(timezone.now())})
-        n_rows = args.players * 4
-        print(
-            f"loaded        {args.players:,} players, {n_rows:,} board rows "
-            f"in {time.perf_counter() - t:.1f} s"
-        )
+        if args.reuse:
+            with connection.cursor() as c:
+                c.execute("SELECT count(*) FROM accounts_user WHERE username LIKE 'p%%'")
+                args.players = c.fetchone()[0]
+            print(f"reused        {args.players:,} players")
+        else:
+            with connection.cursor() as c:
+                for sql in LOAD_SQL:
+                    c.execute(sql, {"n": args.players, "week": week_of(timezone.now())})
+            n_rows = args.players * 4
+            print(
+                f"loaded        {args.players:,} players, {n_rows:,} board rows "
+                f"in {time.perf_counter() - t:.1f} s"
+            )
 
         def client_for(user: Any) -> APIClient:
             client = APIClient()
@@ -177,7 +195,8 @@ def main() -> int:
             "quan around me": get(low, f"/api/v1/leaderboards/quan?season={week}&around=me"),
         }
         body = low.get("/api/v1/leaderboards/rating?around=me&limit=50").json()
-        assert body["me"]["rank"] == args.players, body["me"]
+        ranked = BoardScore.objects.filter(board="rating:chan_van_van", period="all", room="")
+        assert body["me"]["rank"] == ranked.count(), body["me"]
         samples: dict[str, list[float]] = {k: [] for k in cases}
         for fn in cases.values():
             for _ in range(10):
@@ -209,11 +228,12 @@ def main() -> int:
         booking.hand_rate = timed("rate", booking.hand_rate)
         booking.boards_record_settled = timed("boards", booking.boards_record_settled)
         players = []
+        run = f"{int(time.time()) % 100000}" if args.reuse else ""
         for i in range(4):
             anon = APIClient()
             r = anon.post(
                 "/api/v1/auth/register",
-                {"username": f"bench{i}", "password": PASSWORD},
+                {"username": f"bench{run}x{i}", "password": PASSWORD},
                 format="json",
             )
             assert r.status_code == 201, r.content
@@ -258,6 +278,8 @@ def main() -> int:
         # hand_settle may have run inside the moves' requests (on commit) too: the wrappers count
         # every run, so the shares below are over every booking.
         rest = spent["settle"] - spent["rate"] - spent["boards"]
+        if not settled:  # --hands 0: the reads only
+            return 0
         print(
             f"settlement    {settled} hands: rating {1e3 * spent['rate'] / settled:.2f} ms, "
             f"boards {1e3 * spent['boards'] / settled:.2f} ms a hand"

@@ -367,6 +367,21 @@ CHAN_TOKEN_CACHE_SECONDS = float(
     os.environ.get("CHAN_TOKEN_CACHE_SECONDS", "0" if TESTING else "5")
 )
 
+# Rendered leaderboard pages each process keeps (games.api.leaderboard_views): at most
+# CHAN_BOARD_PAGES of them (0: off, as in the test suite, whose rolled-back transactions reuse
+# board versions), each keyed by its board's version (bumped by every transaction that writes
+# the board) and kept at most CHAN_BOARD_PAGE_SECONDS (a renamed player's new display name shows
+# within those seconds).
+CHAN_BOARD_PAGES = int(os.environ.get("CHAN_BOARD_PAGES", "0" if TESTING else "2048"))
+CHAN_BOARD_PAGE_SECONDS = float(os.environ.get("CHAN_BOARD_PAGE_SECONDS", "10"))
+# A board's version is remembered by each process for CHAN_BOARD_VERSION_SECONDS (0: read on every
+# request, as in the test suite): a board read may lag that much behind a settlement made by
+# another process (a replica's read may lag CHAN_REPLICA_MAX_LAG_SECONDS); the settling process
+# forgets its versions at once.
+CHAN_BOARD_VERSION_SECONDS = float(
+    os.environ.get("CHAN_BOARD_VERSION_SECONDS", "0" if TESTING else "1")
+)
+
 # The OpenAPI schema and its docs: public under DEBUG (and in the test suite, which reads the
 # schema as clients do), else only for a signed-in user (an API token or an admin session).
 CHAN_PUBLIC_API_DOCS = env_bool("CHAN_PUBLIC_API_DOCS", DEBUG or TESTING)

@@ -1244,6 +1244,35 @@ class BoardBucket(models.Model):
         return f"{self.board}/{self.period}/{self.room or '*'} L{self.level} {self.bucket}={self.n}"
 
 
+BOARD_VERSION_SHARDS = 8
+
+
+class BoardVersion(models.Model):
+    """How many statements have written one board's rows (board, period, room): the sum of
+    ``version`` over its shards. Bumped by statement-level triggers on ``games_boardscore``
+    (games 0030) in the writing transaction, each transaction on the shard of its id, so that
+    concurrent settlements rarely share a row; the key of the rendered board pages a process
+    keeps (``games.api.leaderboard_views``): a page read after a commit that wrote the board is
+    never the one rendered before it."""
+
+    board = models.CharField(max_length=40)
+    period = models.CharField(max_length=8)
+    room = models.CharField(max_length=ROOM_MAX_LENGTH, blank=True, default="")
+    shard = models.SmallIntegerField()
+    version = models.BigIntegerField(default=0)
+
+    class Meta:
+        ordering = ["board", "period", "room", "shard"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["board", "period", "room", "shard"], name="games_boardversion_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.board}/{self.period}/{self.room or '*'} #{self.shard} v{self.version}"
+
+
 class PrizeSchedule(models.Model):
     """The prizes of a season's board (issue 25), set by staff in the admin: for each closed
     week or month (``kind``) of ``board`` (``quan``, ``xp`` or ``rating:<family>``) in

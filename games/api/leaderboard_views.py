@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
+import threading
+import time
+from collections import OrderedDict
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -12,7 +22,8 @@ from rest_framework.views import APIView
 from accounts import scopes
 from chan_api.schema import COMMON_HEADERS
 from chan_api.strict_input import QueryIntegerField
-from games.api.live_views import _conditional_headers, _matches, content_etag, if_none_match
+from core.ascii_digits import ascii_int
+from games.api.live_views import _conditional_headers, _matches, if_none_match
 from games.api.schema import ETAG, IF_NONE_MATCH, problem_responses
 from games.selectors.leaderboards import (
     BOARD_PAGE_DEFAULT,
@@ -20,6 +31,7 @@ from games.selectors.leaderboards import (
     CURSOR_RE,
     SEASON_RE,
     leaderboard,
+    leaderboard_version,
 )
 
 
@@ -78,6 +90,93 @@ class LeaderboardPageSerializer(serializers.Serializer):
     )
 
 
+_PLAIN = re.compile(r"^[A-Za-z0-9_.-]{1,32}$")
+_QUERY_KEYS = ("family", "room", "season", "around", "cursor", "limit")
+
+
+def _query_fast(params: Any) -> dict[str, Any] | None:
+    """The query as ``LeaderboardQuerySerializer`` reads it, without building the serializer
+    (its fields are deep-copied on every request: a fifth of the page's time), when every known
+    parameter is given once in its plain form; None for anything else, which the serializer
+    then reads (and refuses with its usual errors)."""
+    q: dict[str, Any] = {}
+    for name in _QUERY_KEYS:
+        values = params.getlist(name)
+        if not values:
+            continue
+        if len(values) > 1:
+            return None
+        value = values[0]
+        if name == "limit":
+            value = ascii_int(value)
+            if value is None or not 1 <= value <= BOARD_PAGE_MAX:
+                return None
+        elif name == "season":
+            if not SEASON_RE.match(value) or not value.isascii() or "\n" in value:
+                return None
+        elif name == "cursor":
+            if not CURSOR_RE.match(value) or not value.isascii() or "\n" in value:
+                return None
+        elif name == "around":
+            if value != "me":
+                return None
+        elif not _PLAIN.match(value) or "\n" in value:
+            return None
+        q[name] = value
+    q.setdefault("limit", BOARD_PAGE_DEFAULT)
+    return q
+
+
+class PageCache:
+    """Rendered board pages (body bytes and ETag) in this process, least recently used first
+    out, keyed by what the page is a function of: ``leaderboard_version`` (the board, its
+    version, its season's close) and the query (cursor, limit, and who asks for around-me).
+    A transaction that writes a board bumps its version, so a read after its commit renders
+    anew; an entry also expires after ``CHAN_BOARD_PAGE_SECONDS`` (what the version does not
+    cover: a player's new display name)."""
+
+    def __init__(self) -> None:
+        self._pages: OrderedDict[tuple[Any, ...], tuple[float, bytes, str]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> tuple[bytes, str] | None:
+        with self._lock:
+            hit = self._pages.get(key)
+            if hit is None:
+                return None
+            if hit[0] < time.monotonic():
+                del self._pages[key]
+                return None
+            self._pages.move_to_end(key)
+            return hit[1], hit[2]
+
+    def put(self, key: tuple[Any, ...], content: bytes, etag: str) -> None:
+        size = settings.CHAN_BOARD_PAGES
+        with self._lock:
+            self._pages[key] = (time.monotonic() + settings.CHAN_BOARD_PAGE_SECONDS, content, etag)
+            self._pages.move_to_end(key)
+            while len(self._pages) > size:
+                self._pages.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._pages.clear()
+
+
+board_pages = PageCache()
+
+
+def _render(board: str, around: Any, q: dict[str, Any]) -> tuple[bytes, str]:
+    page = leaderboard(board=board, around=around, **q)
+    # The page is plain JSON already (the serializer is its schema): built as is and encoded
+    # once, as DRF's JSONRenderer would (compact, UTF-8), the content ETag a digest of those
+    # bytes.
+    body = {**page._asdict(), "next": page.next_cursor}
+    del body["next_cursor"]
+    content = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode()
+    return content, f'"board-{hashlib.sha256(content).hexdigest()[:24]}"'
+
+
 BOARD = OpenApiParameter(
     "board",
     OpenApiTypes.STR,
@@ -114,16 +213,27 @@ class LeaderboardApi(APIView):
             ),
         },
     )
-    def get(self, request: Request, board: str) -> Response:
-        query = LeaderboardQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        q = dict(query.validated_data)
+    def get(self, request: Request, board: str) -> HttpResponse:
+        q = _query_fast(request.query_params)
+        if q is None:
+            query = LeaderboardQuerySerializer(data=request.query_params)
+            query.is_valid(raise_exception=True)
+            q = dict(query.validated_data)
         around = request.user if q.pop("around", None) == "me" else None
-        page = leaderboard(board=board, around=around, **q)
-        # The page is plain JSON already (the serializer is its schema): built as is, for speed.
-        body = {**page._asdict(), "next": page.next_cursor}
-        del body["next_cursor"]
-        etag = content_etag("board", body)
+        key = None
+        if settings.CHAN_BOARD_PAGES > 0:
+            version = leaderboard_version(
+                board=board, family=q.get("family"), room=q.get("room"), season=q.get("season")
+            )
+            if version is not None:
+                key = (version, q.get("cursor"), q["limit"], around.pk if around else None)
+        hit = board_pages.get(key) if key is not None else None
+        if hit is None:
+            content, etag = _render(board, around, q)
+            if key is not None:
+                board_pages.put(key, content, etag)
+        else:
+            content, etag = hit
         if _matches(if_none_match(request), etag):
             return _conditional_headers(Response(status=status.HTTP_304_NOT_MODIFIED), etag)
-        return _conditional_headers(Response(body), etag)
+        return _conditional_headers(HttpResponse(content, content_type="application/json"), etag)

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from games.models import Hand
 from games.rating_terms import RATING_PREFIX, periods_of
+from games.selectors.leaderboards import board_versions_forget
 from games.services.ratings import Rated, hand_family
 from games.services.seasons import periods_writable
 
@@ -50,6 +51,10 @@ def _upsert(rows: Iterable[tuple[str, str, str, int, int, int]]) -> None:
         params.extend([*row, now])
     with connection.cursor() as cursor:
         cursor.execute(_UPSERT.format(values=values), params)
+    # This process reads its boards anew at once (the triggers bumped their versions); once
+    # more on commit, in case a read in between remembered the version before it.
+    board_versions_forget()
+    transaction.on_commit(board_versions_forget)
 
 
 def _rows(
