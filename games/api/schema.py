@@ -738,6 +738,15 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "rank": {"type": "integer", "nullable": True, "description": "My final rank."},
     "score": {"type": "integer", "description": "My arena points, or my final score on a board."},
     "prize": {"type": "integer", "nullable": True, "description": "Quan I won."},
+    "points": {
+        "type": "integer",
+        "description": "The arena points a voided hand had given me, taken off (0 after the "
+        "payout).",
+    },
+    "payout_stands": {
+        "type": "boolean",
+        "description": "The void came after the arena's payout: nothing was taken off.",
+    },
     "direction": {"type": "string", "enum": ["sent", "received"]},
     "season": {"type": "string", "description": "A week (`2026-W49`) or a month (`2026-12`)."},
     "board": {"type": "string", "description": "`quan`, `xp` or `rating:<family>`."},

@@ -126,6 +126,13 @@ FEED_KINDS: dict[str, FeedKind] = {
             ("tournament_id", "name", "status", "rank", "score", "prize"),
         ),
         FeedKind(
+            "tournament_hand_voided",
+            "Staff voided a hand an arena had scored for me: the `points` it gave me are taken "
+            "off, `score` is my arena score now; after the arena's payout (`payout_stands`) "
+            "nothing is taken off: the standings and prizes stand, the void is noted.",
+            ("tournament_id", "name", "points", "score", "payout_stands"),
+        ),
+        FeedKind(
             "bonus_available",
             "Today's daily bonus can be claimed (`POST /me/bonus`): its amount and local day.",
             ("amount", "day"),
