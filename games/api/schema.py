@@ -714,6 +714,25 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "user_id": {"type": "integer"},
     "username": {"type": "string"},
     "ready": {"type": "boolean"},
+    "reason": {
+        "type": "string",
+        "enum": ["limit", "stake", "idle"],
+        "nullable": True,
+        "description": "Why the server stood the player up between hands (null: it left "
+        "itself, or was banned): its own limits, 15 × stake it cannot cover, not ready in time.",
+    },
+    "limit": {
+        "type": "string",
+        "enum": [
+            "loss_limit_day",
+            "loss_limit_week",
+            "loss_limit_month",
+            "cool_off",
+            "self_exclusion",
+        ],
+        "nullable": True,
+        "description": "With `reason` limit: which of its own limits (GET /me/limits' names).",
+    },
     "amount": {"type": "integer"},
     "day": {"type": "string", "format": "date"},
     "minutes_played": {"type": "integer", "description": "Minutes since the session began."},

@@ -52,8 +52,10 @@ FEED_KINDS: dict[str, FeedKind] = {
         FeedKind(
             "seats_changed",
             "A seat changed at one of my tables: who (`user_id`, `username`), which seat, and "
-            "`change` = joined, left or ready.",
-            ("change", "seat", "user_id", "username", "ready"),
+            "`change` = joined, left or ready; when the server stood the player up between "
+            "hands, `reason` says why (`limit`: its own limits, `limit` naming which; `stake`: "
+            "it cannot cover 15 × stake; `idle`: not ready in time), else null.",
+            ("change", "seat", "user_id", "username", "ready", "reason", "limit"),
         ),
         FeedKind(
             "reality_check",

@@ -1432,6 +1432,16 @@ export interface components {
                 user_id?: number;
                 username?: string;
                 ready?: boolean;
+                /**
+                 * @description Why the server stood the player up between hands (null: it left itself, or was banned): its own limits, 15 × stake it cannot cover, not ready in time.
+                 * @enum {string|null}
+                 */
+                reason?: "limit" | "stake" | "idle" | null;
+                /**
+                 * @description With `reason` limit: which of its own limits (GET /me/limits' names).
+                 * @enum {string|null}
+                 */
+                limit?: "loss_limit_day" | "loss_limit_week" | "loss_limit_month" | "cool_off" | "self_exclusion" | null;
                 amount?: number;
                 /** Format: date */
                 day?: string;
