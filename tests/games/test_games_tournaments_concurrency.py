@@ -1,6 +1,6 @@
 """Real threads against the real database (each its own connection): arenas' joins, leaves and
 the start racing one another. Joins and leaves go through the API (a refusal must be a clean
-409, never a 500); the start is the clock's service. Whatever the order, every entry holds its
+409, never a 500); the start is the clock's service. Last, a void racing the payout. Whatever the order, every entry holds its
 fee until the start and is in the pool after it, the pool is the entries' fees, and no hold is
 left behind at the arena's table of record."""
 
@@ -17,10 +17,18 @@ from accounts.hold_selectors import wallet_funds
 from accounts.ledger import pot_account
 from accounts.ledger_selectors import LEDGER_CHECKS, ledger_problems
 from accounts.models import LedgerHold
-from games.models import Tournament, TournamentEntry
-from games.services.tournaments import tournament_create, tournament_join, tournament_start
+from games.models import Hand, Tournament, TournamentEntry, TournamentHand
+from games.services.tournaments import (
+    tournament_create,
+    tournament_finish,
+    tournament_join,
+    tournament_start,
+)
+from games.services.void import hand_void
+from games.tasks import tournament_clock_due
 from tests.games.conftest import Player, client_with
 from tests.games.test_games_concurrency import at_once
+from tests.games.test_games_tournaments import arena_hands, play_out
 
 pytestmark = pytest.mark.django_db(transaction=True)
 FEE, STAKE = 700, 1
@@ -169,3 +177,44 @@ def test_a_leave_racing_the_start_is_a_leave_or_a_withdrawal(staff: Any, make_pl
         assert wallet_funds(leaver.user).held == 0  # released, or consumed by the start
         money_adds_up(t)  # running either way (two entrants at least): no hold left at all
     assert outcomes  # either order is fine; each round checked its own
+
+
+@pytest.mark.slow(seconds=80)
+def test_a_void_racing_the_payout_is_taken_off_or_noted_never_half(
+    staff: Any, make_player: Any
+) -> None:
+    # given a 2-seat arena of two whose hand was played and scored, and whose end has come
+    t = arena(staff, due=True)
+    players = [make_player() for _ in range(2)]
+    for p in players:
+        tournament_join(tournament_id=t.pk, user=p.user)
+    tournament_clock_due(t.pk)
+    (hand_id,) = arena_hands(t)
+    play_out(hand_id)
+    tournament_clock_due(t.pk)  # scored (if the settlement's own beat had not already)
+    scored = TournamentHand.objects.get(hand_id=hand_id, kind="score")
+    before = {e.user_id: e.score for e in TournamentEntry.objects.filter(tournament=t)}
+    Tournament.objects.filter(pk=t.pk).update(ends_at=timezone.now())
+
+    # when staff void that hand just as the clock pays the arena out
+    def call(i: int) -> Any:
+        if i == 0:
+            return tournament_finish(tournament_id=t.pk)
+        return hand_void(hand_id=hand_id, staff=staff, reason="race")
+
+    at_once(2, call)
+
+    # then the void is either before the payout (its points off, the prizes by the new scores)
+    # or after it (noted, nothing off): one reversal row, and the books and points add up
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.FINISHED
+    void = TournamentHand.objects.get(hand_id=hand_id, kind="void")
+    hand = Hand.objects.get(pk=hand_id)
+    after = {e.user_id: e.score for e in TournamentEntry.objects.filter(tournament=t)}
+    if void.after_payout:
+        assert void.points == [0] * len(scored.points) and after == before
+    else:
+        assert void.points == [-p for p in scored.points]
+        for seat, got in zip(hand.seat_list(), scored.points, strict=True):
+            assert after[seat.user_id] == before[seat.user_id] - got
+    assert ledger_problems(LEDGER_CHECKS) == []
