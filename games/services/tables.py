@@ -384,11 +384,11 @@ def _playing_hand_id(table_id: int) -> int | None:
 def seat_leave(
     *, table_id: int, user: Any, reason: str | None = None, limit: str | None = None
 ) -> Table:
-    """Stand up (``reason``, ``limit``: why the server stands the player up, for the
-    ``seats_changed`` entries; none when it leaves itself). Between hands the seat is freed, which may complete the ready seats and deal
+    """Stand up. Between hands the seat is freed, which may complete the ready seats and deal
     (the last player leaving closes the table). Mid-hand the player is marked as gone from the
     hand (``HandSeat.left_at``): the server plays it after the auto-play delay to the end of
-    the hand, then frees the seat.
+    the hand, then frees the seat. ``reason``, ``limit``: why the server stands the player up,
+    for the ``seats_changed`` entries (none when it leaves itself).
 
     Locks the playing hand's row, then the table's (the order of the move paths). A deal can
     slip in between reading which hand is playing and locking the table; under the table lock
@@ -567,6 +567,10 @@ def table_deal_if_due(*, table_id: int) -> Hand | None:
     return _deal_if_ready(table)
 
 
+# A seat the server stood up before a deal: why (feed.UNSEAT_*) and, for a limit, which.
+Unseated = tuple[Seat, str, str | None]
+
+
 def _deal_if_ready(table: Table) -> Hand | None:
     """The table's ready rule (RULES.md §12). Every seated player ready, two at least: deal.
     Otherwise, once the ready deadline has passed, unseat the players who are not ready and
@@ -608,10 +612,6 @@ def _deal_at_the_deadline(table: Table, seats: list[Seat], now: datetime) -> Han
         table_clock_on_commit(table, min(newcomers))
     _unseated_tell(table, gone)
     return None
-
-
-# A seat the server stood up before a deal: why (feed.UNSEAT_*) and, for a limit, which.
-Unseated = tuple[Seat, str, str | None]
 
 
 def _deal_those_who_can_pay(
