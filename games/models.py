@@ -1195,19 +1195,40 @@ class TournamentTable(models.Model):
 
 
 class TournamentHand(models.Model):
-    """A hand of an arena and the arena points it gave each hand seat (play order), scored once
-    (append-only: PostgreSQL refuses an UPDATE or DELETE, migration games_tournaments)."""
+    """A hand of an arena and the arena points it gave each hand seat (play order), scored once;
+    if staff void the hand later, a second row (``kind`` void) takes them off again: the
+    negated points, or zeros when the arena had already paid out (``after_payout``: its
+    standings and prizes stood). Append-only (PostgreSQL refuses an UPDATE or DELETE,
+    migration games_tournaments): an entry's score is the sum of its points over these rows."""
+
+    class Kind(models.TextChoices):
+        SCORE = "score", "Scored"
+        VOID = "void", "Voided"
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="hands")
-    hand = models.OneToOneField(Hand, on_delete=models.PROTECT, related_name="tournament_hand")
+    hand = models.ForeignKey(Hand, on_delete=models.PROTECT, related_name="tournament_hands")
+    kind = models.CharField(max_length=5, choices=Kind.choices, default=Kind.SCORE)
     points = models.JSONField(help_text="Arena points by hand seat (play order).")
+    after_payout = models.BooleanField(
+        default=False, help_text="A void after the payout: nothing taken off, the prizes stood."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["tournament_id", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "kind"], name="games_thand_once_per_kind"),
+            models.CheckConstraint(
+                condition=Q(kind__in=["score", "void"]), name="games_thand_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(after_payout=False) | Q(kind="void"),
+                name="games_thand_after_payout_void",
+            ),
+        ]
 
     def __str__(self) -> str:
-        return f"arena {self.tournament_id} hand {self.hand_id} {self.points}"
+        return f"arena {self.tournament_id} hand {self.hand_id} {self.kind} {self.points}"
 
 
 # The board's histogram (issue 25): BUCKET_LEVELS levels of radix 2**BUCKET_BITS over the score,

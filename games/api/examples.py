@@ -2014,6 +2014,7 @@ EXAMPLES.update(
                 "payout": [50, 30, 20],
                 "tables_playing": 1,
                 "hands": 4,
+                "hands_voided": 0,
                 "results": _STANDING,
             },
         },

@@ -714,6 +714,25 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "user_id": {"type": "integer"},
     "username": {"type": "string"},
     "ready": {"type": "boolean"},
+    "reason": {
+        "type": "string",
+        "enum": ["limit", "stake", "idle"],
+        "nullable": True,
+        "description": "Why the server stood the player up between hands (null: it left "
+        "itself, or was banned): its own limits, 15 × stake it cannot cover, not ready in time.",
+    },
+    "limit": {
+        "type": "string",
+        "enum": [
+            "loss_limit_day",
+            "loss_limit_week",
+            "loss_limit_month",
+            "cool_off",
+            "self_exclusion",
+        ],
+        "nullable": True,
+        "description": "With `reason` limit: which of its own limits (GET /me/limits' names).",
+    },
     "amount": {"type": "integer"},
     "day": {"type": "string", "format": "date"},
     "minutes_played": {"type": "integer", "description": "Minutes since the session began."},
@@ -738,6 +757,15 @@ FEED_DATA_FIELDS: dict[str, dict] = {
     "rank": {"type": "integer", "nullable": True, "description": "My final rank."},
     "score": {"type": "integer", "description": "My arena points, or my final score on a board."},
     "prize": {"type": "integer", "nullable": True, "description": "Quan I won."},
+    "points": {
+        "type": "integer",
+        "description": "The arena points a voided hand had given me, taken off (0 after the "
+        "payout).",
+    },
+    "payout_stands": {
+        "type": "boolean",
+        "description": "The void came after the arena's payout: nothing was taken off.",
+    },
     "direction": {"type": "string", "enum": ["sent", "received"]},
     "season": {"type": "string", "description": "A week (`2026-W49`) or a month (`2026-12`)."},
     "board": {"type": "string", "description": "`quan`, `xp` or `rating:<family>`."},

@@ -81,5 +81,11 @@ class TournamentStandingsSerializer(serializers.Serializer):
     pool = serializers.IntegerField()
     payout = serializers.ListField(child=serializers.IntegerField())
     tables_playing = serializers.IntegerField(help_text="Its tables whose hand is not scored.")
-    hands = serializers.IntegerField(help_text="Hands scored.")
+    hands = serializers.IntegerField(
+        help_text="Hands that count: scored, less those voided before the payout."
+    )
+    hands_voided = serializers.IntegerField(
+        help_text="Scored hands staff voided since (before the payout: their points taken off; "
+        "after it: noted, the prizes stand)."
+    )
     results = StandingSerializer(many=True)

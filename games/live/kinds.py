@@ -52,8 +52,10 @@ FEED_KINDS: dict[str, FeedKind] = {
         FeedKind(
             "seats_changed",
             "A seat changed at one of my tables: who (`user_id`, `username`), which seat, and "
-            "`change` = joined, left or ready.",
-            ("change", "seat", "user_id", "username", "ready"),
+            "`change` = joined, left or ready; when the server stood the player up between "
+            "hands, `reason` says why (`limit`: its own limits, `limit` naming which; `stake`: "
+            "it cannot cover 15 × stake; `idle`: not ready in time), else null.",
+            ("change", "seat", "user_id", "username", "ready", "reason", "limit"),
         ),
         FeedKind(
             "reality_check",
@@ -124,6 +126,13 @@ FEED_KINDS: dict[str, FeedKind] = {
             "An arena I entered ended (`status` finished: my final `rank`, `score` and "
             "`prize`) or was cancelled (`status` cancelled: my fee released or refunded).",
             ("tournament_id", "name", "status", "rank", "score", "prize"),
+        ),
+        FeedKind(
+            "tournament_hand_voided",
+            "Staff voided a hand an arena had scored for me: the `points` it gave me are taken "
+            "off, `score` is my arena score now; after the arena's payout (`payout_stands`) "
+            "nothing is taken off: the standings and prizes stand, the void is noted.",
+            ("tournament_id", "name", "points", "score", "payout_stands"),
         ),
         FeedKind(
             "bonus_available",

@@ -14,7 +14,7 @@ from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerAccount, LedgerTransaction
 from core.errors import InvalidInput, NotFound
 from games.ledger_keys import tournament_entries_key, tournament_prizes_key, tournament_refund_key
-from games.models import Tournament, TournamentEntry, TournamentTable
+from games.models import Tournament, TournamentEntry, TournamentHand, TournamentTable
 from games.selectors.hands import utc_iso
 
 TOURNAMENT_LIST_MAX = 100
@@ -110,13 +110,18 @@ def _entry_body(entry: TournamentEntry, *, rank: int | None) -> dict[str, Any]:
 
 def tournament_standings(*, tournament_id: int) -> dict[str, Any]:
     """The arena's standings: every entrant by score, then wins (equal on both: the same
-    rank), with the arena's status, pool and how many of its tables are being played."""
+    rank), with the arena's status, pool, how many of its tables are being played, the hands
+    that count (scored and not voided before the payout) and the scored hands voided since."""
     tournament = tournament_get(tournament_id=tournament_id)
     entries = list(
         TournamentEntry.objects.filter(tournament=tournament)
         .select_related("user")
         .order_by("-score", "-wins", "id")
     )
+    hands = {
+        (row["kind"], row["after_payout"]): row["n"]
+        for row in tournament.hands.values("kind", "after_payout").annotate(n=Count("id"))
+    }
     results = []
     rank, previous = 0, None
     for index, entry in enumerate(entries, start=1):
@@ -131,7 +136,10 @@ def tournament_standings(*, tournament_id: int) -> dict[str, Any]:
         "pool": tournament_pool(tournament),
         "payout": list(tournament.payout),
         "tables_playing": TournamentTable.objects.filter(tournament=tournament, done=False).count(),
-        "hands": tournament.hands.count(),
+        "hands": hands.get((TournamentHand.Kind.SCORE, False), 0)
+        - hands.get((TournamentHand.Kind.VOID, False), 0),
+        "hands_voided": hands.get((TournamentHand.Kind.VOID, False), 0)
+        + hands.get((TournamentHand.Kind.VOID, True), 0),
         "results": results,
     }
 
@@ -190,11 +198,51 @@ def tournament_problems(tournament: Tournament) -> list[str]:
     return []
 
 
+def tournament_points_problems(tournament: Tournament) -> list[str]:
+    """Why an arena's points do not add up (empty when they do): each entrant's score is the
+    sum of its points over the arena's ``TournamentHand`` rows (a hand's score and, if it was
+    voided, its reversal), and a reversal takes off exactly what its hand gave (nothing after
+    the payout)."""
+    pk = tournament.pk
+    rows = list(tournament.hands.select_related("hand").prefetch_related("hand__hand_seats"))
+    scored = {r.hand_id: r.points for r in rows if r.kind == TournamentHand.Kind.SCORE}
+    got: dict[int, int] = {}
+    problems = []
+    for row in rows:
+        seats = row.hand.seat_list()
+        if len(seats) != len(row.points):
+            problems.append(f"tournament {pk}: hand {row.hand_id}'s points are not one a seat")
+            continue
+        if row.kind == TournamentHand.Kind.VOID:
+            expected = [0] * len(seats) if row.after_payout else scored.get(row.hand_id)
+            if expected is None or [-p for p in row.points] != list(expected):
+                problems.append(
+                    f"tournament {pk}: hand {row.hand_id}'s void does not reverse its score"
+                )
+        for seat, points in zip(seats, row.points, strict=True):
+            got[seat.user_id] = got.get(seat.user_id, 0) + int(points)
+    wrong = sorted(
+        user_id
+        for user_id, score in tournament.entries.values_list("user_id", "score")
+        if score != got.pop(user_id, 0)
+    )
+    if wrong or got:
+        problems.append(
+            f"tournament {pk}: scores are not the sums of its hands' points "
+            f"(users {wrong + sorted(got)})"
+        )
+    return problems
+
+
 def check_tournaments() -> list[LedgerProblem]:
-    """Every arena reconciles (:func:`tournament_problems`)."""
+    """Every arena reconciles (:func:`tournament_problems`) and its points add up
+    (:func:`tournament_points_problems`)."""
     problems = []
     for tournament in Tournament.objects.order_by("pk").iterator(chunk_size=200):
         problems.extend(LedgerProblem("tournament", d) for d in tournament_problems(tournament))
+        problems.extend(
+            LedgerProblem("tournament", d) for d in tournament_points_problems(tournament)
+        )
     return problems
 
 

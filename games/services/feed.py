@@ -195,12 +195,25 @@ def feed_hand_changed(*, hand: Hand, state: HandState, record: str | None = None
 # ------------------------------------------------------------------------------ from tables
 
 
+# Why the server stood a player up between hands (``seats_changed``'s ``reason``; null: the
+# player did it, or staff): its own limits, 15 × stake it cannot cover, not ready in time.
+UNSEAT_LIMIT, UNSEAT_STAKE, UNSEAT_IDLE = "limit", "stake", "idle"
+
+
 def feed_table_changed(
-    *, table_id: int, change: str, user: Any, seat: int | None, ready: bool = False
+    *,
+    table_id: int,
+    change: str,
+    user: Any,
+    seat: int | None,
+    ready: bool = False,
+    reason: str | None = None,
+    limit: str | None = None,
 ) -> None:
     """A seat changed at ``table_id`` (``change``: joined, left, ready): an entry for every
     human seated there (and the one who left), and the table's and the lobby's waiters wake on
-    commit. In the caller's transaction, last."""
+    commit. ``reason`` (and, for ``limit``, which of the player's limits): why the server
+    unseated it. In the caller's transaction, last."""
     seated = set(
         Seat.objects.filter(table_id=table_id, player__is_bot=False).values_list(
             "player_id", flat=True
@@ -215,6 +228,8 @@ def feed_table_changed(
         "user_id": user.pk,
         "username": user.username,
         "ready": ready,
+        "reason": reason,
+        "limit": limit,
     }
     notes = [
         FeedNote(

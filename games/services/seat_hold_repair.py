@@ -18,7 +18,7 @@ from accounts.hold_selectors import hold_amount
 from accounts.holds import hold_set, wallets_lock
 from games.models import Hand, HandSeat, Seat, Table
 from games.selectors.seat_holds import seats_without_holds
-from games.services.feed import feed_table_changed
+from games.services.feed import UNSEAT_STAKE, feed_table_changed
 from games.services.pot import pot_refund
 from games.services.seat_holds import SIT_STAKES
 
@@ -47,7 +47,7 @@ class SeatHoldRepair:
 def seat_holds_backfill() -> list[SeatHoldRepair]:
     """Every seat at a non-practice table that holds nothing: hold 15 × stake of the player's
     free Quan. A player who cannot is unseated now (logged with why: it cannot cover the stake),
-    its gà góp share refunded, its table's players told (``seats_changed``) — unless it is in a hand not
+    its gà góp share refunded, its table's players told (``seats_changed``, ``reason`` stake) — unless it is in a hand not
     yet settled there: then what it has free is held and the next deal, which asks 15 × stake
     of every seat, unseats it if still short. One transaction per seat; safe to run again (a
     seat with its hold is left alone)."""
@@ -94,5 +94,7 @@ def _seat_hold_repair(*, table_id: int, user_id: int) -> SeatHoldRepair | None:
     )
     seat.delete()
     pot_refund(table=table, user=user)
-    feed_table_changed(table_id=table.pk, change="left", user=user, seat=seat.number)
+    feed_table_changed(
+        table_id=table.pk, change="left", user=user, seat=seat.number, reason=UNSEAT_STAKE
+    )
     return repaired(UNSEATED, 0)

@@ -17,8 +17,17 @@ from typing import Any
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from accounts.limit_selectors import max_stake_in_force, play_check, play_refusal, stake_check
+from accounts.limit_selectors import (
+    exclusion_active,
+    max_stake_in_force,
+    play_check,
+    play_refusal,
+    stake_check,
+)
+from accounts.models import User
+from core.errors import Conflict
 from games.models import Seat, Table
+from games.services.feed import UNSEAT_LIMIT
 from games.services.pot import pot_refund
 from games.services.seat_holds import seat_hold_release
 
@@ -45,14 +54,32 @@ def quick_join_within_limits(candidates: QuerySet[Table], user: Any) -> QuerySet
     return candidates if max_stake is None else candidates.filter(stake__lte=max_stake)
 
 
-def seats_within_limits(*, table: Table, seats: list[Seat]) -> list[Seat]:
+def refusal_limit(refusal: Conflict) -> str:
+    """Which of the player's limits a refusal of :func:`play_refusal` is, as the limits
+    endpoints name it: ``loss_limit_day|week|month``, ``cool_off``, ``self_exclusion``."""
+    if refusal.code == "loss_limit_reached":
+        return f"loss_limit_{refusal.extra['period']}"
+    return {"cooling_off": "cool_off", "self_excluded": "self_exclusion"}[refusal.code]
+
+
+def exclusion_limit(user: Any) -> str | None:
+    """``cool_off`` or ``self_exclusion`` while one is in force for ``user``, else None."""
+    exclusion = exclusion_active(user, timezone.now())
+    return exclusion.kind if exclusion is not None else None
+
+
+def seats_within_limits(
+    *, table: Table, seats: list[Seat]
+) -> tuple[list[Seat], list[tuple[Seat, str]]]:
     """Before a deal (the caller holds the table row lock): unseat the players whose own limits
     forbid the next hand — cooling off, self-excluded or at a loss limit — as the players who
-    cannot cover the stake are, their gà góp share refunded; return the others. The reason is
-    logged and shown to the player in ``GET /me/limits`` (``play_blocked``) and in the 409 of its
-    next attempt to sit."""
+    cannot cover the stake are, their gà góp share refunded. Returns the others, and the
+    unseated with which limit (:func:`refusal_limit`) for the caller's ``seats_changed``
+    (``reason`` limit; told once the deal is done: the feed is written last). The reason is
+    also logged and shown to the player in ``GET /me/limits`` (``play_blocked``) and in the 409
+    of its next attempt to sit."""
     now = timezone.now()
-    kept = []
+    kept, unseated = [], []
     for seat in seats:
         if seat.player.is_bot:
             kept.append(seat)
@@ -69,7 +96,8 @@ def seats_within_limits(*, table: Table, seats: list[Seat]) -> list[Seat]:
         if not table.practice:
             pot_refund(table=table, user=seat.player)
             seat_hold_release(table=table, user=seat.player)
-    return kept
+        unseated.append((seat, refusal_limit(refusal)))
+    return kept, unseated
 
 
 def seats_release_excluded(*, user_id: int) -> list[int]:
@@ -79,4 +107,10 @@ def seats_release_excluded(*, user_id: int) -> list[int]:
     (:func:`seats_within_limits`). Safe to run twice. Returns the tables it stood up from."""
     from games.services.tables import seats_vacate
 
-    return seats_vacate(user_id=user_id, between_hands_only=True)
+    user = User.objects.get(pk=user_id)
+    return seats_vacate(
+        user_id=user_id,
+        between_hands_only=True,
+        reason=UNSEAT_LIMIT,
+        limit=exclusion_limit(user),
+    )

@@ -45,7 +45,14 @@ from games.selectors.blocks import blocked_ids_with
 from games.selectors.integrity import account_frozen_check
 from games.selectors.rules import ruleset_from_spec
 from games.selectors.tables import table_ready_deadline
-from games.services.feed import feed_hand_changed, feed_table_changed, table_changed_on_commit
+from games.services.feed import (
+    UNSEAT_IDLE,
+    UNSEAT_LIMIT,
+    UNSEAT_STAKE,
+    feed_hand_changed,
+    feed_table_changed,
+    table_changed_on_commit,
+)
 from games.services.hand_log import hand_event_append
 from games.services.hands import hand_lock
 from games.services.pot import pot_buy_in, pot_refund
@@ -374,11 +381,14 @@ def _playing_hand_id(table_id: int) -> int | None:
 
 
 @transaction.atomic
-def seat_leave(*, table_id: int, user: Any) -> Table:
+def seat_leave(
+    *, table_id: int, user: Any, reason: str | None = None, limit: str | None = None
+) -> Table:
     """Stand up. Between hands the seat is freed, which may complete the ready seats and deal
     (the last player leaving closes the table). Mid-hand the player is marked as gone from the
     hand (``HandSeat.left_at``): the server plays it after the auto-play delay to the end of
-    the hand, then frees the seat.
+    the hand, then frees the seat. ``reason``, ``limit``: why the server stands the player up,
+    for the ``seats_changed`` entries (none when it leaves itself).
 
     Locks the playing hand's row, then the table's (the order of the move paths). A deal can
     slip in between reading which hand is playing and locking the table; under the table lock
@@ -389,19 +399,26 @@ def seat_leave(*, table_id: int, user: Any) -> Table:
     for _attempt in range(5):
         try:
             with transaction.atomic():
-                return _seat_leave_once(table_id, user)
+                return _seat_leave_once(table_id, user, reason=reason, limit=limit)
         except _DealtMeanwhile:
             continue
     raise Conflict(_("The table is busy; try again."), code="table_busy")
 
 
-def seats_vacate(*, user_id: int, between_hands_only: bool = False) -> list[int]:
+def seats_vacate(
+    *,
+    user_id: int,
+    between_hands_only: bool = False,
+    reason: str | None = None,
+    limit: str | None = None,
+) -> list[int]:
     """Stand a banned player up at every table it sits at, as :func:`seat_leave` does (its gà
     góp share refunded; mid-hand it is marked as gone, played by the server to the end of the
     hand, then unseated). Sent ``accounts.signals.player_banned`` after the ban commits; safe
     to run twice. ``between_hands_only``: skip the tables where it is in the hand being played
-    (it plays that hand to its end; the deal unseats it). Returns the ids of the tables it stood
-    up from."""
+    (it plays that hand to its end; the deal unseats it). ``reason``, ``limit``: why, for the
+    ``seats_changed`` entries (its own limits, ``table_limits.seats_release_excluded``). Returns
+    the ids of the tables it stood up from."""
     user = User.objects.get(pk=user_id)
     left = []
     for table_id in list(Seat.objects.filter(player=user).values_list("table_id", flat=True)):
@@ -413,7 +430,7 @@ def seats_vacate(*, user_id: int, between_hands_only: bool = False) -> list[int]
         ):
             continue
         try:
-            seat_leave(table_id=table_id, user=user)
+            seat_leave(table_id=table_id, user=user, reason=reason, limit=limit)
         except Conflict as exc:  # it stood up meanwhile
             if exc.code != "not_seated":
                 raise
@@ -422,7 +439,9 @@ def seats_vacate(*, user_id: int, between_hands_only: bool = False) -> list[int]
     return left
 
 
-def _seat_leave_once(table_id: int, user: Any) -> Table:
+def _seat_leave_once(
+    table_id: int, user: Any, *, reason: str | None = None, limit: str | None = None
+) -> Table:
     playing = _playing_hand_id(table_id)
     hand = hand_lock(playing) if playing is not None else None
     table = _lock_table(table_id)
@@ -450,7 +469,14 @@ def _seat_leave_once(table_id: int, user: Any) -> Table:
             table.save(update_fields=["status", "updated_at"])
         else:
             _deal_if_ready(table)
-    feed_table_changed(table_id=table.pk, change="left", user=user, seat=seat.number)
+    feed_table_changed(
+        table_id=table.pk,
+        change="left",
+        user=user,
+        seat=seat.number,
+        reason=reason,
+        limit=limit,
+    )
     return table
 
 
@@ -541,6 +567,10 @@ def table_deal_if_due(*, table_id: int) -> Hand | None:
     return _deal_if_ready(table)
 
 
+# A seat the server stood up before a deal: why (feed.UNSEAT_*) and, for a limit, which.
+Unseated = tuple[Seat, str, str | None]
+
+
 def _deal_if_ready(table: Table) -> Hand | None:
     """The table's ready rule (RULES.md §12). Every seated player ready, two at least: deal.
     Otherwise, once the ready deadline has passed, unseat the players who are not ready and
@@ -573,21 +603,42 @@ def _deal_at_the_deadline(table: Table, seats: list[Seat], now: datetime) -> Han
         seat.delete()
         pot_refund(table=table, user=seat.player)
         seat_hold_release(table=table, user=seat.player)
+    gone: list[Unseated] = [(s, UNSEAT_IDLE, None) for s in idle]
     ready = [s for s in seats if s.ready]
     if len(ready) >= 2:
-        return _deal_those_who_can_pay(table, ready)
+        return _deal_those_who_can_pay(table, ready, gone)
     newcomers = [s.created_at + grace for s in seats if not s.ready and s not in idle]
     if newcomers:
         table_clock_on_commit(table, min(newcomers))
+    _unseated_tell(table, gone)
     return None
 
 
-def _deal_those_who_can_pay(table: Table, seats: list[Seat]) -> Hand | None:
-    seats = _seats_that_can_pay(table, seats)
-    return hand_start(table=table, seats=seats) if len(seats) >= 2 else None
+def _deal_those_who_can_pay(
+    table: Table, seats: list[Seat], gone: list[Unseated] | None = None
+) -> Hand | None:
+    gone = list(gone or [])
+    seats = _seats_that_can_pay(table, seats, gone)
+    hand = hand_start(table=table, seats=seats) if len(seats) >= 2 else None
+    _unseated_tell(table, gone)  # last: no wallet is locked after the feed (games.services.feed)
+    return hand
 
 
-def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
+def _unseated_tell(table: Table, gone: list[Unseated]) -> None:
+    """The ``seats_changed`` (left, with its ``reason``) of each player the server stood up
+    before this deal."""
+    for seat, reason, limit in gone:
+        feed_table_changed(
+            table_id=table.pk,
+            change="left",
+            user=seat.player,
+            seat=seat.number,
+            reason=reason,
+            limit=limit,
+        )
+
+
+def _seats_that_can_pay(table: Table, seats: list[Seat], gone: list[Unseated]) -> list[Seat]:
     """Before a deal: the previous hand's settlement is booked (here if its task has not run
     yet), then players who cannot hold 15 × stake at this table (their hold here plus their
     free Quan) are unseated, and the others' holds are made whole (RULES.md §11, seat_holds).
@@ -595,7 +646,8 @@ def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
     last = Hand.objects.filter(table=table, status=Hand.Status.ENDED, settled_at__isnull=True)
     for hand_id in last.values_list("pk", flat=True):
         hand_settle(hand_id=hand_id)
-    seats = seats_within_limits(table=table, seats=seats)  # the players' own limits
+    seats, limited = seats_within_limits(table=table, seats=seats)  # the players' own limits
+    gone.extend((seat, UNSEAT_LIMIT, limit) for seat, limit in limited)
     if table.practice:
         return seats  # nothing is at stake at a practice table
     poor = seat_holds_for_deal(table=table, seats=seats)  # the others' holds made whole
@@ -603,6 +655,7 @@ def _seats_that_can_pay(table: Table, seats: list[Seat]) -> list[Seat]:
         seat.delete()
         pot_refund(table=table, user=seat.player)
         seat_hold_release(table=table, user=seat.player)
+    gone.extend((seat, UNSEAT_STAKE, None) for seat in poor)
     return [s for s in seats if s not in poor]
 
 

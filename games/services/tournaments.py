@@ -469,7 +469,7 @@ def _hand_score(tournament: Tournament, hand: Hand) -> None:
     """Record the hand's arena points once and add them to the entries (the caller holds the
     tournament row lock)."""
     if TournamentHand.objects.filter(hand=hand).exists():
-        return
+        return  # scored already (or voided after it was: never scored twice)
     if hand.status != Hand.Status.ENDED or hand.voided_at is not None:
         return
     if tournament.status != Status.RUNNING or hand.ended_at is None:
@@ -487,6 +487,83 @@ def _hand_score(tournament: Tournament, hand: Hand) -> None:
             hands=F("hands") + 1,
             wins=F("wins") + (1 if winner == seat.position and got > 0 else 0),
         )
+
+
+def tournament_of_hand_lock(*, hand_id: int) -> Tournament | None:
+    """Lock the arena whose table dealt ``hand_id`` (None for any other hand): what
+    ``hand_void`` takes before the hand row, in the arenas' lock order (the tournament first).
+    An arena table's link never changes, so it is read before the lock."""
+    tournament_id = (
+        TournamentTable.objects.filter(table__hands__pk=hand_id)
+        .values_list("tournament_id", flat=True)
+        .first()
+    )
+    return _lock(tournament_id) if tournament_id is not None else None
+
+
+def tournament_hand_void(*, tournament: Tournament, hand: Hand) -> list[FeedNote]:
+    """The arena's side of a void (in ``hand_void``'s transaction; the caller holds the
+    tournament row lock, :func:`tournament_of_hand_lock`, then the hand's): a hand it scored
+    gets its reversal row (``TournamentHand`` kind void) and its points, hand and win are taken
+    off the entries again. Once the arena has paid out, the payout stands: the reversal row is
+    zeros, ``after_payout`` (the void noted, nothing taken off). Returns the players' feed
+    notes (``tournament_hand_voided``), appended last by the caller. Once per hand: a second
+    void or a retried task adds nothing (the row's uniqueness)."""
+    scored = TournamentHand.objects.filter(
+        hand=hand, kind=TournamentHand.Kind.SCORE, tournament=tournament
+    ).first()
+    if scored is None:
+        return []  # never scored (played past the end, voided before its table closed)
+    if TournamentHand.objects.filter(hand=hand, kind=TournamentHand.Kind.VOID).exists():
+        return []
+    after_payout = tournament.status == Status.FINISHED
+    taken = [0 if after_payout else int(p) for p in scored.points]
+    TournamentHand.objects.create(
+        tournament=tournament,
+        hand=hand,
+        kind=TournamentHand.Kind.VOID,
+        points=[-p for p in taken],
+        after_payout=after_payout,
+    )
+    seats = hand.seat_list()
+    winner = hand.outcome_result().winner
+    if not after_payout:
+        for seat, got in zip(seats, taken, strict=True):
+            TournamentEntry.objects.filter(tournament=tournament, user_id=seat.user_id).update(
+                score=F("score") - got,
+                hands=F("hands") - 1,
+                wins=F("wins") - (1 if winner == seat.position and got > 0 else 0),
+            )
+    _changed_on_commit(tournament)
+    entries = {
+        e.user_id: e
+        for e in TournamentEntry.objects.filter(
+            tournament=tournament, user_id__in=[s.user_id for s in seats]
+        )
+    }
+    notes = []
+    for seat, got in zip(seats, taken, strict=True):
+        entry = entries.get(seat.user_id)
+        if entry is None:
+            continue
+        data = {
+            "tournament_id": tournament.pk,
+            "name": tournament.name,
+            "points": got,
+            "score": entry.score,
+            "payout_stands": after_payout,
+        }
+        notes.append(
+            FeedNote(
+                seat.user_id,
+                "tournament_hand_voided",
+                f"arena:{tournament.pk}:void:{hand.pk}",
+                table_id=hand.table_id,
+                hand_id=hand.pk,
+                data=data,
+            )
+        )
+    return notes
 
 
 def tournament_free_players(tournament: Tournament) -> list[FreePlayer]:

@@ -13,9 +13,13 @@ refused as a whole (no partial reversal) when:
   may first take the difference back with a ledger adjustment, then void (docs/audit.md).
 
 XP awarded for the hand stays (it measures play, not money); its rating changes are reversed
-(``games.services.ratings.hand_unrate``: each player's rating moves back by the hand's change). Voiding a void hand is a no-op.
+(``games.services.ratings.hand_unrate``: each player's rating moves back by the hand's change),
+and so are its arena points if an arena scored it (``games.services.tournaments.
+tournament_hand_void``: a reversal row; once the arena has paid out, the payout stands and the
+void is only noted). Voiding a void hand is a no-op.
 
-Lock order as in ``hand_settle``: the hand row, then the ledger accounts (in ``ledger_post``).
+Lock order as in ``hand_settle``: the hand row, then the ledger accounts (in ``ledger_post``);
+an arena's hand takes its tournament row before the hand's (the arenas' order).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from games.services.feed import feed_append
 from games.services.hand_log import hand_record_append
 from games.services.leaderboards import boards_record_voided
 from games.services.ratings import hand_unrate, rating_notes
+from games.services.tournaments import tournament_hand_void, tournament_of_hand_lock
 
 
 def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | None:
@@ -47,6 +52,7 @@ def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | N
     if not reason:
         raise InvalidInput(_("Voiding a hand needs a reason."), code="void_reason_missing")
     with transaction.atomic():
+        arena = tournament_of_hand_lock(hand_id=hand_id)  # the arenas' lock order: it first
         hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
         if hand is None:
             raise NotFound(_("No such hand."))
@@ -86,7 +92,10 @@ def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | N
         hand.save(update_fields=["voided_at", "void_reason", "seq", "updated_at"])
         unrated = hand_unrate(hand=hand)
         boards_record_voided(hand=hand, unrated=unrated)
-        feed_append(notes=rating_notes(hand=hand, rated=unrated, voided=True))
+        notes = rating_notes(hand=hand, rated=unrated, voided=True)
+        if arena is not None:
+            notes += tournament_hand_void(tournament=arena, hand=hand)
+        feed_append(notes=notes)
         return reversal
 
 

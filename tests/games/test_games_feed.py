@@ -167,6 +167,11 @@ def test_every_kind_is_in_the_api_guide() -> None:
     section = guide[guide.index("## The player's feed") :]
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", section, re.M))
     assert documented >= set(FEED_KINDS), set(FEED_KINDS) - documented
+    # and each kind's row names every field of its `data`
+    rows = dict(re.findall(r"^\| `([a-z_]+)` \|[^|]*\|(.*)\|$", section, re.M))
+    for kind in FEED_KINDS.values():
+        named = set(re.findall(r"`([a-z_]+)`", rows[kind.name]))
+        assert set(kind.fields) <= named, (kind.name, set(kind.fields) - named)
 
 
 # ------------------------------------------------------------------------- four tables at once

@@ -16,7 +16,7 @@ from accounts.hold_selectors import hold_amount, wallet_funds
 from accounts.holds import hold_set, wallets_lock
 from accounts.ledger import balance_adjust, wallet_for
 from accounts.models import LedgerHold
-from games.models import Seat, Table
+from games.models import FeedEntry, Seat, Table
 from games.services.seat_hold_repair import (
     AT_NEXT_DEAL,
     PLACED,
@@ -119,6 +119,11 @@ def test_a_player_who_cannot_cover_its_seat_between_hands_is_unseated(make_playe
     )
     assert not Seat.objects.filter(table_id=table_id, player=guest.user).exists()
     assert Seat.objects.filter(table_id=table_id, player=owner.user).exists()
+    # the table is told why: it cannot cover 15 × stake (the deal's own unseating says the same)
+    [told] = FeedEntry.objects.filter(
+        user=owner.user, kind="seats_changed", data__change="left", data__user_id=guest.user.pk
+    )
+    assert (told.data["reason"], told.data["limit"]) == ("stake", None)
     assert ledger_check()[0] == 0
     assert seat_holds_backfill() == []
 

@@ -20,7 +20,7 @@ from accounts.holds import hold_hash, hold_release, hold_set, wallets_lock
 from accounts.ledger import balance_adjust, wallet_for
 from accounts.ledger_selectors import ledger_problems
 from accounts.models import LedgerHold, User
-from games.models import Hand, Seat, Table
+from games.models import FeedEntry, Hand, Seat, Table
 from games.rules.verify import verify_export
 from games.services.quan_booking import hand_settle
 from tests.games.conftest import start_table
@@ -209,6 +209,11 @@ def test_a_loser_pays_from_its_hold_here_and_free_quan_never_its_other_holds(
     assert not Seat.objects.filter(table_id=ids["table"], player=hero.user).exists()
     assert hold_amount(account_id=wallet.pk, table_id=ids["table"]) == 0
     assert wallet_funds(hero.user).held == 150
+    told = FeedEntry.objects.filter(user=hero.user, kind="seats_changed", table_id=ids["table"])
+    assert [(e.data["change"], e.data["reason"]) for e in told.order_by("seq")][-1] == (
+        "left",
+        "stake",
+    )
     assert ledger_problems() == []
 
 

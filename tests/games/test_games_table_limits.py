@@ -96,6 +96,21 @@ def _loser_of(hand_id: int, players: list[Any]) -> tuple[Any, int]:
     raise AssertionError("nobody lost")
 
 
+def unseated_why(reader: Any, user: Any, table_id: int) -> list[tuple[Any, Any]]:
+    """The ``reason`` and ``limit`` of each ``seats_changed`` left of ``user`` at ``table_id``
+    in ``reader``'s feed (what a client sees)."""
+    r = reader.client.get("/api/v1/me/feed", {"limit": 100})
+    assert r.status_code == 200, r.content
+    return [
+        (e["data"]["reason"], e["data"]["limit"])
+        for e in r.json()["entries"]
+        if e["kind"] == "seats_changed"
+        and e["table_id"] == table_id
+        and e["data"]["change"] == "left"
+        and e["data"]["user_id"] == user.pk
+    ]
+
+
 def test_a_player_at_its_loss_limit_is_unseated_before_the_next_deal(players) -> None:
     # Given a hand played to its end at stake 10 and settled,
     ids = start_table(players, WIN_DECK)
@@ -109,7 +124,9 @@ def test_a_player_at_its_loss_limit_is_unseated_before_the_next_deal(players) ->
     assert not Seat.objects.filter(table_id=ids["table"], player=loser.user).exists()
     assert hand_id is not None and Hand.objects.get(pk=hand_id).n_seats == 3
     assert loser.user.pk not in [s.user_id for s in Hand.objects.get(pk=hand_id).seat_list()]
-    # it learns why, and cannot sit again today.
+    # it and the table are told why (its own day's loss limit), and it cannot sit again today.
+    for reader in players:
+        assert unseated_why(reader, loser.user, ids["table"]) == [("limit", "loss_limit_day")]
     blocked = loser.client.get("/api/v1/me/limits").json()["play_blocked"]
     assert blocked["code"] == "loss_limit_reached" and blocked["lost"] == lost
     r = loser.client.post(f"/api/v1/tables/{ids['table']}/join", {}, format="json")
@@ -163,8 +180,9 @@ def test_a_cool_off_frees_idle_seats_at_once_and_others_after_the_hand(
     with django_capture_on_commit_callbacks(execute=True):
         r = hero.client.post("/api/v1/me/cool-off", {"days": 2}, format="json")
     assert r.status_code == 201
-    # the idle seat is freed at once; the hand in play goes on with it,
+    # the idle seat is freed at once (its table told why); the hand in play goes on with it,
     assert not Seat.objects.filter(table_id=idle_table, player=hero.user).exists()
+    assert unseated_why(other, hero.user, idle_table) == [("limit", "cool_off")]
     assert Seat.objects.filter(table_id=ids["table"], player=hero.user).exists()
     hand = Hand.objects.get(pk=ids["hand"])
     assert hand.status == Hand.Status.PLAYING and hand.seat_of(hero.user.pk) is not None
@@ -174,6 +192,8 @@ def test_a_cool_off_frees_idle_seats_at_once_and_others_after_the_hand(
     assert not Seat.objects.filter(table_id=ids["table"], player=hero.user).exists()
     assert Hand.objects.get(pk=hand_id).n_seats == 3
     assert Table.objects.get(pk=ids["table"]).status == Table.Status.PLAYING
+    assert unseated_why(players[0], hero.user, ids["table"]) == [("limit", "cool_off")]
+    assert unseated_why(hero, hero.user, ids["table"]) == [("limit", "cool_off")]
 
 
 def test_a_self_exclusion_from_the_service_frees_seats_once_committed(
@@ -192,6 +212,16 @@ def test_a_self_exclusion_from_the_service_frees_seats_once_committed(
     assert not Seat.objects.filter(table_id=table_id, player=hero.user).exists()
     assert seats_release_excluded(user_id=hero.user.pk) == []
     assert Seat.objects.filter(table_id=table_id, player=owner.user).exists()
+    assert unseated_why(owner, hero.user, table_id) == [("limit", "self_exclusion")]
+
+
+def test_a_player_who_leaves_itself_is_told_as_no_reason(make_player) -> None:
+    owner, guest = make_player(), make_player()
+    table_id = _table(owner)
+    guest.client.post(f"/api/v1/tables/{table_id}/join", {}, format="json")
+    r = guest.client.post(f"/api/v1/tables/{table_id}/leave", {}, format="json")
+    assert r.status_code == 200, r.content
+    assert unseated_why(owner, guest.user, table_id) == [(None, None)]
 
 
 # --------------------------------------------------------------------------- reality check

@@ -413,6 +413,11 @@ def test_an_idle_player_is_unseated_at_the_ready_deadline_even_without_a_hand(pl
     summary = players[0].client.get(f"/api/v1/tables/{table_id}").json()
     assert [s["user_id"] for s in summary["seats"]] == [players[0].id]
     assert summary["status"] == "open" and summary["ready_deadline"] is None
+    # and both players' feeds say why: it was not ready in time
+    for reader in players[:2]:
+        feed = reader.client.get("/api/v1/me/feed").json()["entries"]
+        left = [e["data"] for e in feed if e["kind"] == "seats_changed"][-1]
+        assert (left["change"], left["user_id"], left["reason"]) == ("left", players[1].id, "idle")
 
 
 def test_the_ready_clock_ignores_a_table_that_is_gone_or_playing(players, start_hand) -> None:

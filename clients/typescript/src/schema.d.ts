@@ -1432,6 +1432,16 @@ export interface components {
                 user_id?: number;
                 username?: string;
                 ready?: boolean;
+                /**
+                 * @description Why the server stood the player up between hands (null: it left itself, or was banned): its own limits, 15 × stake it cannot cover, not ready in time.
+                 * @enum {string|null}
+                 */
+                reason?: "limit" | "stake" | "idle" | null;
+                /**
+                 * @description With `reason` limit: which of its own limits (GET /me/limits' names).
+                 * @enum {string|null}
+                 */
+                limit?: "loss_limit_day" | "loss_limit_week" | "loss_limit_month" | "cool_off" | "self_exclusion" | null;
                 amount?: number;
                 /** Format: date */
                 day?: string;
@@ -1478,6 +1488,10 @@ export interface components {
                 score?: number;
                 /** @description Quan I won. */
                 prize?: number | null;
+                /** @description The arena points a voided hand had given me, taken off (0 after the payout). */
+                points?: number;
+                /** @description The void came after the arena's payout: nothing was taken off. */
+                payout_stands?: boolean;
                 /** @enum {string} */
                 direction?: "sent" | "received";
                 /** @description A week (`2026-W49`) or a month (`2026-12`). */
@@ -1504,12 +1518,13 @@ export interface components {
          *     * `season_prize` - season_prize
          *     * `seats_changed` - seats_changed
          *     * `tournament_finished` - tournament_finished
+         *     * `tournament_hand_voided` - tournament_hand_voided
          *     * `tournament_seated` - tournament_seated
          *     * `tournament_started` - tournament_started
          *     * `your_turn` - your_turn
          * @enum {string}
          */
-        FeedEntryKindEnum: "bonus_available" | "challenge_answered" | "challenge_cancelled" | "challenge_expired" | "challenge_received" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "rating_changed" | "reality_check" | "season_prize" | "seats_changed" | "tournament_finished" | "tournament_seated" | "tournament_started" | "your_turn";
+        FeedEntryKindEnum: "bonus_available" | "challenge_answered" | "challenge_cancelled" | "challenge_expired" | "challenge_received" | "claim_window" | "hand_dealt" | "hand_ended" | "hand_settled" | "hand_voided" | "rating_changed" | "reality_check" | "season_prize" | "seats_changed" | "tournament_finished" | "tournament_hand_voided" | "tournament_seated" | "tournament_started" | "your_turn";
         FeedPage: {
             entries: components["schemas"]["FeedEntry"][];
             /** @description The feed's last seq when it was read. */
@@ -2701,8 +2716,10 @@ export interface components {
             payout: number[];
             /** @description Its tables whose hand is not scored. */
             tables_playing: number;
-            /** @description Hands scored. */
+            /** @description Hands that count: scored, less those voided before the payout. */
             hands: number;
+            /** @description Scored hands staff voided since (before the payout: their points taken off; after it: noted, the prizes stand). */
+            hands_voided: number;
             results: components["schemas"]["Standing"][];
         };
         /**
