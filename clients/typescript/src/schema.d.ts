@@ -1532,6 +1532,8 @@ export interface components {
             /** @description The cursor of the next page. */
             next_after: number;
             has_more: boolean;
+            /** @description Entries after the cursor were removed as older than the feed's retention (CHAN_FEED_RETENTION_DAYS, 30 days by default): this page does not follow on from it; read your tables' state again. */
+            truncated: boolean;
         };
         HandEvent: {
             /** @description 0 is the deal; moves are 1, 2, 3 …; after the end `settled`, then maybe `voided`. */

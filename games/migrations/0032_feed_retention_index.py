@@ -6,15 +6,16 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0029_seasons_and_board_buckets'),
+        ("games", "0031_tournament_hand_voids"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='feedentry',
-            index=django.contrib.postgres.indexes.BrinIndex(fields=['created_at'], name='games_feed_created_brin'),
+            model_name="feedentry",
+            index=django.contrib.postgres.indexes.BrinIndex(
+                fields=["created_at"], name="games_feed_created_brin"
+            ),
         ),
     ]

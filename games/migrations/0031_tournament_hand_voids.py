@@ -10,7 +10,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0029_seasons_and_board_buckets"),
+        ("games", "0030_board_versions"),
     ]
 
     operations = [
