@@ -550,10 +550,13 @@ def seat_ready(
     seat.save(
         update_fields=["ready", "ready_at", "auto_u", "auto_chiu", "client_seed", "updated_at"]
     )
+    hand = _deal_if_ready(table)
+    # The feed last, after the deal's wallet locks (games.services.feed: no wallet lock is taken
+    # after a feed lock; seat_join takes a wallet's, then the feed's).
     feed_table_changed(
         table_id=table.pk, change="ready", user=user, seat=seat.number, ready=seat.ready
     )
-    return _deal_if_ready(table)
+    return hand
 
 
 @transaction.atomic
