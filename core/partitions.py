@@ -59,11 +59,16 @@ class Partition:
 
 
 def partitions_create_ahead(
-    *, cursor: Any, today: dt.date, months: int = AHEAD_MONTHS
+    *,
+    cursor: Any,
+    today: dt.date,
+    months: int = AHEAD_MONTHS,
+    blocked: list[Partition] | None = None,
 ) -> list[Partition]:
     """Create each log's partitions from ``today``'s month to ``months`` after it, those
-    missing (idempotent). Returns the ones created. Refuses (ValueError) a missing month whose
-    rows the DEFAULT partition already holds (PostgreSQL cannot create it over them)."""
+    missing (idempotent). Returns the ones created. A missing month whose rows the DEFAULT
+    partition already holds cannot be created over them: it is added to ``blocked`` and the
+    others are created, or without ``blocked`` refused (ValueError)."""
     created = []
     for table in PARTITIONED:
         key = PARTITION_KEYS[table]
@@ -78,14 +83,22 @@ def partitions_create_ahead(
                 [month_moment(month), month_moment(month_start(month, 1))],
             )
             if cursor.fetchone()[0]:
-                raise ValueError(
-                    f"{partition_name(table, month)}: {table}_default holds rows of that month"
-                    " (no partition was created ahead): see docs/operations.md, Partitions"
-                )
+                if blocked is None:
+                    raise ValueError(blocked_message([Partition(table, month)]))
+                blocked.append(Partition(table, month))
+                continue
             cursor.execute("SELECT chan_month_partition_create(%s, %s)", [table, month])
             if cursor.fetchone()[0]:
                 created.append(Partition(table, month))
     return created
+
+
+def blocked_message(blocked: list[Partition]) -> str:
+    names = ", ".join(p.name for p in blocked)
+    return (
+        f"{names}: the DEFAULT partition holds rows of that month (no partition was created"
+        " ahead): see docs/operations.md, Partitions"
+    )
 
 
 def partitions_attached(*, cursor: Any, table: str) -> list[Partition]:

@@ -201,9 +201,15 @@ def test_a_posting_in_a_month_without_a_partition_is_booked_in_the_default_one(
     ) == [(f"{ENTRIES}_default",)]
     assert wallet_balance(lan) == 1_070
     assert ledger_check() == (0, f"ledger ok ({len(LEDGER_CHECKS)} checks)\n")
-    # but that month can no longer be created over it: the command says why.
-    with pytest.raises(CommandError, match=f"{ENTRIES}_default holds rows of that month"):
-        call_command("partitions", "--ahead", "12", stdout=StringIO())
+    # but that month can no longer be created over it: the command creates the others and
+    # says why it did not create that one.
+    out = StringIO()
+    with pytest.raises(CommandError, match="DEFAULT partition holds rows of that month") as err:
+        call_command("partitions", "--ahead", "12", stdout=out)
+    assert str(err.value).startswith(partition_name(ENTRIES, later))
+    assert partition_name(ENTRIES, later) not in partitions()
+    assert partition_name(ENTRIES, month_start(later, -1)) in partitions()
+    assert partition_name("games_handevent", later) in out.getvalue()
 
 
 def test_a_month_not_over_is_not_archived() -> None:

@@ -20,7 +20,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
-from core.partitions import AHEAD_MONTHS, partitions_archive_before, partitions_create_ahead
+from core.partitions import (
+    AHEAD_MONTHS,
+    Partition,
+    blocked_message,
+    partitions_archive_before,
+    partitions_create_ahead,
+)
 
 
 def month(text: str) -> dt.date:
@@ -53,9 +59,10 @@ class Command(BaseCommand):
         try:
             with transaction.atomic(), connection.cursor() as cursor:
                 today = timezone.now().astimezone(dt.UTC).date()
+                blocked: list[Partition] = []
                 try:
                     created = partitions_create_ahead(
-                        cursor=cursor, today=today, months=options["ahead"]
+                        cursor=cursor, today=today, months=options["ahead"], blocked=blocked
                     )
                     archived = []
                     if options["archive_before"] is not None:
@@ -73,3 +80,5 @@ class Command(BaseCommand):
         for partition in archived:
             self.stdout.write(f"archived {partition.name}")
         self.stdout.write(f"{len(created)} partition(s) created, {len(archived)} archived.")
+        if blocked:  # the others are created (committed): these need an operator
+            raise CommandError(blocked_message(blocked))
