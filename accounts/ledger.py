@@ -163,7 +163,9 @@ def _merge_legs(legs: Sequence[tuple[LedgerAccount, int]]) -> dict[int, int]:
 
 
 def _booked_legs(tx: LedgerTransaction) -> dict[int, int]:
-    return dict(tx.entries.values_list("account_id", "amount"))
+    # the key names the transaction's partition (accounts 0022)
+    entries = tx.entries.filter(transaction_created_at=tx.created_at)
+    return dict(entries.values_list("account_id", "amount"))
 
 
 def _replay(existing: LedgerTransaction, kind: str, legs: Mapping[int, int]) -> LedgerTransaction:
@@ -274,10 +276,11 @@ WITH tx AS (
          created_at)
     VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
     ON CONFLICT (idempotency_key) DO NOTHING
-    RETURNING id
+    RETURNING id, created_at
 )
-INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after)
-SELECT tx.id, leg.account_id, leg.amount, leg.balance_after
+INSERT INTO accounts_ledgerentry
+    (transaction_id, account_id, amount, balance_after, transaction_created_at)
+SELECT tx.id, leg.account_id, leg.amount, leg.balance_after, tx.created_at
 FROM tx, unnest(%s::bigint[], %s::bigint[], %s::bigint[]) AS leg(account_id, amount, balance_after)
 ORDER BY leg.account_id
 RETURNING transaction_id

@@ -6,10 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from django.db.models import Count, F, Q, Sum
+from django.db import connection
+from django.db.models import Count, Sum
 from django.utils.translation import gettext_lazy as _
 
 from accounts.hold_selectors import HOLD_CHECKS
+from accounts.ledger_archive import ledger_entries_everywhere
 from accounts.ledger_hash import GENESIS, ledger_tx_hash
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
 from core.ascii_digits import ascii_int
@@ -106,56 +108,69 @@ def check_accounts_sum_to_zero() -> list[LedgerProblem]:
     return []
 
 
+def _rows(sql: str, params: list | None = None) -> list[tuple]:
+    """``sql`` with ``{entries}`` read as every entry, live and archived (accounts 0022)."""
+    with connection.cursor() as cursor:
+        cursor.execute(sql.format(entries=ledger_entries_everywhere(cursor=cursor)), params)
+        return cursor.fetchall()
+
+
 def check_balances_match_entries() -> list[LedgerProblem]:
-    """Every account's balance column equals the sum of its entries, and none that must not
-    is below zero."""
-    problems = []
-    accounts = LedgerAccount.objects.annotate(entry_sum=Sum("entries__amount", default=0)).filter(
-        ~Q(balance=F("entry_sum")) | (Q(balance__lt=0) & ~Q(kind="issuance"))
+    """Every account's balance column equals the sum of its entries (archived months
+    included), and none that must not is below zero."""
+    rows = _rows(
+        """
+        SELECT a.id, coalesce(s.total, 0)::bigint FROM accounts_ledgeraccount a
+        LEFT JOIN (SELECT account_id, sum(amount) AS total FROM {entries} GROUP BY account_id)
+            AS s ON s.account_id = a.id
+        WHERE a.balance <> coalesce(s.total, 0) OR (a.balance < 0 AND a.kind <> 'issuance')
+        ORDER BY a.id
+        """
     )
-    for account in accounts.order_by("pk"):
-        problems.append(
-            LedgerProblem(
-                "balance_matches_entries",
-                f"account {account.pk} ({account}): balance {account.balance}, "
-                f"entries sum to {account.entry_sum}",
-            )
+    accounts = LedgerAccount.objects.in_bulk([pk for pk, _total in rows])
+    return [
+        LedgerProblem(
+            "balance_matches_entries",
+            f"account {pk} ({accounts[pk]}): balance {accounts[pk].balance}, "
+            f"entries sum to {total}",
         )
-    return problems
+        for pk, total in rows
+    ]
 
 
 def check_transactions_balance() -> list[LedgerProblem]:
-    """Every transaction has at least two entries summing to zero."""
-    bad = (
-        LedgerTransaction.objects.annotate(
-            total=Sum("entries__amount", default=0), n=Count("entries")
-        )
-        .filter(~Q(total=0) | Q(n__lt=2))
-        .order_by("pk")
+    """Every transaction has at least two entries summing to zero (archived months included)."""
+    rows = _rows(
+        """
+        SELECT t.id, t.idempotency_key, coalesce(s.n, 0), coalesce(s.total, 0)::bigint
+        FROM accounts_ledgertransaction t
+        LEFT JOIN (SELECT transaction_id, count(*) AS n, sum(amount) AS total
+                   FROM {entries} GROUP BY transaction_id) AS s ON s.transaction_id = t.id
+        WHERE coalesce(s.total, 0) <> 0 OR coalesce(s.n, 0) < 2
+        ORDER BY t.id
+        """
     )
     return [
         LedgerProblem(
             "transaction_balances",
-            f"transaction {tx.pk} ({tx.idempotency_key}): {tx.n} entries summing to {tx.total}",
+            f"transaction {pk} ({key}): {n} entries summing to {total}",
         )
-        for tx in bad
+        for pk, key, n, total in rows
     ]
 
 
 def check_running_balances() -> list[LedgerProblem]:
-    """Each entry's ``balance_after`` is its account's running sum up to it (in id order)."""
-    from django.db import connection
-
-    sql = """
+    """Each entry's ``balance_after`` is its account's running sum up to it (in id order,
+    archived months included)."""
+    rows = _rows(
+        """
         SELECT id, account_id, balance_after, running FROM (
             SELECT id, account_id, balance_after,
                    SUM(amount) OVER (PARTITION BY account_id ORDER BY id) AS running
-            FROM accounts_ledgerentry
-        ) AS e WHERE balance_after <> running ORDER BY id LIMIT 100
-    """
-    with connection.cursor() as cursor:
-        cursor.execute(sql)
-        rows = cursor.fetchall()
+            FROM {entries}
+        ) AS r WHERE balance_after <> running ORDER BY id LIMIT 100
+        """
+    )
     return [
         LedgerProblem(
             "running_balance",
@@ -165,18 +180,40 @@ def check_running_balances() -> list[LedgerProblem]:
     ]
 
 
+def check_entry_keys() -> list[LedgerProblem]:
+    """Each entry's partition key is its transaction's ``created_at`` (accounts 0022: what
+    makes one leg per account, unique with the key, unique without it)."""
+    rows = _rows(
+        """
+        SELECT e.id, e.transaction_id FROM {entries}
+        JOIN accounts_ledgertransaction t ON t.id = e.transaction_id
+        WHERE e.transaction_created_at <> t.created_at ORDER BY e.id LIMIT 100
+        """
+    )
+    return [
+        LedgerProblem(
+            "entry_key",
+            f"entry {pk}: transaction_created_at is not transaction {tx}'s created_at",
+        )
+        for pk, tx in rows
+    ]
+
+
 CHAIN_BATCH = 2_000
 
 
 def check_chain() -> list[LedgerProblem]:
     """Each chain (one per shard, accounts 0017) links up: a transaction's ``prev_hash`` is the
     hash of the one before it on its chain (by id) and its ``hash`` is that of its content and its
-    entries as they are now (accounts/ledger_hash.py): an entry added to an old transaction, a
-    transaction moved to another chain, or any edit made with the triggers off, breaks it."""
+    entries as they are now, archived months included (accounts/ledger_hash.py): an entry added
+    to an old transaction, a transaction moved to another chain, or any edit made with the
+    triggers off, breaks it."""
     problems = []
     prev: dict[int, str] = {}
     last_id = 0
     columns = ("id", "kind", "idempotency_key", "memo", "user_id", "hand_id", "table_id")
+    with connection.cursor() as cursor:
+        entries = ledger_entries_everywhere(cursor=cursor)
     while True:
         batch = list(
             LedgerTransaction.objects.filter(id__gt=last_id)
@@ -186,10 +223,14 @@ def check_chain() -> list[LedgerProblem]:
         if not batch:
             return problems
         legs: dict[int, list[tuple[int, int]]] = {}
-        for tx_id, account, amount in LedgerEntry.objects.filter(
-            transaction_id__gt=last_id, transaction_id__lte=batch[-1][0]
-        ).values_list("transaction_id", "account_id", "amount"):
-            legs.setdefault(tx_id, []).append((account, amount))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT transaction_id, account_id, amount FROM {entries}"  # noqa: S608
+                " WHERE transaction_id > %s AND transaction_id <= %s ORDER BY id",
+                [last_id, batch[-1][0]],
+            )
+            for tx_id, account, amount in cursor.fetchall():
+                legs.setdefault(tx_id, []).append((account, amount))
         last_id = batch[-1][0]
         for pk, kind, key, memo, user, hand, table, chain, prev_hash, stored in batch:
             if prev_hash != prev.get(chain, GENESIS):
@@ -254,6 +295,7 @@ LEDGER_CHECKS: list[Callable[[], list[LedgerProblem]]] = [
     check_balances_match_entries,
     check_transactions_balance,
     check_running_balances,
+    check_entry_keys,
     check_chain,
     *HOLD_CHECKS,
 ]

@@ -94,13 +94,15 @@ def period_bounds(period: str, now: dt.datetime) -> tuple[dt.datetime, dt.dateti
 def net_play_result(user: Any, start: dt.datetime, end: dt.datetime | None = None) -> int:
     """The net Quan the wallet of ``user`` won (positive) or lost (negative) in settled hands
     booked from ``start`` (to ``end``)."""
+    # the entry's own copy of its transaction's created_at: the partition key (accounts 0022),
+    # so only the period's months are read
     entries = LedgerEntry.objects.filter(
         account__user_id=user.pk,
         transaction__kind__in=PLAY_KINDS,
-        transaction__created_at__gte=start,
+        transaction_created_at__gte=start,
     )
     if end is not None:
-        entries = entries.filter(transaction__created_at__lt=end)
+        entries = entries.filter(transaction_created_at__lt=end)
     return int(entries.aggregate(net=Sum("amount"))["net"] or 0)
 
 

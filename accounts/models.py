@@ -414,12 +414,21 @@ class LedgerEntry(models.Model):
     """One leg of a transaction: ``amount`` Quan (signed, never 0) on ``account``, and the
     account's balance just after it (set by the database, not by Python)."""
 
+    # No index of their own: the unique constraint leads with the transaction, the statement
+    # index with the account (accounts 0022).
     transaction = models.ForeignKey(
-        LedgerTransaction, on_delete=models.PROTECT, related_name="entries"
+        LedgerTransaction, on_delete=models.PROTECT, related_name="entries", db_index=False
     )
-    account = models.ForeignKey(LedgerAccount, on_delete=models.PROTECT, related_name="entries")
+    account = models.ForeignKey(
+        LedgerAccount, on_delete=models.PROTECT, related_name="entries", db_index=False
+    )
     amount = models.BigIntegerField()
     balance_after = models.BigIntegerField(default=0, editable=False)
+    # The partition key (accounts 0022): the transaction's created_at, so all of a transaction's
+    # entries lie in its month's partition; the database refuses any other value.
+    transaction_created_at = models.DateTimeField(
+        editable=False, help_text="The transaction's created_at: the entries' partition key."
+    )
 
     objects: ClassVar[models.Manager[LedgerEntry]] = AppendOnlyQuerySet.as_manager()
 
@@ -430,8 +439,9 @@ class LedgerEntry(models.Model):
             models.CheckConstraint(
                 condition=~Q(amount=0), name="accounts_ledgerentry_amount_not_zero"
             ),
+            # one leg per account: the key is the transaction's, so the same constraint
             models.UniqueConstraint(
-                fields=["transaction", "account"],
+                fields=["transaction", "account", "transaction_created_at"],
                 name="accounts_ledgerentry_one_leg_per_account",
             ),
         ]

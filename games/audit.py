@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 
+from accounts.ledger_archive import ledger_entries_of
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerTransaction
 from games.hand_store import hand_replay, hand_seats_load
@@ -50,13 +51,13 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     if expected != hand.quan:
         return [f"hand {hand.pk}: the booked Quan are not the replay's × stake with fees"]
     booked = LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk))
-    entries = {e.account_id: e.amount for tx in booked for e in tx.entries.all()}
+    entries = {e.account_id: e.amount for tx in booked for e in ledger_entries_of(tx)}
     wanted = _wanted_entries(hand, quan.legs())
     if len(booked) > 1 or entries != wanted:
         return [f"hand {hand.pk}: its ledger entries {entries} are not {wanted}"]
     if hand.voided_at is not None:  # voided: the settlement stays, and its reversal negates it
         reversal = LedgerTransaction.objects.filter(idempotency_key=void_key(hand.pk))
-        undone = {e.account_id: e.amount for tx in reversal for e in tx.entries.all()}
+        undone = {e.account_id: e.amount for tx in reversal for e in ledger_entries_of(tx)}
         if undone != {account: -amount for account, amount in wanted.items()}:
             return [f"hand {hand.pk} is void but its reversal {undone} does not negate {wanted}"]
     return []

@@ -12,7 +12,8 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import LedgerAccount, LedgerEntry, LedgerHold
+from accounts.ledger_archive import ledger_entries_archived
+from accounts.models import LedgerAccount, LedgerEntry, LedgerHold, LedgerTransaction
 from core.db_router import REPLICA, may_lag, primary_reads, read_alias
 from games.archive import hand_events_archived
 from games.hand_store import hand_ruleset, hand_seats_load, hand_state
@@ -142,8 +143,11 @@ def _ledger_transaction(hand: Hand) -> dict[str, Any] | None:
         .select_related("transaction")
         .order_by("id")
     )
-    if not entries:
-        return None
+    if not entries:  # booked in a month since archived (accounts/ledger_archive.py)?
+        tx = LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk)).first()
+        entries = [] if tx is None else ledger_entries_archived(tx)
+        if not entries:
+            return None
     tx = entries[0].transaction
     party_of = settlement_party_of(hand)
     return {

@@ -12,7 +12,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core import metrics
-from core.partitions import partitions_create_ahead
+from core.partitions import Partition, blocked_message, partitions_create_ahead
 from games.clock import CLOCK_QUEUE, clock_overdue
 from games.services.hands import hand_clock_tick
 from games.services.quan_booking import hand_settle, hands_unsettled
@@ -54,10 +54,15 @@ def hand_settle_due(hand_id: int) -> int | None:
 def partitions_create_due() -> list[str]:
     """Monthly (celery beat): the logs' partitions for this month and ``AHEAD_MONTHS`` after it,
     those missing (core/partitions.py; the application's role may create them, not archive).
-    Returns the names created."""
+    Returns the names created; fails (after creating the others) if a month is blocked by rows
+    its log's DEFAULT partition already holds: an operator's to resolve (docs/operations.md)."""
+    blocked: list[Partition] = []
     with transaction.atomic(), connection.cursor() as cursor:
         today = timezone.now().astimezone(dt.UTC).date()
-        return [p.name for p in partitions_create_ahead(cursor=cursor, today=today)]
+        created = partitions_create_ahead(cursor=cursor, today=today, blocked=blocked)
+    if blocked:
+        raise RuntimeError(blocked_message(blocked))
+    return [p.name for p in created]
 
 
 @shared_task(ignore_result=True)

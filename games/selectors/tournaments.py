@@ -10,6 +10,7 @@ from django.db.models import Count, Q, Sum
 from django.utils.translation import gettext_lazy as _
 
 from accounts.hold_selectors import hold_amount
+from accounts.ledger_archive import ledger_entries_of
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerAccount, LedgerTransaction
 from core.errors import InvalidInput, NotFound
@@ -151,7 +152,7 @@ def _legs(key: str) -> dict[int, int] | None:
     tx = LedgerTransaction.objects.filter(idempotency_key=key).first()
     if tx is None:
         return None
-    return dict(tx.entries.values_list("account_id", "amount"))
+    return {e.account_id: e.amount for e in ledger_entries_of(tx)}  # archived months too
 
 
 def tournament_problems(tournament: Tournament) -> list[str]:

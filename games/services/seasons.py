@@ -38,6 +38,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.ledger import issuance_account, ledger_post, ledger_shards, wallet_for
+from accounts.ledger_archive import ledger_entries_of
 from accounts.models import LedgerAccount, LedgerTransaction
 from core.errors import Conflict, InvalidInput
 from games.models import (
@@ -387,9 +388,9 @@ def season_prize_problems() -> list[str]:
         if tx is None or tx.pk != row.transaction_id:
             problems.append(f"{where}: its transaction is not the one keyed {key}")
             continue
-        entries = {
-            e.account.user_id or "prize": e.amount for e in tx.entries.select_related("account")
-        }
+        legs = ledger_entries_of(tx)  # archived months too
+        owners = LedgerAccount.objects.in_bulk([e.account_id for e in legs])
+        entries = {owners[e.account_id].user_id or "prize": e.amount for e in legs}
         booked = {"prize": -sum(wanted.values()), **wanted}
         if entries != booked or account is None:
             problems.append(f"{where}: ledger entries {entries} are not {booked}")

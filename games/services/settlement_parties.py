@@ -9,7 +9,8 @@ from __future__ import annotations
 from django.db.models import Q
 
 from accounts.ledger import house_account, ledger_shards, pot_account, wallet_for
-from accounts.models import LedgerAccount, LedgerEntry
+from accounts.ledger_archive import ledger_entries_archived
+from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction
 from games.models import Hand
 from games.rules.quan import HOUSE, POT
 
@@ -50,6 +51,9 @@ def settlement_accounts(
             pot = account
         else:
             houses[account.pk] = account
+    if not booked:  # booked in a month since archived (accounts/ledger_archive.py)?
+        for tx in LedgerTransaction.objects.filter(hand=hand):
+            booked |= {e.account_id for e in ledger_entries_archived(tx)} & houses.keys()
     house = houses.get(min(booked)) if booked else None
     if house is None:
         shard = hand.table_id % ledger_shards()

@@ -17,8 +17,10 @@ from django.core.management import CommandError, call_command
 from django.db import IntegrityError, ProgrammingError, connection, transaction
 from django.db.migrations.executor import MigrationExecutor
 
+from accounts.models import LedgerEntry, LedgerTransaction
 from core.db_roles import app_role_grant
 from core.partitions import month_start, partition_name, partitions_archive_before
+from games.export import hand_export
 from games.models import Hand, HandEvent
 from games.tasks import partitions_create_due
 from tests.db_owner import as_owner, connected_as_owner
@@ -178,3 +180,27 @@ def test_the_migration_moves_existing_events_back_and_forth(players, win_hand) -
     out = StringIO()
     call_command("audit_hands", hand=[hand.pk], stdout=out)
     assert out.getvalue().startswith("1 hand(s) verified")
+
+
+def test_a_hand_whose_ledger_month_is_archived_still_exports_its_settlement(
+    players, win_hand
+) -> None:
+    # Given a booked hand whose settlement's ledger month is archived (accounts 0022),
+    hand = ended_and_booked(players, win_hand)
+    before = hand_export(hand)["ledger"]
+    assert before is not None
+    tx = LedgerTransaction.objects.get(pk=before["id"])
+    month = month_start(tx.created_at.astimezone(dt.UTC).date())
+    with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # booked long ago: its checks ran
+    as_owner("SELECT chan_month_partition_archive('accounts_ledgerentry', %s)", [month])
+    assert not LedgerEntry.objects.filter(transaction=tx).exists()
+    # its export still shows the settlement, read from the archive, and the audit verifies it.
+    assert hand_export(hand)["ledger"] == before
+    out = StringIO()
+    call_command("audit_hands", hand=[hand.pk], stdout=out)
+    assert out.getvalue().startswith("1 hand(s) verified")
+    # and ledger_check (the games' checks with the ledger's) still passes over the archive.
+    out = StringIO()
+    call_command("ledger_check", stdout=out)
+    assert out.getvalue().startswith("ledger ok")

@@ -6,8 +6,8 @@ Creates each log's partitions from this month to ``--ahead`` months after it, th
 (idempotent; the Celery beat task ``games.tasks.partitions_create_due`` does the same every
 month, as the application). With ``--archive-before MONTH`` it also detaches every month
 before MONTH into the ``chan_archive`` schema, read-only, where ``audit_hands`` still verifies
-their hands: that needs the tables' owner, so the command runs as the owner
-(``DATABASE_OWNER_URL``) when given, as ``migrate`` does.
+their hands and ``ledger_check`` their ledger entries: that needs the tables' owner, so the
+command runs as the owner (``DATABASE_OWNER_URL``) when given, as ``migrate`` does.
 """
 
 from __future__ import annotations
@@ -20,7 +20,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import DEFAULT_DB_ALIAS, connections, transaction
 from django.utils import timezone
 
-from core.partitions import AHEAD_MONTHS, partitions_archive_before, partitions_create_ahead
+from core.partitions import (
+    AHEAD_MONTHS,
+    Partition,
+    blocked_message,
+    partitions_archive_before,
+    partitions_create_ahead,
+)
 
 
 def month(text: str) -> dt.date:
@@ -53,17 +59,18 @@ class Command(BaseCommand):
         try:
             with transaction.atomic(), connection.cursor() as cursor:
                 today = timezone.now().astimezone(dt.UTC).date()
-                created = partitions_create_ahead(
-                    cursor=cursor, today=today, months=options["ahead"]
-                )
-                archived = []
-                if options["archive_before"] is not None:
-                    try:
+                blocked: list[Partition] = []
+                try:
+                    created = partitions_create_ahead(
+                        cursor=cursor, today=today, months=options["ahead"], blocked=blocked
+                    )
+                    archived = []
+                    if options["archive_before"] is not None:
                         archived = partitions_archive_before(
-                            cursor=cursor, before=options["archive_before"]
+                            cursor=cursor, before=options["archive_before"], today=today
                         )
-                    except ValueError as error:
-                        raise CommandError(str(error)) from None
+                except ValueError as error:
+                    raise CommandError(str(error)) from None
         finally:
             if owner and options["archive_before"] is not None:
                 connection.close()
@@ -73,3 +80,5 @@ class Command(BaseCommand):
         for partition in archived:
             self.stdout.write(f"archived {partition.name}")
         self.stdout.write(f"{len(created)} partition(s) created, {len(archived)} archived.")
+        if blocked:  # the others are created (committed): these need an operator
+            raise CommandError(blocked_message(blocked))
