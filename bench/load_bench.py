@@ -314,30 +314,27 @@ def cpu_seconds(pids: list[int]) -> dict[int, float]:
     return out
 
 
-def rss_mib(pids: list[int]) -> float:
+def _proc_mib(pids: list[int], file: str, field: str) -> float:
+    """The sum over ``pids`` of a ``field:`` line (kB) of /proc/<pid>/``file``, in MiB."""
     total = 0
     for pid in pids:
         try:
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
+            for line in Path(f"/proc/{pid}/{file}").read_text().splitlines():
+                if line.startswith(field + ":"):
                     total += int(line.split()[1])
         except OSError:
             continue
     return total / 1024
+
+
+def rss_mib(pids: list[int]) -> float:
+    return _proc_mib(pids, "status", "VmRSS")
 
 
 def pss_mib(pids: list[int]) -> float:
     """The stack's proportional set size (MiB): each page shared by n processes counted 1/n
     (/proc/<pid>/smaps_rollup), where the sum of RSS counts it n times."""
-    total = 0
-    for pid in pids:
-        try:
-            for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-                if line.startswith("Pss:"):
-                    total += int(line.split()[1])
-        except OSError:
-            continue
-    return total / 1024
+    return _proc_mib(pids, "smaps_rollup", "Pss")
 
 
 def postgres_backends(database_url: str, dbname: str) -> list[int]:
