@@ -551,11 +551,16 @@ def seat_ready(
         update_fields=["ready", "ready_at", "auto_u", "auto_chiu", "client_seed", "updated_at"]
     )
     hand = _deal_if_ready(table)
-    # The feed last, after the deal's wallet locks (games.services.feed: no wallet lock is taken
-    # after a feed lock; seat_join takes a wallet's, then the feed's).
-    feed_table_changed(
-        table_id=table.pk, change="ready", user=user, seat=seat.number, ready=seat.ready
-    )
+    if hand is None:
+        feed_table_changed(
+            table_id=table.pk, change="ready", user=user, seat=seat.number, ready=seat.ready
+        )
+    else:
+        # The ready that dealt is told by the deal's own entries (hand_dealt, your_turn). Its
+        # seats_changed would have to come before them, so before the deal's wallet locks: a
+        # feed lock before a wallet lock, the order seat_join reverses (a deadlock between a
+        # ready here and that player joining another table). The table's waiters still wake.
+        table_changed_on_commit(table.pk)
     return hand
 
 
