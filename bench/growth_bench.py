@@ -8,15 +8,25 @@ hands and measures again. Filling is ``manage.py play_bots`` on the scratch data
 (``CHAN_CLOCK=0``) for up to ``--played`` hands: whole hands played through the services by bots
 at three tables, each settled in the Quan ledger, so every table the game writes (hands, their
 seats and logs, ledger transactions and entries) grows as in production. Beyond ``--played``
-the finished hands' rows, seats and logs are copied in SQL (the ledger is not copied).
+the finished hands are copied in set-based SQL (``copy_hands``): each one's row, seats, log and
+player-feed rows, ``COPIES`` copies of every source hand a statement, as the server's superuser
+with the row triggers off (``session_replication_role = replica``; what the chain trigger checks
+holds by construction and is verified over a sample; the copies' hashes are their sources', so
+copied hands are **not** chain-verified: ``audit_hands`` would report them). The ledger is not
+copied. Indexes, constraints and partitions are production's. The measured players' own hands
+are among the sources, so at the big size they too have long histories and feeds.
 Measuring is api_bench's: ``--hands`` scripted hands at a fresh table, four keep-alive players,
 every move timed and, in the last hand, ``--rounds`` rounds of floor / state read / 304 poll; the
-floor (``GET /api/v1/auth/check``) is timed beside each move too. The fill runs while gunicorn idles; the measurement starts after it.
+floor (``GET /api/v1/auth/check``) is timed beside each move too; the same scripted hands at
+both sizes. The fill runs while gunicorn idles (it ends with ``VACUUM (ANALYZE)`` and a
+checkpoint); the measurement starts after it.
 
 ``--big-events N`` sets the big size in hand events instead (issue 26: 10,000,000), the hands
 it takes at the played hands' mean length. The copies are spread over ``--months`` past months
-(each pass dealt a month earlier than the last, cyclically), so the partitioned log
-(games 0027) holds them in as many monthly partitions, as a server that ran that long would.
+(copy g of a hand dealt g mod months months earlier), so the partitioned log (games 0028) holds
+them in as many monthly partitions, as a server that ran that long would. After each fill it
+prints the events, partitions, feed rows, database size and load average, and what the copy
+did (seconds per table).
 
 It prints the median and p90 of each request at both sizes and the ratio small/big of the
 medians (raw, and each divided by its own floor to take out drift between the two runs; the
@@ -57,17 +67,13 @@ def finished_hands(database_url: str) -> int:
         return int(row[0])
 
 
-# Every column of a hand but its id and number is copied as it is (read from the table, so a
-# column a later migration adds is copied too).
-HAND_COLUMNS_QUERY = (
-    "SELECT string_agg(quote_ident(column_name), ', ' ORDER BY ordinal_position)"
-    " FROM information_schema.columns WHERE table_name = 'games_hand'"
-    " AND column_name NOT IN ('id', 'number')"
+# The copied tables' columns, read from the catalogue (so a column a later migration adds is
+# copied too), each with whether it is a timestamp (shifted with the copy's month).
+COLUMNS_QUERY = (
+    "SELECT column_name, data_type = 'timestamp with time zone' FROM information_schema.columns"
+    " WHERE table_schema = 'public' AND table_name = %s AND column_name <> 'id'"
+    " AND is_generated = 'NEVER' ORDER BY ordinal_position"
 )
-SEAT_COLUMNS = "position, table_seat, auto_u, auto_chiu, left_at, created_at, updated_at, user_id"
-# The hash links are copied too: each copy's chain links as its source's does (games 0021 checks
-# the links, in seq order; the hashes name the source hand, which a benchmark does not verify).
-EVENT_COLUMNS = "seq, type, actor_seat, system, payload, effects, created_at, bot, prev_hash, hash"
 
 
 def events_per_hand(database_url: str) -> float:
@@ -87,17 +93,73 @@ def event_count(database_url: str) -> int:
         return int(conn.execute("SELECT count(*) FROM games_handevent").fetchone()[0])
 
 
-def copy_hands(
-    database_url: str, target: int, months: int = 1, seconds: float | None = None
-) -> None:
-    """Copy finished hands (their rows, seats and logs) until ``target`` are in the database.
-
-    Each pass copies every finished hand up to ``COPIES`` times more, at ids and numbers shifted
-    by strides beyond the largest id, copy ``g`` dealt ``g mod months`` months earlier (its
-    events land in that month's partition), then the id sequence is moved past them. Stops early after ``seconds`` if given (the bench then measures what it has)."""
+def database_size(database_url: str) -> tuple[int, int, int]:
+    """The database's bytes, its feed rows, and the hand log's partitions (the default's too)."""
     import psycopg
 
     with psycopg.connect(database_url) as conn:
+        return conn.execute(
+            "SELECT pg_database_size(current_database()), (SELECT count(*) FROM games_feedentry),"
+            " (SELECT count(*) FROM pg_inherits WHERE inhparent = 'games_handevent'::regclass)"
+        ).fetchone()
+
+
+def copy_select(conn, table: str, replace: dict[str, str]) -> tuple[str, str]:
+    """The column list of ``table`` and the SELECT list that copies a row of it: each column as
+    it is, a timestamp shifted by the copy's month, the columns in ``replace`` as given."""
+    names, values = [], []
+    for name, is_time in conn.execute(COLUMNS_QUERY, [table]).fetchall():
+        names.append(name)
+        if name in replace:
+            values.append(replace[name])
+        elif is_time:
+            values.append(f"{name} - {MONTH}")
+        else:
+            values.append(name)
+    return ", ".join(names), ", ".join(values)
+
+
+# Copy g of a hand is dealt g mod months months before its source (its log's partition key, and
+# every timestamp of it, with it) at id and number shifted by (g + 1) strides past the last pass.
+MONTH = "(g %% %(m)s) * interval '1 month'"
+NEW_HAND = "hand_id + %(s)s + (g + 1) * %(t)s"
+
+
+def copy_hands(
+    database_url: str, target: int, months: int = 1, seconds: float | None = None
+) -> dict[str, object]:
+    """Copy finished hands until ``target`` are in the database: each hand's row, seats, log and
+    player-feed rows (not its ledger transaction), in set-based SQL.
+
+    The sources (every finished, settled hand) are read once into temporary tables; each pass
+    then copies each of them up to ``COPIES`` times in one ``INSERT … SELECT`` a table
+    (``generate_series`` for the copies; ids, numbers, feed keys and per-player feed seqs
+    computed), copy ``g`` dealt ``g mod months`` months earlier (its events land in that month's
+    partition), and commits; at the end the hand id sequence is moved past them, the database
+    vacuumed and analyzed (what autovacuum would have done) and checkpointed, so neither runs
+    during the measurement.
+
+    As the server's superuser (the bench's ``--db``) the copy runs with
+    ``session_replication_role = replica``: no row trigger (the chain trigger, the append-only
+    guards) and no deferred foreign-key check runs for the copied rows. What those would check
+    holds by construction (a copied event links to its source's predecessor's hash, as its
+    source does; seq 0 to the copied hand's seed_hash; its key is its copy's created_at; every
+    hand, seat and user referred to exists) and ``chain_sample_check`` verifies it over a
+    sample afterwards. The hashes themselves are the sources' (they cover the hand id), so
+    ``audit_hands`` would report the copies: they are not chain-verified. Indexes, constraints
+    and partitions are production's (nothing dropped or deferred). Without superuser the same
+    SQL runs through the triggers (about 10 times slower). Stops early after ``seconds`` if
+    given (the bench then measures what it has). Returns what it did (for the report)."""
+    import psycopg
+
+    done: dict[str, object] = {"triggers": "on"}
+    with psycopg.connect(database_url) as conn:
+        conn.execute("SET jit = off")  # the planner's row estimates make it compile every pass
+        conn.execute("SET work_mem = '256MB'")  # the ORDER BY of a pass sorts in memory
+        conn.execute("SET synchronous_commit = off")
+        if conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]:
+            conn.execute("SET session_replication_role = replica")
+            done["triggers"] = "off (session_replication_role = replica)"
         sources = [
             r[0]
             for r in conn.execute(
@@ -108,10 +170,42 @@ def copy_hands(
         if not sources:
             raise SystemExit("no finished hand to copy")
         stride = conn.execute("SELECT max(id) + 1 FROM games_hand").fetchone()[0]
-        hand_columns = conn.execute(HAND_COLUMNS_QUERY).fetchone()[0]
-        # copy g's deal is g mod months months before its source's (its log's key with it)
-        month = "(g %% %(m)s) * interval '1 month'"
-        hand_shifted = hand_columns.replace("created_at", f"created_at - {month}", 1)
+        values = {"ids": sources}
+        for source, table, column in (
+            ("src_hand", "games_hand", "id"),
+            ("src_seat", "games_handseat", "hand_id"),
+            ("src_event", "games_handevent", "hand_id"),
+            ("src_feed", "games_feedentry", "hand_id"),
+        ):
+            conn.execute(
+                f"CREATE TEMP TABLE {source} AS SELECT * FROM {table} WHERE {column} = ANY(%(ids)s)",
+                values,
+            )
+        odd = conn.execute(
+            "SELECT min(key) FROM src_feed WHERE split_part(key, ':', 2) <> hand_id::text"
+        ).fetchone()[0]
+        if odd is not None:  # the copies' keys are written '<fact>:<hand>[:…]' below
+            raise SystemExit(f"a hand's feed key without its hand id second: {odd!r}")
+        hand_columns, hand_values = copy_select(
+            conn,
+            "games_hand",
+            {"number": "number + %(s)s + (g + 1) * %(t)s"},
+        )
+        seat_columns, seat_values = copy_select(conn, "games_handseat", {"hand_id": NEW_HAND})
+        event_columns, event_values = copy_select(conn, "games_handevent", {"hand_id": NEW_HAND})
+        feed_columns, feed_values = copy_select(
+            conn,
+            "games_feedentry",
+            {
+                "hand_id": NEW_HAND,
+                # the player's next seqs, in the copies' order (b below)
+                "seq": "head + g * rows + rank",
+                # the fact's key names the copy's hand ('turn:<hand>:<seq>', 'dealt:<hand>' …;
+                # string functions: a regular expression with the id in it compiles every row)
+                "key": "split_part(key, ':', 1) || ':' || (" + NEW_HAND + ")"
+                " || substr(key, length(split_part(key, ':', 1)) + length(hand_id::text) + 2)",
+            },
+        )
         for k in range(months):
             conn.execute(
                 "SELECT chan_month_partition_create('games_handevent',"
@@ -121,47 +215,105 @@ def copy_hands(
         conn.commit()
         shift = 0
         have = finished_hands(database_url)
-        deadline = None if seconds is None else time.monotonic() + seconds
+        started = time.monotonic()
+        deadline = None if seconds is None else started + seconds
+        passes = 0
+        seconds_in = dict.fromkeys(("hands", "seats", "events", "feed", "commits"), 0.0)
         while (missing := target - have) > 0:
             if deadline is not None and time.monotonic() > deadline:
                 print(f"copying stopped after {seconds:g} s at {have} hands", flush=True)
                 break
-            # up to COPIES copies of each source hand in one statement: copy g is dealt
-            # g mod months months earlier, at ids and numbers shifted by (g + 1) strides
             copies = min(COPIES, -(-missing // len(sources)))
             batch = sources[: min(len(sources), missing)]
             have += copies * len(batch)
             values = {"s": shift, "t": stride, "n": copies, "m": months, "ids": batch}
-            with conn.transaction():
-                conn.execute(
-                    f"INSERT INTO games_hand (id, number, {hand_columns})"
-                    " SELECT id + %(s)s + (g + 1) * %(t)s, number + %(s)s + (g + 1) * %(t)s,"
-                    f" {hand_shifted}"
-                    " FROM games_hand, generate_series(0, %(n)s - 1) g WHERE id = ANY(%(ids)s)",
-                    values,
-                )
-                conn.execute(
-                    f"INSERT INTO games_handseat (hand_id, {SEAT_COLUMNS})"
-                    f" SELECT hand_id + %(s)s + (g + 1) * %(t)s, {SEAT_COLUMNS}"
-                    " FROM games_handseat, generate_series(0, %(n)s - 1) g"
-                    " WHERE hand_id = ANY(%(ids)s)",
-                    values,
-                )
-                conn.execute(
-                    f"INSERT INTO games_handevent (hand_id, hand_created_at, {EVENT_COLUMNS})"
-                    f" SELECT hand_id + %(s)s + (g + 1) * %(t)s, hand_created_at - {month},"
-                    f" {EVENT_COLUMNS} FROM games_handevent, generate_series(0, %(n)s - 1) g"
-                    " WHERE hand_id = ANY(%(ids)s) ORDER BY g, hand_id, seq",
-                    values,
-                )
-            shift += copies * stride
+            series = "generate_series(0, %(n)s - 1) g"
+            clock = time.monotonic()
+            conn.execute(
+                f"INSERT INTO games_hand (id, {hand_columns})"
+                f" SELECT id + %(s)s + (g + 1) * %(t)s, {hand_values}"
+                f" FROM src_hand, {series} WHERE id = ANY(%(ids)s)",
+                values,
+            )
+            clock = lap(seconds_in, "hands", clock)
+            conn.execute(
+                f"INSERT INTO games_handseat ({seat_columns}) SELECT {seat_values}"
+                f" FROM src_seat, {series} WHERE hand_id = ANY(%(ids)s)",
+                values,
+            )
+            clock = lap(seconds_in, "seats", clock)
+            conn.execute(
+                f"INSERT INTO games_handevent ({event_columns}) SELECT {event_values}"
+                f" FROM src_event, {series} WHERE hand_id = ANY(%(ids)s)"
+                " ORDER BY g, hand_id, seq",
+                values,
+            )
+            clock = lap(seconds_in, "events", clock)
+            conn.execute(
+                # b: the batch's feed rows, each with its player's last seq (head), the
+                # player's rows in the batch and its rank among them
+                "WITH b AS MATERIALIZED (SELECT f.*, (SELECT coalesce(max(seq), 0) FROM games_feedentry e"
+                "  WHERE e.user_id = f.user_id) AS head,"
+                " count(*) OVER (PARTITION BY user_id) AS rows,"
+                " row_number() OVER (PARTITION BY user_id ORDER BY hand_id, seq) AS rank"
+                " FROM src_feed f WHERE hand_id = ANY(%(ids)s))"
+                f" INSERT INTO games_feedentry ({feed_columns}) SELECT {feed_values}"
+                f" FROM b, {series} ORDER BY g, hand_id, user_id, seq",
+                values,
+            )
+            clock = lap(seconds_in, "feed", clock)
             conn.commit()
+            lap(seconds_in, "commits", clock)
+            shift += copies * stride
+            passes += 1
+        done["passes"] = passes
+        done["copy seconds"] = time.monotonic() - started
+        done.update({f"{k} s": v for k, v in seconds_in.items()})
+        conn.execute("SET session_replication_role = DEFAULT")
         conn.execute(
             "SELECT setval(pg_get_serial_sequence('games_hand', 'id'), max(id)) FROM games_hand"
         )
         conn.commit()
+        done["chain"] = chain_sample_check(conn)
+        conn.commit()
         conn.autocommit = True
-        conn.execute("VACUUM ANALYZE")
+        started = time.monotonic()
+        conn.execute("VACUUM (ANALYZE)")
+        conn.execute("CHECKPOINT")
+        done["vacuum seconds"] = time.monotonic() - started
+    return done
+
+
+def lap(seconds_in: dict[str, float], key: str, since: float) -> float:
+    now = time.monotonic()
+    seconds_in[key] += now - since
+    return now
+
+
+def chain_sample_check(conn, sample: int = 2000) -> str:
+    """What the chain trigger checks, set-based over the events of the last ``sample`` hands:
+    seq 0 links to its hand's seed_hash and has its created_at as key, every later event links
+    to its predecessor's hash under the same key, and the seqs are 0..n-1. Raises on a break."""
+    row = conn.execute(
+        """
+        WITH h AS (SELECT id, seed_hash, created_at FROM games_hand
+                   WHERE status = 'ended' ORDER BY id DESC LIMIT %s),
+        e AS (SELECT e.hand_id, e.seq, e.prev_hash, e.hash, e.hand_created_at,
+                     lag(e.hash) OVER w AS before, lag(e.hand_created_at) OVER w AS before_key,
+                     row_number() OVER w - 1 AS n, h.seed_hash, h.created_at
+              FROM games_handevent e JOIN h ON h.id = e.hand_id
+              WINDOW w AS (PARTITION BY e.hand_id ORDER BY e.seq))
+        SELECT count(*), count(DISTINCT hand_id), count(*) FILTER (WHERE seq <> n
+            OR (seq = 0 AND (prev_hash <> seed_hash OR hand_created_at <> created_at))
+            OR (seq > 0 AND (prev_hash IS DISTINCT FROM before
+                             OR hand_created_at IS DISTINCT FROM before_key))) FROM e
+        """,
+        [sample],
+    ).fetchone()
+    events, hands, broken = row
+    if broken:
+        raise SystemExit(f"copied hands: {broken} of {events} events break the chain's links")
+    return f"links hold in a sample of {hands} hands ({events} events)"
 
 
 def fill(
@@ -172,9 +324,10 @@ def fill(
     played: int,
     months: int = 1,
     seconds: float | None = None,
-) -> float:
+) -> tuple[float, dict[str, object]]:
     """Bring the database to ``target`` finished hands: up to ``played`` of them played by bots,
-    the rest copies of those (``copy_hands``). Return the seconds it took."""
+    the rest copies of those (``copy_hands``). Return the seconds it took and what the copy
+    did."""
     started = time.monotonic()
     missing = min(target, played) - finished_hands(database_url)
     if missing > 0:
@@ -195,17 +348,20 @@ def fill(
                 raise SystemExit(
                     f"{command[0]} failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
                 )
+    done: dict[str, object] = {}
     if finished_hands(database_url) < target:
-        copy_hands(database_url, target, months, seconds)
-    return time.monotonic() - started
+        done = copy_hands(database_url, target, months, seconds)
+    return time.monotonic() - started, done
 
 
-def measure(players: list[Player], args: argparse.Namespace, label: str) -> Samples:
+def measure(players: list[Player], args: argparse.Namespace) -> Samples:
+    """The same scripted hands (decks and moves) at both sizes: the medians compare like with
+    like (a hand's mix of moves sets its median)."""
     samples = Samples()
-    play_hand(players, f"{args.seed}:{label}:warm-up", Samples())
+    play_hand(players, f"{args.seed}:warm-up", Samples())
     for i in range(args.hands):
         rounds = args.rounds if i == args.hands - 1 else 0
-        play_hand(players, f"{args.seed}:{label}:{i}", samples, read_rounds=rounds)
+        play_hand(players, f"{args.seed}:{i}", samples, read_rounds=rounds)
     return samples
 
 
@@ -285,7 +441,7 @@ def main(argv: list[str] | None = None) -> int:
                 # the played hands first, to know a hand's mean length
                 fill(env, database_url, args.played, args.seed + 1, args.played)
                 size = sizes[1] = int(args.big_events / events_per_hand(database_url)) + 1
-            seconds = fill(
+            seconds, done = fill(
                 env,
                 database_url,
                 size,
@@ -295,15 +451,26 @@ def main(argv: list[str] | None = None) -> int:
                 args.fill_seconds,
             )
             counts[size] = finished_hands(database_url)
+            size_bytes, feed_rows, partitions = database_size(database_url)
             print(
-                f"filled to {counts[size]} finished hands ({event_count(database_url)} events;"
-                f" load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
-                f" in {seconds:.1f} s",
+                f"filled to {counts[size]} finished hands ({event_count(database_url)} events"
+                f" in {partitions} partitions, {feed_rows} feed rows, database"
+                f" {size_bytes / 2**30:.2f} GiB; load average"
+                f" {' '.join(f'{x:.2f}' for x in os.getloadavg())}) in {seconds:.1f} s",
                 flush=True,
             )
+            if done:
+                print(
+                    "copied: "
+                    + "; ".join(
+                        f"{k} {v:.1f}" if isinstance(v, float) else f"{k} {v}"
+                        for k, v in done.items()
+                    ),
+                    flush=True,
+                )
             for player in players:  # idle during the fill, maybe past the keep-alive
                 player.conn.close()
-            results[size] = measure(players, args, str(size))
+            results[size] = measure(players, args)
         report(results, counts, args, cache)
     return 0
 

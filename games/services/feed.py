@@ -45,9 +45,14 @@ class FeedNote:
     data: dict[str, Any] = field(default_factory=dict)
 
 
+# Two index lookups (the last seq: games_feed_unique_seq backwards; the known keys:
+# games_feed_unique_key), never an aggregate over the player's whole feed, which grows with every
+# hand the player ever played (one aggregate read all 750,000 rows of a long-time player's feed,
+# 2.8 s a move at 13.5 million feed rows: docs/decisions.md "The growth bench at 10,000,000 events").
 _HEAD_SQL = """
-    SELECT coalesce(max(seq), 0), coalesce(array_agg(key) FILTER (WHERE key = ANY(%s)), '{}')
-    FROM games_feedentry WHERE user_id = %s
+    SELECT (SELECT coalesce(max(seq), 0) FROM games_feedentry WHERE user_id = %(user)s),
+           (SELECT coalesce(array_agg(key), '{}') FROM games_feedentry
+            WHERE user_id = %(user)s AND key = ANY(%(keys)s))
 """
 
 
@@ -71,7 +76,7 @@ def feed_append(*, notes: list[FeedNote]) -> dict[int, int]:
                     cursor.execute(
                         "SELECT pg_advisory_xact_lock(%s, %s)", [FEED_LOCK_SPACE, user_id]
                     )
-                    cursor.execute(_HEAD_SQL, [[n.key for n in mine], user_id])
+                    cursor.execute(_HEAD_SQL, {"user": user_id, "keys": [n.key for n in mine]})
                     head, known = cursor.fetchone()
                 else:  # SQLite (embedded dev): one writer at a time anyway
                     entries = FeedEntry.objects.filter(user_id=user_id)
