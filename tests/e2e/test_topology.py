@@ -21,8 +21,8 @@ import time
 import urllib.error
 import urllib.request
 from collections import Counter
-from pathlib import Path
 from collections.abc import Iterator
+from pathlib import Path
 from typing import IO, Any
 
 import pytest
