@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import CommandError, call_command
 from django.db import connection
 
 from accounts.ledger import balance_adjust, wallet_for
@@ -17,6 +14,7 @@ from accounts.ledger_selectors import (
 )
 from accounts.models import User
 from tests.db_owner import as_owner
+from tests.ledger_run import ledger_check_run as check
 
 pytestmark = [
     pytest.mark.django_db,
@@ -29,15 +27,6 @@ def lan() -> User:
     user = User.objects.create_user(username="lan")
     balance_adjust(user=user, amount=1_000, reason="funds", key="fund")
     return user
-
-
-def check() -> tuple[int, str]:
-    out = StringIO()
-    try:
-        call_command("ledger_check", stdout=out)
-    except CommandError as exc:
-        return exc.returncode, out.getvalue()
-    return 0, out.getvalue()
 
 
 def damage(*statements: tuple[str, list]) -> None:

@@ -24,6 +24,7 @@ from core.db_roles import app_role_grant
 from core.partitions import month_start, partition_name, partitions_archive_before
 from tests.accounts.test_accounts_ledger_triggers import NO_TRUNCATE, new_transaction, refused, run
 from tests.db_owner import as_owner, connected_as_owner
+from tests.ledger_run import ledger_check_run as ledger_check
 
 pytestmark = [
     pytest.mark.django_db,
@@ -61,15 +62,6 @@ def partitions() -> list[str]:
 
 def this_month() -> dt.date:
     return month_start(dt.datetime.now(dt.UTC).date())
-
-
-def ledger_check() -> tuple[int, str]:
-    out = StringIO()
-    try:
-        call_command("ledger_check", stdout=out)
-    except CommandError as exc:
-        return exc.returncode, out.getvalue()
-    return 0, out.getvalue()
 
 
 def booked_in(month: dt.date, monkeypatch, *, user: User, amount: int, key: str):

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.core.management.base import CommandError
 from django.db import transaction
 
 from accounts.hold_selectors import hold_amount, wallet_funds
@@ -25,6 +24,7 @@ from games.services.seat_hold_repair import (
     seat_holds_backfill,
 )
 from tests.games.conftest import start_table
+from tests.ledger_run import ledger_check_run as ledger_check
 
 pytestmark = pytest.mark.django_db
 
@@ -61,15 +61,6 @@ def leave_only(player: Any, free: int) -> None:
         reason="test",
         key=f"test:free:{player.user.pk}:{free}",
     )
-
-
-def ledger_check() -> tuple[int, str]:
-    out = StringIO()
-    try:
-        call_command("ledger_check", stdout=out)
-    except CommandError as exc:
-        return exc.returncode, out.getvalue()
-    return 0, out.getvalue()
 
 
 def held_here(player: Any, table_id: int) -> int:

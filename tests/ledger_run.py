@@ -1,0 +1,17 @@
+"""``manage.py ledger_check`` run in process, for the tests that read its verdict."""
+
+from __future__ import annotations
+
+from io import StringIO
+
+from django.core.management import CommandError, call_command
+
+
+def ledger_check_run() -> tuple[int, str]:
+    """(exit code, output) of ``manage.py ledger_check``: 0 when the books are clean."""
+    out = StringIO()
+    try:
+        call_command("ledger_check", stdout=out)
+    except CommandError as exc:
+        return exc.returncode, out.getvalue()
+    return 0, out.getvalue()
