@@ -35,7 +35,7 @@ from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds
 from games.rules.chain import chain_break
 from games.rules.fair_deal import fair_deck
-from games.rules.replay import replay
+from games.rules.replay import replay, replay_from
 from games.rules.ruleset import Ruleset, ruleset_from_stored
 from games.rules.views import result_of
 
@@ -203,11 +203,13 @@ def hand_replay(
 
 
 class StateLru:
-    """Recent states keyed by (hand id, seq, seed hash)."""
+    """Recent states keyed by (hand id, seq, seed hash), and for each (hand id, seed hash) the
+    latest seq kept (where :func:`hand_state` carries a replay on from)."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._data: OrderedDict[tuple[int, int, str], HandState] = OrderedDict()
+        self._latest: dict[tuple[int, str], int] = {}
         self._lock = threading.Lock()
 
     def get(self, key: tuple[int, int, str]) -> HandState | None:
@@ -217,16 +219,32 @@ class StateLru:
                 self._data.move_to_end(key)
             return state
 
+    def latest_before(self, key: tuple[int, int, str]) -> tuple[int, HandState] | None:
+        """The kept state of the same hand (and seed) with the highest seq below ``key``'s."""
+        hand_id, seq, seed_hash = key
+        with self._lock:
+            latest = self._latest.get((hand_id, seed_hash))
+            if latest is None or latest >= seq:
+                return None
+            state = self._data.get((hand_id, latest, seed_hash))
+            return None if state is None else (latest, state)
+
     def put(self, key: tuple[int, int, str], state: HandState) -> None:
+        hand_id, seq, seed_hash = key
         with self._lock:
             self._data[key] = state
             self._data.move_to_end(key)
+            if self._latest.get((hand_id, seed_hash), -1) < seq:
+                self._latest[(hand_id, seed_hash)] = seq
             while len(self._data) > self.size:
-                self._data.popitem(last=False)
+                (h, q, sh), _ = self._data.popitem(last=False)
+                if self._latest.get((h, sh)) == q:
+                    del self._latest[(h, sh)]
 
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self._latest.clear()
         with _seat_rows_lock:
             _seat_rows.clear()
 
@@ -249,9 +267,31 @@ def hand_state(hand: Hand) -> HandState:
     key = _lru_key(hand)
     state = state_lru.get(key)
     if state is None:
-        state = hand_replay(hand, upto=hand.seq)
+        earlier = state_lru.latest_before(key)
+        state = _carried_on(hand, *earlier) if earlier is not None else None
+        if state is None:
+            state = hand_replay(hand, upto=hand.seq)
         state_lru.put(key, state)
     return state
+
+
+def _carried_on(hand: Hand, seq: int, state: HandState) -> HandState | None:
+    """The state at ``hand.seq`` from the kept ``state`` at ``seq``: the log's events after it
+    (one query for those alone, not the whole log) folded on by the one replay
+    (``games.rules.replay.replay_from``). None when the log does not hold every one of them
+    (an archived month): the caller replays the whole log."""
+    events = list(
+        HandEvent.objects.of_hand(hand)
+        .filter(seq__gt=seq, seq__lte=hand.seq)
+        .order_by("seq")
+        .values("seq", "type", "payload")
+    )
+    if [e["seq"] for e in events] != list(range(seq + 1, hand.seq + 1)):
+        return None
+    after = state
+    for _event, after in replay_from(state, events):  # noqa: B007
+        pass
+    return after
 
 
 def hand_store_problems(hand: Hand) -> list[str]:

@@ -8,7 +8,7 @@ import json
 import re
 from typing import Any
 
-from django.http import HttpResponseRedirect
+from django.http import HttpResponse, HttpResponseRedirect
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from accounts import scopes
 from accounts.authentication import credential_key
 from chan_api.schema import COMMON_HEADERS
+from chan_api.strict_input import plain_int_query
 from games.api.live_serializers import WaitQuerySerializer
 from games.api.schema import (
     BAD_EVALUATE,
@@ -72,6 +73,7 @@ from games.export import hand_export_for_user
 from games.hand_store import hand_wait_for_seq, long_poll_slot
 from games.live.announce import lobby_topic, table_topic
 from games.live.long_poll import Pending, long_poll_deferrable, long_poll_pending
+from games.live.render import hand_view_rendered
 from games.live.streams import STREAM_RENDERERS, resume_cursor, stream_format, wsgi_stream
 from games.selectors.hands import (
     hand_etag,
@@ -106,6 +108,9 @@ from games.services.tables import (
 
 
 def _query(serializer_class: type, request: Request) -> dict[str, Any]:
+    plain = plain_int_query(serializer_class, request.query_params)  # the common case, cheaply
+    if plain is not None:
+        return plain
     serializer = serializer_class(data=request.query_params)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
@@ -521,12 +526,23 @@ class HandDetailApi(APIView):
                 version = hand_etag_for_user(hand_id=hand_id, user=request.user)
             if tags is not None and _etag_matches(tags, version.etag):
                 return _not_modified(version.etag)
-        hand = hand_get(hand_id=hand_id)
-        view = hand_view_for_user(hand=hand, user=request.user)
+        else:
+            version = hand_etag_for_user(hand_id=hand_id, user=request.user)  # 404 / 403 first
+        if request.accepted_media_type != JSONRenderer.media_type:  # ?indent=… and the like
+            hand = hand_get(hand_id=hand_id)
+            view = hand_view_for_user(hand=hand, user=request.user)
+            return _hand_headers(Response(view), hand_etag(hand.pk, hand.seq))
         # The hot read path renders the selector's JSON-ready view as it is (a serializer pass
-        # would triple its cost); HandViewSerializer documents it, and a test checks the two
-        # agree field for field.
-        return _hand_headers(Response(view), hand_etag(hand.pk, hand.seq))
+        # would triple its cost), once per (hand, seq, seats' version, seat) in this process,
+        # shared with the long polls (games.live.render); HandViewSerializer documents it, and
+        # a test checks the two agree field for field.
+        etag, body = hand_view_rendered(
+            hand_id=hand_id,
+            seat=version.seat,
+            seq=version.seq,
+            seats_version=version.seats_version,
+        )
+        return _hand_headers(HttpResponse(body, content_type=JSONRenderer.media_type), etag)
 
 
 class HandEventListApi(APIView):

@@ -43,7 +43,6 @@ from urllib.parse import parse_qsl, urlencode
 
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
-from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -52,10 +51,11 @@ from core import metrics
 from games.api.serializers import HandEventPageSerializer
 from games.hand_store import long_poll_slot_take, long_poll_slots_free
 from games.live import streams
+from games.live.render import hand_view_rendered, render_json
 from games.live.subscription import Subscription as HandFeed
 from games.live.subscription import hand_feed
 from games.selectors.feed import feed_page, feed_page_etag
-from games.selectors.hands import hand_etag, hand_events_for_seat, hand_get, hand_view_for_seat
+from games.selectors.hands import hand_etag, hand_events_for_seat, hand_get
 
 logger = logging.getLogger(__name__)
 
@@ -117,17 +117,13 @@ def long_poll_pending(request: Request, pending: Pending) -> Response:
 # ---------------------------------------------------------------------------------- answers
 
 
-def _render(data: Any) -> bytes:
-    return JSONRenderer().render(data)
-
-
 def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
     """The hand's ETag and view for ``seat`` as they are now (as ``HandDetailApi`` renders
-    them). Runs in a worker thread of the event loop's executor, which keeps its connection
-    for ``CONN_MAX_AGE`` as Django's own threads do."""
+    them, and kept for its reads: games.live.render). Runs in a worker thread of the event
+    loop's executor, which keeps its connection for ``CONN_MAX_AGE`` as Django's own threads
+    do."""
     try:
-        hand = hand_get(hand_id=hand_id)
-        return hand_etag(hand.pk, hand.seq), _render(hand_view_for_seat(hand=hand, seat=seat))
+        return hand_view_rendered(hand_id=hand_id, seat=seat)
     finally:
         close_old_connections()
 
@@ -136,7 +132,7 @@ def _feed_answer(user_id: int, after: int, limit: int) -> tuple[str, bytes]:
     """The player's feed page after ``after`` and its ETag, as ``MeFeedApi`` renders them."""
     try:
         page = feed_page(user_id=user_id, after=after, limit=limit)
-        return feed_page_etag(user_id, page, after, limit), _render(page)
+        return feed_page_etag(user_id, page, after, limit), render_json(page)
     finally:
         close_old_connections()
 
@@ -145,7 +141,7 @@ def _events_answer(hand_id: int, seat: int | None, after_seq: int, limit: int) -
     try:
         hand = hand_get(hand_id=hand_id)
         page = hand_events_for_seat(hand=hand, seat=seat, after_seq=after_seq, limit=limit)
-        return _render(HandEventPageSerializer(page).data)
+        return render_json(HandEventPageSerializer(page).data)
     finally:
         close_old_connections()
 

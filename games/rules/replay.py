@@ -123,7 +123,18 @@ def replay(
     first), upcast, with the state after it. ``check(state, event)`` sees each event after the
     deal before it is applied (the verifier's checks); a refused move raises the rules core's
     error."""
-    state = new_hand(config, deck, dealer)
+    yield from replay_from(new_hand(config, deck, dealer), events, check=check)
+
+
+def replay_from(
+    state: HandState,
+    events: Iterable[Mapping[str, Any]],
+    *,
+    check: Callable[[HandState, dict[str, Any]], None] | None = None,
+) -> Iterator[tuple[dict[str, Any], HandState]]:
+    """:func:`replay` carried on from ``state``, the state after the event just before
+    ``events`` (the deal's state for a whole log): the same fold, so a replay cut anywhere and
+    carried on gives the same states as one replay of the whole log."""
     for stored in events:
         event = upcast(stored)
         if event.get("seq", 0) > 0:

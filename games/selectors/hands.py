@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
-from django.db import connection
+from django.db import connection, connections, router
 from django.utils.translation import gettext_lazy as _
 
 from accounts.selectors import user_is_auditor
@@ -29,11 +29,59 @@ def utc_iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+# Every render of a view reads its hand with this fixed statement: the ORM's compilation of
+# ``Hand.objects.select_related("table").filter(pk=…)`` cost more than the query itself (a third
+# of a state read's time in a cProfile of bench/api_bench.py's reads; docs/decisions.md, "A lean
+# move"). The rows become models exactly as the ORM makes them: each column through its field's
+# converters (the JSON columns' decoding), then ``Model.from_db``, the table cached on the hand
+# as ``select_related`` caches it.
+_HAND_FIELDS = tuple(Hand._meta.concrete_fields)
+_TABLE_FIELDS = tuple(Table._meta.concrete_fields)
+_HAND_GET_SQL = (
+    "SELECT "
+    + ", ".join(
+        [f"h.{connection.ops.quote_name(f.column)}" for f in _HAND_FIELDS]
+        + [f"t.{connection.ops.quote_name(f.column)}" for f in _TABLE_FIELDS]
+    )
+    + f" FROM {Hand._meta.db_table} h JOIN {Table._meta.db_table} t ON t.id = h.table_id"
+    + " WHERE h.id = %s"
+)
+Converter = Any
+_converters: dict[str, list[tuple[int, list[Converter], Any]]] = {}
+
+
+def _row_converters(alias: str) -> list[tuple[int, list[Converter], Any]]:
+    """(column index, converters, the column's expression) for every column that has any, as
+    the ORM's compiler applies them (the backend's, then the field's)."""
+    found = _converters.get(alias)
+    if found is None:
+        db = connections[alias]
+        found = []
+        for i, f in enumerate(_HAND_FIELDS + _TABLE_FIELDS):
+            col = f.get_col(f.model._meta.db_table)
+            convs = db.ops.get_db_converters(col) + col.get_db_converters(db)
+            if convs:
+                found.append((i, convs, col))
+        _converters[alias] = found
+    return found
+
+
 def hand_get(*, hand_id: int) -> Hand:
     """The hand with its table, and its seats with their players' names."""
-    hand = Hand.objects.select_related("table").filter(pk=hand_id).first()
-    if hand is None:
+    alias = router.db_for_read(Hand)
+    db = connections[alias]
+    with db.cursor() as cursor:
+        cursor.execute(_HAND_GET_SQL, [hand_id])
+        row = cursor.fetchone()
+    if row is None:
         raise NotFound(_("No such hand."))
+    values = list(row)
+    for i, convs, col in _row_converters(alias):
+        for convert in convs:
+            values[i] = convert(values[i], col, db)
+    n = len(_HAND_FIELDS)
+    hand = Hand.from_db(alias, None, values[:n])
+    Hand.table.field.set_cached_value(hand, Table.from_db(alias, None, values[n:]))
     hand_seats_load(hand)
     return hand
 
@@ -62,6 +110,7 @@ class HandVersion(NamedTuple):
     ended: bool
     seat: int | None  # the caller's seat; None for a spectator
     settled: bool = False  # its settlement is booked (the ``settled`` record is in its log)
+    seats_version: int = 0  # ``Hand.seats_version``: with seq, what a kept render is keyed by
 
     @property
     def final(self) -> bool:
@@ -72,10 +121,10 @@ class HandVersion(NamedTuple):
 
 
 # The long poll and the 304 answer from this fixed statement (no ORM compilation on the
-# hottest path): the hand's seq and status, the caller's seat in it (NULL: none) and whether
-# its table takes spectators, whether its settlement is booked.
+# hottest path): the hand's seq, status, whether its settlement is booked and its seats'
+# version, the caller's seat in it (NULL: none) and whether its table takes spectators.
 _HAND_VERSION_SQL = f"""
-    SELECT h.seq, h.status, h.settled_at IS NOT NULL, (
+    SELECT h.seq, h.status, h.settled_at IS NOT NULL, h.seats_version, (
         SELECT s.position FROM {HandSeat._meta.db_table} s
         WHERE s.hand_id = h.id AND s.user_id = %s
     ), t.id, t.spectators
@@ -91,11 +140,11 @@ def hand_etag_for_user(*, hand_id: int, user: Any) -> HandVersion:
         row = cursor.fetchone()
     if row is None:
         raise NotFound(_("No such hand."))
-    seq, status, settled, seat, table_id, spectators = row
+    seq, status, settled, seats_version, seat, table_id, spectators = row
     if seat is None and not hand_spectators_allowed(Table(pk=table_id, spectators=spectators)):
         raise not_a_participant()
     ended = status == Hand.Status.ENDED
-    return HandVersion(hand_etag(hand_id, seq), seq, ended, seat, settled)
+    return HandVersion(hand_etag(hand_id, seq), seq, ended, seat, settled, seats_version)
 
 
 def _deadline(hand: Hand) -> str | None:

@@ -12,15 +12,18 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from games.hand_store import state_lru
+from games.live.render import kept_views
 from tests.db_owner import as_owner
 from tests.games.decks import HOA_DECK, WIN_DECK
 
 
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> None:
-    """Throttle counts and hand versions live in the cache (Redis in CI); states in an LRU."""
+    """Throttle counts and hand versions live in the cache (Redis in CI); states in an LRU,
+    rendered views in another."""
     cache.clear()
     state_lru.clear()
+    kept_views.clear()
 
 
 # Modules that write hand rows by hand (constraint tests), not through the services.

@@ -30,6 +30,7 @@ from games.rules.replay import (
     causes_allowed,
     move_effects,
     replay,
+    replay_from,
     system_cause,
     upcast,
 )
@@ -74,6 +75,20 @@ def test_the_replay_yields_each_event_with_the_state_reduce_apply_gives() -> Non
     assert replayed[0][1] == start
     assert [s for _, s in replayed[1:-1]] == states
     assert replayed[-1][1] == states[-1] == functools.reduce(apply, moves, start)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n_seats=st.integers(2, 4), seed=st.binary(min_size=1, max_size=8), cut=st.floats(0, 1))
+def test_a_replay_cut_anywhere_and_carried_on_gives_the_same_states(n_seats, seed, cut) -> None:
+    config = HandConfig(n_seats=n_seats)
+    start, moves, _states = self_play(config, seed)
+    events = log_of(config, seed, moves)
+    events.append({"seq": len(events), "type": SETTLED, "payload": {"type": SETTLED}})
+    whole = list(replay(config, shuffle(seed), start.dealer, events))
+    at = int(cut * (len(events) - 1))  # the state after event ``at``, carried on from there
+    carried = list(replay_from(whole[at][1], events[at + 1 :]))
+    assert [s for _, s in carried] == [s for _, s in whole[at + 1 :]]
+    assert [e for e, _ in carried] == [e for e, _ in whole[at + 1 :]]
 
 
 def test_the_replay_shows_each_event_to_check_before_it_is_applied() -> None:

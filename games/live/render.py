@@ -1,0 +1,76 @@
+"""A hand's views rendered once per (hand, seq, seats' version, seat) in each process, shared by
+every reader of that seat: the long polls it wakes (``games.live.long_poll``) and the plain and
+conditional reads of ``GET /hands/{id}`` (``HandDetailApi``).
+
+A view is a function of the hand's log up to its seq and of its seats (a player who leaves
+mid-hand raises the hand's ``seats_version`` and may move its deadline, with no event): the key
+holds both, so a kept render is never served for a hand that has changed since. The bytes are
+those DRF's ``JSONRenderer`` gives the view (the response's body as the view would render it),
+with the ETag beside them. Every card a seat may see still comes from the selectors' per-seat
+view (``hand_view_for_seat``); this module only keeps what they rendered.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+from rest_framework.renderers import JSONRenderer
+
+from games.selectors.hands import hand_etag, hand_get, hand_view_for_seat
+
+VIEWS_KEPT = 512  # a view is 3–8 KB of JSON: about 4 MB a process at most
+
+ViewKey = tuple[int, int, int, int | None]  # hand id, seq, seats' version, seat (None: spectator)
+
+
+def render_json(data: Any) -> bytes:
+    """``data`` as DRF's JSONRenderer renders a response's body for ``application/json``."""
+    return JSONRenderer().render(data)
+
+
+class _KeptViews:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[ViewKey, tuple[str, bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: ViewKey) -> tuple[str, bytes] | None:
+        with self._lock:
+            found = self._data.get(key)
+            if found is not None:
+                self._data.move_to_end(key)
+            return found
+
+    def put(self, key: ViewKey, value: tuple[str, bytes]) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._data.clear()
+
+
+kept_views = _KeptViews(VIEWS_KEPT)
+
+
+def hand_view_rendered(
+    *, hand_id: int, seat: int | None, seq: int | None = None, seats_version: int | None = None
+) -> tuple[str, bytes]:
+    """The ETag and rendered view of ``seat`` (None: a spectator's), kept for (hand, seq, seats'
+    version, seat). With ``seq`` and ``seats_version`` known (a version read, a wake-up) a kept
+    render at that key is served as it is; otherwise the hand is read and its view at its
+    current seq rendered and kept. The caller has checked that ``seat`` is the reader's own
+    (or that the reader may watch)."""
+    if seq is not None and seats_version is not None:
+        found = kept_views.get((hand_id, seq, seats_version, seat))
+        if found is not None:
+            return found
+    hand = hand_get(hand_id=hand_id)
+    rendered = hand_etag(hand.pk, hand.seq), render_json(hand_view_for_seat(hand=hand, seat=seat))
+    kept_views.put((hand.pk, hand.seq, hand.seats_version, seat), rendered)
+    return rendered

@@ -1,0 +1,153 @@
+"""games.live.render: a hand's views rendered once per (hand, seq, seats' version, seat) and
+shared by the reads of GET /hands/{id} and the long polls; hand_get's fixed statement; the
+state carried on from an earlier one (games.hand_store.hand_state)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from rest_framework.renderers import JSONRenderer
+
+from games.hand_store import hand_replay, hand_state, state_lru
+from games.live.render import hand_view_rendered, kept_views
+from games.models import Hand
+from games.selectors.hands import hand_get, hand_view_for_seat
+from tests.games.decks import scripted_move
+
+pytestmark = pytest.mark.django_db
+
+
+def hand_url(hand: dict[str, Any]) -> str:
+    return f"/api/v1/hands/{hand['hand']}"
+
+
+def play(players: list[Any], hand: dict[str, Any], n: int) -> None:
+    for _ in range(n):
+        turn = players[0].client.get(hand_url(hand)).json()["turn_seat"]
+        mine = players[turn].client.get(hand_url(hand)).json()
+        r = players[turn].client.post(
+            f"{hand_url(hand)}/moves", scripted_move(mine["legal_moves"]), format="json"
+        )
+        assert r.status_code == 201, r.content
+
+
+def fresh_body(hand_id: int, seat: int | None) -> bytes:
+    """The view as rendered from the database now, with nothing kept."""
+    return JSONRenderer().render(hand_view_for_seat(hand=hand_get(hand_id=hand_id), seat=seat))
+
+
+# --------------------------------------------------------------------------- kept renders
+
+
+def test_a_second_read_is_served_from_the_kept_render_byte_for_byte(players, win_hand) -> None:
+    # given: a read that renders and keeps the view of seat 1
+    first = players[1].client.get(hand_url(win_hand))
+    assert first.status_code == 200
+    assert len(kept_views._data) == 1
+    # when: the same seat reads again
+    second = players[1].client.get(hand_url(win_hand))
+    # then: the same bytes and headers, and they are the view rendered afresh
+    assert second.content == first.content == fresh_body(win_hand["hand"], 1)
+    for header in ("ETag", "Content-Type", "Cache-Control", "Vary"):
+        assert second[header] == first[header]
+    assert second["Content-Type"] == "application/json"
+
+
+def test_each_seat_gets_its_own_render_never_another_seats(players, win_hand) -> None:
+    bodies = [p.client.get(hand_url(win_hand)).json() for p in players]
+    bodies += [p.client.get(hand_url(win_hand)).json() for p in players]  # the kept ones
+    for i, body in enumerate(bodies):
+        assert body["my_seat"] == i % 4
+        assert body == json.loads(fresh_body(win_hand["hand"], i % 4))
+
+
+def test_a_move_makes_the_next_read_render_anew(players, win_hand) -> None:
+    before = players[2].client.get(hand_url(win_hand))
+    play(players, win_hand, 1)
+    after = players[2].client.get(hand_url(win_hand))
+    assert after["ETag"] != before["ETag"]
+    assert after.json()["seq"] == before.json()["seq"] + 1
+    assert after.content == fresh_body(win_hand["hand"], 2)
+
+
+def test_a_player_leaving_mid_hand_is_not_hidden_by_a_kept_render(players, win_hand) -> None:
+    # given: seat 1's view kept while seat 3 is still in the hand
+    before = players[1].client.get(hand_url(win_hand)).json()
+    assert before["players"][3]["left"] is False
+    # when: seat 3 stands up mid-hand (no event: the seats' version moves)
+    r = players[3].client.post(f"/api/v1/tables/{win_hand['table']}/leave", {}, format="json")
+    assert r.status_code == 200, r.content
+    # then: seat 1's next read shows it gone
+    after = players[1].client.get(hand_url(win_hand))
+    assert after.json()["players"][3]["left"] is True
+    assert after.content == fresh_body(win_hand["hand"], 1)
+
+
+def test_an_indented_read_is_rendered_as_asked_not_from_the_kept_bytes(players, win_hand) -> None:
+    players[0].client.get(hand_url(win_hand))  # kept, compact
+    r = players[0].client.get(hand_url(win_hand), HTTP_ACCEPT="application/json; indent=2")
+    assert r.status_code == 200
+    assert b"\n  " in r.content
+    assert r.json() == json.loads(fresh_body(win_hand["hand"], 0))
+
+
+def test_the_long_polls_render_is_kept_for_the_reads(players, win_hand) -> None:
+    etag, body = hand_view_rendered(hand_id=win_hand["hand"], seat=0)  # as a wake-up renders
+    r = players[0].client.get(hand_url(win_hand))
+    assert (r["ETag"], r.content) == (etag, body)
+
+
+def test_kept_renders_are_bounded() -> None:
+    kept_views.clear()
+    for i in range(kept_views.size + 10):
+        kept_views.put((i, 0, 0, 0), ("", b""))
+    assert len(kept_views._data) == kept_views.size
+    assert kept_views.get((0, 0, 0, 0)) is None
+    assert kept_views.get((kept_views.size + 9, 0, 0, 0)) is not None
+
+
+# --------------------------------------------------------------------------- hand_get
+
+
+def test_hand_get_reads_the_row_as_the_orm_does(players, win_hand) -> None:
+    play(players, win_hand, 3)
+    fast = hand_get(hand_id=win_hand["hand"])
+    orm = Hand.objects.select_related("table").get(pk=win_hand["hand"])
+    for f in Hand._meta.concrete_fields:
+        assert getattr(fast, f.attname) == getattr(orm, f.attname), f.name
+    for f in type(orm.table)._meta.concrete_fields:
+        assert getattr(fast.table, f.attname) == getattr(orm.table, f.attname), f.name
+    assert fast._state.adding is False and fast._state.db == orm._state.db
+    assert isinstance(fast.ruleset, dict) and isinstance(fast.fees, dict)
+
+
+# --------------------------------------------------------------------------- hand_state
+
+
+def test_a_state_carried_on_from_an_earlier_one_is_the_replay(players, win_hand) -> None:
+    # given: the state at seq 1 kept, and the hand played on to seq 6 (nothing else kept)
+    play(players, win_hand, 1)
+    hand = hand_get(hand_id=win_hand["hand"])
+    early = hand_state(hand)
+    play(players, win_hand, 5)
+    state_lru.clear()
+    state_lru.put((hand.pk, hand.seq, hand.seed_hash), early)
+    # when: the state at seq 6 is asked for
+    later = hand_get(hand_id=win_hand["hand"])
+    carried = hand_state(later)
+    # then: it is the replay of the whole log
+    assert later.seq == 6
+    assert carried == hand_replay(later)
+
+
+def test_a_kept_state_of_another_seed_is_not_carried_on(players, win_hand) -> None:
+    # given: the hand at seq 2, and only a state kept under another seed's hash
+    play(players, win_hand, 2)
+    hand = hand_get(hand_id=win_hand["hand"])
+    state_lru.clear()
+    state_lru.put((hand.pk, 0, "another seed's hash"), hand_replay(hand, upto=0))
+    # then: nothing to carry on from; the state is the replay
+    assert state_lru.latest_before((hand.pk, hand.seq, hand.seed_hash)) is None
+    assert hand_state(hand) == hand_replay(hand)
