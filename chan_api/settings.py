@@ -285,7 +285,7 @@ CHAN_REPLICA_CHECK_SECONDS = float(os.environ.get("CHAN_REPLICA_CHECK_SECONDS", 
 
 # The threads that run Django in each web process (chan_api/wsgi_threads.py); long polls wait
 # outside them (games/live/long_poll.py), so this bounds the requests being answered at once.
-WEB_THREADS = int(os.environ.get("WEB_THREADS", "16"))
+WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"

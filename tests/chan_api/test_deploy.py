@@ -3,6 +3,7 @@ and the stack serves, answers its probes and stops whole on SIGTERM."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -41,7 +42,7 @@ def test_the_procfile_runs_gunicorn_a_worker_and_exactly_one_beat() -> None:
         "gunicorn -c deploy/gunicorn.conf.py chan_api.asgi:application"
     )
     assert entries["worker"].startswith("celery -A chan_api worker")
-    assert entries["beat"].startswith("celery -A chan_api beat")
+    assert entries["beat"].startswith("celery -A chan_api.beat beat")
     assert sum("beat" in command for command in entries.values()) == 1  # no worker --beat
 
 
@@ -250,3 +251,34 @@ def test_deploy_puts_pgbouncer_in_transaction_mode_before_postgresql_but_not_the
     assert "@db:5432/" in migrate["DATABASE_URL"] and "@db:5432/" in migrate["DATABASE_OWNER_URL"]
     assert not migrate["DATABASE_POOLER"]
     assert services["pgbouncer"]["build"]["dockerfile"] == "deploy/pgbouncer.Dockerfile"
+
+
+def test_the_beat_sends_what_the_workers_know_without_setting_django_up() -> None:
+    # The beat's own application (chan_api/beat.py) reads the schedule, queues and routes of the
+    # settings as the workers' does, and imports no Django app (a third of the memory).
+    code = (
+        "import sys, json; import chan_api.beat as b; c = b.app.conf; "
+        "print(json.dumps({'django': 'django.apps' in sys.modules and __import__('django.apps')"
+        ".apps.ready, 'models': 'games.models' in sys.modules, "
+        "'schedule': {k: [v['task'], str(v['schedule']), v.get('options')] "
+        "for k, v in c.beat_schedule.items()}, 'routes': c.task_routes, "
+        "'queues': sorted(q.name for q in c.task_queues), 'tz': c.timezone}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    beat = json.loads(out.stdout.strip().splitlines()[-1])
+    assert beat["django"] is False and beat["models"] is False
+
+    from chan_api.celery import app
+
+    c = app.conf
+    assert beat["schedule"] == {
+        k: [v["task"], str(v["schedule"]), v.get("options")] for k, v in c.beat_schedule.items()
+    }
+    assert beat["routes"] == c.task_routes
+    assert beat["queues"] == sorted(q.name for q in c.task_queues)
+    assert beat["tz"] == c.timezone
+    app.loader.import_default_modules()  # the workers' task modules (autodiscovered)
+    for entry in c.beat_schedule.values():  # each name is a task the workers register
+        assert entry["task"] in app.tasks

@@ -172,7 +172,7 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(
         sampler = ConnectionSampler(server=sampled, database=server["NAME"], bouncer=bouncer)
         sampler.__enter__()
         # Given the Procfile's three commands: gunicorn with 2 worker processes, 2 Celery
-        # workers (each its own process and pool) and one beat,
+        # workers (each its own process with its pool of threads) and one beat (chan_api.beat),
         celery = [sys.executable, "-m", "celery", "-A", "chan_api"]
         stack.append(
             spawn(
@@ -186,7 +186,7 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(
         for n in range(1, celery_workers + 1):
             stack.append(
                 spawn(
-                    [*celery, "worker", "-l", "warning", "--concurrency", "2"]
+                    [*celery, "worker", "-l", "warning", "--pool", "threads", "--concurrency", "4"]
                     + ["-n", f"topology{n}@%h"],
                     env,
                     log,
@@ -195,7 +195,11 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(
         stack.append(
             spawn(
                 [
-                    *celery,
+                    sys.executable,
+                    "-m",
+                    "celery",
+                    "-A",
+                    "chan_api.beat",
                     "beat",
                     "-l",
                     "warning",

@@ -62,7 +62,7 @@ def test_a_database_outage_is_503_and_play_resumes_with_nothing_lost(private_dir
         embedded_db.stop(private_dir)
 
 
-BURST = 32  # concurrent requests: more than the web process's threads (WEB_THREADS, 16)
+BURST = 32  # concurrent requests: more than the web process's threads (WEB_THREADS, 8)
 
 
 def status_of(client: HttpClient, path: str) -> int:
