@@ -37,15 +37,22 @@ def utc_iso(moment: datetime) -> str:
 # as ``select_related`` caches it.
 _HAND_FIELDS = tuple(Hand._meta.concrete_fields)
 _TABLE_FIELDS = tuple(Table._meta.concrete_fields)
-_HAND_GET_SQL = (
-    "SELECT "
-    + ", ".join(
-        [f"h.{connection.ops.quote_name(f.column)}" for f in _HAND_FIELDS]
-        + [f"t.{connection.ops.quote_name(f.column)}" for f in _TABLE_FIELDS]
+
+
+def hand_row_sql(*, more: str = "", tail: str = "") -> str:
+    """The fixed statement reading a hand (``%s``: its id) with its table, and ``more`` columns
+    after theirs; ``tail`` after the WHERE (``FOR UPDATE OF h``)."""
+    columns = [f"h.{connection.ops.quote_name(f.column)}" for f in _HAND_FIELDS] + [
+        f"t.{connection.ops.quote_name(f.column)}" for f in _TABLE_FIELDS
+    ]
+    return (
+        f"SELECT {', '.join(columns)}{', ' + more if more else ''}"
+        f" FROM {Hand._meta.db_table} h JOIN {Table._meta.db_table} t ON t.id = h.table_id"
+        f" WHERE h.id = %s {tail}"
     )
-    + f" FROM {Hand._meta.db_table} h JOIN {Table._meta.db_table} t ON t.id = h.table_id"
-    + " WHERE h.id = %s"
-)
+
+
+_HAND_GET_SQL = hand_row_sql()
 Converter = Any
 _converters: dict[str, list[tuple[int, list[Converter], Any]]] = {}
 
@@ -66,22 +73,29 @@ def _row_converters(alias: str) -> list[tuple[int, list[Converter], Any]]:
     return found
 
 
-def hand_get(*, hand_id: int) -> Hand:
-    """The hand with its table, and its seats with their players' names."""
-    alias = router.db_for_read(Hand)
+def hand_from_row(alias: str, row: tuple[Any, ...]) -> tuple[Hand, tuple[Any, ...]]:
+    """The hand (its table cached on it as ``select_related`` caches it) from a row of
+    :func:`hand_row_sql` read on ``alias``, and the row's ``more`` columns."""
     db = connections[alias]
-    with db.cursor() as cursor:
-        cursor.execute(_HAND_GET_SQL, [hand_id])
-        row = cursor.fetchone()
-    if row is None:
-        raise NotFound(_("No such hand."))
     values = list(row)
     for i, convs, col in _row_converters(alias):
         for convert in convs:
             values[i] = convert(values[i], col, db)
-    n = len(_HAND_FIELDS)
+    n, m = len(_HAND_FIELDS), len(_HAND_FIELDS) + len(_TABLE_FIELDS)
     hand = Hand.from_db(alias, None, values[:n])
-    Hand.table.field.set_cached_value(hand, Table.from_db(alias, None, values[n:]))
+    Hand.table.field.set_cached_value(hand, Table.from_db(alias, None, values[n:m]))
+    return hand, tuple(values[m:])
+
+
+def hand_get(*, hand_id: int) -> Hand:
+    """The hand with its table, and its seats with their players' names."""
+    alias = router.db_for_read(Hand)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_HAND_GET_SQL, [hand_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise NotFound(_("No such hand."))
+    hand, _more = hand_from_row(alias, row)
     hand_seats_load(hand)
     return hand
 

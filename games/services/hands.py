@@ -9,8 +9,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import transaction
-from django.db.models import OuterRef, Subquery
+from django.db import connections, router, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -40,7 +39,7 @@ from games.rules.moves import Move, SetPrefs
 from games.rules.replay import CAUSE_TIMEOUT, move_effects, system_cause
 from games.rules.state import Phase
 from games.rules.views import result_of
-from games.selectors.hands import not_a_participant
+from games.selectors.hands import hand_from_row, hand_row_sql, not_a_participant
 from games.services.feed import feed_hand_changed
 from games.services.hand_log import hand_event_append, hand_last_hash_keep
 from games.services.idempotency import (
@@ -59,20 +58,32 @@ PREFS_PER_MINUTE = 6
 MoveRenderer = Callable[[Hand, HandState], dict[str, Any]]
 
 
+# The hand row locked with its table, and the hash of its last event (read from its own
+# partition), in one fixed statement: the ORM's compilation of the equivalent
+# select_for_update/select_related/Subquery was most of the lock's cost (docs/decisions.md, "A
+# lean move").
+_HAND_LOCK_SQL = hand_row_sql(
+    more=(
+        f"(SELECT e.hash FROM {HandEvent._meta.db_table} e WHERE e.hand_id = h.id"
+        " AND e.hand_created_at = h.created_at AND e.seq = h.seq LIMIT 1)"
+    ),
+    tail="FOR UPDATE OF h",
+)
+
+
 def hand_lock(hand_id: int) -> Hand | None:
     """The hand row, locked (``SELECT … FOR UPDATE``), with its table and seats, or None; in
     the same statement the hash of its last event, which the next append chains to
     (``hand_log.hand_event_append``: no query of its own for it)."""
-    last_hash = HandEvent.objects.filter(hand_id=OuterRef("pk"), seq=OuterRef("seq"))
-    locked = (
-        Hand.objects.select_for_update(of=("self",))
-        .select_related("table")
-        .annotate(chan_last_hash=Subquery(last_hash.values("hash")[:1]))
-    )
-    hand = locked.filter(pk=hand_id).first()
-    if hand is not None:
-        hand_last_hash_keep(hand, hand.seq, hand.chan_last_hash)
-        hand_seats_load(hand)
+    alias = router.db_for_write(Hand)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_HAND_LOCK_SQL, [hand_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    hand, (last_hash,) = hand_from_row(alias, row)
+    hand_last_hash_keep(hand, hand.seq, last_hash)
+    hand_seats_load(hand)
     return hand
 
 
