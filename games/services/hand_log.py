@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.rows import rows_insert
 from games.hand_store import hand_publish_on_commit, hand_state
 from games.models import Hand, HandEvent
 from games.rules.chain import event_hash
@@ -74,7 +75,7 @@ def hand_event_append(
         effects=effects,
         prev=prev,
     )
-    event = HandEvent.objects.create(
+    event = HandEvent(
         hand=hand,
         hand_created_at=hand.created_at,
         seq=seq,
@@ -87,6 +88,7 @@ def hand_event_append(
         prev_hash=prev,
         hash=digest,
     )
+    rows_insert([event], returning_pk=True)  # HandEvent.objects.create, by a fixed statement
     hand.seq = seq
     hand_last_hash_keep(hand, seq, digest)
     return event

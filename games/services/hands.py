@@ -22,6 +22,7 @@ from core.errors import (
     PermissionDenied,
     RateLimited,
 )
+from core.rows import row_update
 from games.clock import (
     hand_clock_on_commit,
     hand_clock_rearm,
@@ -202,7 +203,7 @@ def _append(
             hand.deadline_at = hand_deadline_for(hand, new_state)
         # What a move changes on the row, and only that: the frozen terms (deck, ruleset, fees,
         # seeds …) are not sent back on every move (a smaller UPDATE, less WAL).
-        hand.save(update_fields=MOVE_FIELDS)
+        row_update(hand, MOVE_FIELDS)  # hand.save(update_fields=…), by a fixed statement
     hand_publish_on_commit(hand, new_state)
     if turn_move:
         hand_clock_on_commit(hand)

@@ -22,10 +22,12 @@ HTTP_MODULES = ("rest_framework", "django.http", "chan_api", "games.api", "accou
 ENTRY_POINTS = (
     "games/api/",
     "accounts/api/",
-    # The live transports speak HTTP by nature (ASGI, SSE, NDJSON); the rest of games/live/
-    # (announce, subscription, kinds, waits) is held to the domain's rule.
+    # The live transports speak HTTP by nature (ASGI, SSE, NDJSON), and so do the response
+    # bodies they share with the hand's reads (render: DRF's JSON bytes); the rest of
+    # games/live/ (announce, subscription, kinds, waits) is held to the domain's rule.
     "games/live/long_poll.py",
     "games/live/streams.py",
+    "games/live/render.py",
     "games/admin.py",
     "accounts/admin.py",
     "accounts/limit_admin.py",

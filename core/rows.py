@@ -1,0 +1,83 @@
+"""Rows written by fixed statements on the hot paths: an INSERT of model instances and an UPDATE
+of some of an instance's columns, each value prepared by its field exactly as the ORM prepares
+it (``pre_save``, then ``get_db_prep_save``), the statement built once per model (and row count
+or column set) instead of compiled by the ORM on every call.
+
+A move wrote its event, its feed entries and the hand's row through ``Model.objects.create``,
+``bulk_create`` and ``save(update_fields=…)``: compiling those three statements was a third of
+a move's Python time beyond its round trips (docs/decisions.md, "A lean move"). What these do
+not do, by design: send ``pre_save``/``post_save`` (the models written here have no receivers;
+their history and guards are PostgreSQL triggers, which fire as before) or handle multi-table
+inheritance. On another database than PostgreSQL they are the ORM's own calls.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from django.db import DatabaseError, connection
+from django.db.models import Field, Model
+
+
+@lru_cache(maxsize=64)
+def _insert_sql(model: type[Model], n: int, returning: bool) -> tuple[str, tuple[Field, ...]]:
+    fields = tuple(f for f in model._meta.concrete_fields if not f.primary_key)
+    quote = connection.ops.quote_name
+    one = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    sql = (
+        f"INSERT INTO {quote(model._meta.db_table)} ({', '.join(quote(f.column) for f in fields)})"
+        f" VALUES {', '.join([one] * n)}"
+    )
+    if returning:
+        sql += f" RETURNING {quote(model._meta.pk.column)}"
+    return sql, fields
+
+
+def rows_insert(objs: list[Model], *, returning_pk: bool = False) -> None:
+    """Insert ``objs`` (instances of one model, not saved yet) in one statement; with
+    ``returning_pk`` each gets its primary key and is marked as saved, as ``create`` does."""
+    if not objs:
+        return
+    model = type(objs[0])
+    if connection.vendor != "postgresql":
+        if returning_pk:
+            for obj in objs:
+                obj.save(force_insert=True)
+        else:
+            model.objects.bulk_create(objs)
+        return
+    sql, fields = _insert_sql(model, len(objs), returning_pk)
+    params: list[Any] = []
+    for obj in objs:
+        params += [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        if returning_pk:
+            for obj, (pk,) in zip(objs, cursor.fetchall(), strict=True):
+                obj.pk = pk
+                obj._state.adding = False
+                obj._state.db = connection.alias
+
+
+@lru_cache(maxsize=64)
+def _update_sql(model: type[Model], names: tuple[str, ...]) -> tuple[str, tuple[Field, ...]]:
+    meta = model._meta
+    fields = tuple(meta.get_field(name) for name in names)
+    quote = connection.ops.quote_name
+    sets = ", ".join(f"{quote(f.column)} = %s" for f in fields)
+    return f"UPDATE {quote(meta.db_table)} SET {sets} WHERE {quote(meta.pk.column)} = %s", fields
+
+
+def row_update(obj: Model, names: tuple[str, ...]) -> None:
+    """``obj.save(update_fields=names)``: those columns (an ``auto_now`` one among them set to
+    now) written in one fixed statement; a row that is gone raises as ``save`` does."""
+    if connection.vendor != "postgresql":
+        obj.save(update_fields=names)
+        return
+    sql, fields = _update_sql(type(obj), names)
+    params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, obj.pk])
+        if cursor.rowcount != 1:
+            raise DatabaseError("Save with update_fields did not affect any rows.")
