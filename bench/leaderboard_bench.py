@@ -1,7 +1,7 @@
 """Leaderboards and ratings at scale (issue 25), against the framework floor in the same run.
 
     .venv/bin/python bench/leaderboard_bench.py [--players 1000000] [--hands 40] [--rounds 200]
-        [--keep] [--reuse]
+        [--ranked-hands 10000000] [--keep] [--reuse]
 
 It creates a scratch database (``test_chan_ratings_bench`` on the server of ``--db``, default
 ``$DATABASE_OWNER_URL``, dropped first), migrates it and runs Django in this process on it.
@@ -11,7 +11,10 @@ settlement players stay on the boards, so the bottom player's rank is counted, n
 
 * load: ``--players`` accounts and, for each, its rows of the all-time ``rating:chan_van_van``,
   ``quan`` and ``xp`` boards and of this week's ``quan`` board, plus its rating row, bulk-loaded in
-  SQL (the accounts' history trigger off for the load, this scratch database only);
+  SQL (the accounts' history trigger off for the load, this scratch database only), and
+  ``--ranked-hands`` (10,000,000) ranked hands' rating history: four rating-change rows a hand,
+  set-based, its indexes built after the insert (the hands' own rows are not loaded: the reads
+  never touch them, and the settlement's appends go to the indexes of the history);
 * reads (in process, DRF's APIClient, interleaved round by round): the floor
   ``GET /api/v1/auth/check`` (token lookup, DRF, JSON, as bench/api_bench.py's floor), the top 50
   of the rating board, the week's quan board, and ``?around=me`` for a player at the very
@@ -92,6 +95,58 @@ LOAD_SQL = [
     "VACUUM ANALYZE games_boardbucket",
 ]
 
+# The ranked hands' history: each hand's four rating-change rows, so that a settlement appends
+# its own to indexes of that size. Set-based, with the table's indexes other than its primary
+# key dropped for the insert and built after it. The hands themselves are not loaded (the rows'
+# foreign key to games_hand is not checked, replica role, this scratch database only); their ids
+# lie below the hands the bench plays (the hand id sequence is moved past them), so the "rated
+# already" lookup of a real hand finds none of them.
+HISTORY_SQL = """
+INSERT INTO games_ratingchange (user_id, hand_id, family, reversal, mu_before, sigma_before,
+    mu_after, sigma_after, rating_before, rating_after, created_at)
+SELECT u.lo + ((g::bigint * 4 + s) * 7919) %% u.n, %(base)s + g, 'chan_van_van', false,
+    25 + s, 3, 25.1 + s, 2.99, 1500 + 10 * s, 1504 + 10 * s,
+    now() - (%(hands)s - g) * interval '3 seconds'
+FROM (SELECT min(id) AS lo, count(*) AS n FROM accounts_user WHERE username LIKE 'p%%') u,
+    generate_series(1, %(hands)s) g, generate_series(0, 3) s
+"""
+
+
+def load_history(cursor: Any, hands: int) -> None:
+    """``hands`` ranked hands' rating-change rows (HISTORY_SQL), the table's secondary indexes
+    and unique constraints dropped for the insert and made again after it."""
+    table = "games_ratingchange"
+    cursor.execute(
+        "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint"
+        " WHERE conrelid = %s::regclass AND contype = 'u'",
+        [table],
+    )
+    uniques = cursor.fetchall()
+    cursor.execute(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = %s AND indexname NOT IN"
+        " (SELECT conname FROM pg_constraint WHERE conrelid = %s::regclass)",
+        [table, table],
+    )
+    indexes = cursor.fetchall()
+    cursor.execute("SELECT coalesce(max(id), 0) + 1000 FROM games_hand")
+    base = cursor.fetchone()[0]
+    cursor.execute("SET maintenance_work_mem = '512MB'")
+    for name, _ in uniques:
+        cursor.execute(f'ALTER TABLE {table} DROP CONSTRAINT "{name}"')
+    for name, _ in indexes:
+        cursor.execute(f'DROP INDEX "{name}"')
+    cursor.execute("SET session_replication_role = replica")
+    cursor.execute(HISTORY_SQL, {"base": base, "hands": hands})
+    cursor.execute("SET session_replication_role = DEFAULT")
+    for name, definition in uniques:
+        cursor.execute(f'ALTER TABLE {table} ADD CONSTRAINT "{name}" {definition}')
+    for _, definition in indexes:
+        cursor.execute(definition)
+    cursor.execute(
+        "SELECT setval(pg_get_serial_sequence('games_hand', 'id'), %s)", [base + hands + 1]
+    )
+    cursor.execute(f"VACUUM ANALYZE {table}")
+
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -99,6 +154,12 @@ def main() -> int:
     p.add_argument("--players", type=int, default=1_000_000)
     p.add_argument("--hands", type=int, default=40)
     p.add_argument("--rounds", type=int, default=200)
+    p.add_argument(
+        "--ranked-hands",
+        type=int,
+        default=10_000_000,
+        help="rating history loaded: four change rows a hand (0: none)",
+    )
     p.add_argument("--scratch", default=SCRATCH)
     p.add_argument("--keep", action="store_true", help="keep the scratch database")
     p.add_argument("--reuse", action="store_true", help="run on a kept one (no load)")
@@ -164,6 +225,14 @@ def main() -> int:
                 f"loaded        {args.players:,} players, {n_rows:,} board rows "
                 f"in {time.perf_counter() - t:.1f} s"
             )
+            if args.ranked_hands:
+                t = time.perf_counter()
+                with connection.cursor() as c:
+                    load_history(c, args.ranked_hands)
+                print(
+                    f"loaded        {args.ranked_hands:,} ranked hands' rating history "
+                    f"({4 * args.ranked_hands:,} rows) in {time.perf_counter() - t:.1f} s"
+                )
 
         def client_for(user: Any) -> APIClient:
             client = APIClient()

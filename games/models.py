@@ -1037,7 +1037,7 @@ class BoardScore(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="board_scores"
     )
     score = models.BigIntegerField(default=0)
-    hands = models.IntegerField(default=0)  # a void's VALUES row carries −1
+    hands = models.IntegerField(default=0)  # a void's row carries −1
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

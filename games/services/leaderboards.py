@@ -13,11 +13,13 @@ its hands writes them (``games.services.seasons.periods_writable``). The boards'
 (``games_boardbucket``) follows every write of these rows by the table's triggers (games 0027).
 
 Lock order: after the rating rows, the board rows in (board, period, room, user) order — the
-order of the statement's VALUES, which is the order PostgreSQL takes their row locks in.
+order of the statement's rows (its JSON array's, kept by ``ORDER BY`` their ordinality), which is
+the order PostgreSQL takes their row locks in.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 
 from django.db import connection, transaction
@@ -31,7 +33,9 @@ from games.services.seasons import periods_writable
 
 _UPSERT = """
 INSERT INTO games_boardscore (board, period, room, user_id, score, hands, updated_at)
-VALUES {values}
+SELECT r->>0, r->>1, r->>2, (r->>3)::bigint, (r->>4)::bigint, (r->>5)::int, %(now)s
+FROM jsonb_array_elements(%(rows)s::jsonb) WITH ORDINALITY AS v(r, i)
+ORDER BY v.i
 ON CONFLICT (board, period, room, user_id) DO UPDATE SET
     score = CASE WHEN left(EXCLUDED.board, 7) = 'rating:' THEN EXCLUDED.score
                  ELSE games_boardscore.score + EXCLUDED.score END,
@@ -41,16 +45,15 @@ ON CONFLICT (board, period, room, user_id) DO UPDATE SET
 
 
 def _upsert(rows: Iterable[tuple[str, str, str, int, int, int]]) -> None:
+    """One statement of constant text whatever the number of rows, the rows one JSON parameter
+    in lock order: a ``VALUES`` list of 72 rows was 504 parameters, which the client quoted
+    into a text too long for psycopg's query cache (split anew at each settlement) and the
+    server parsed anew (docs/decisions.md, "The settlement's share, profiled")."""
     rows = sorted(set(rows), key=lambda r: (r[0], r[1], r[2], r[3]))
     if not rows:
         return
-    now = timezone.now()
-    values = ", ".join(["(%s, %s, %s, %s, %s, %s, %s)"] * len(rows))
-    params: list[object] = []
-    for row in rows:
-        params.extend([*row, now])
     with connection.cursor() as cursor:
-        cursor.execute(_UPSERT.format(values=values), params)
+        cursor.execute(_UPSERT, {"now": timezone.now(), "rows": json.dumps(rows)})
     # This process reads its boards anew at once (the triggers bumped their versions); once
     # more on commit, in case a read in between remembered the version before it.
     board_versions_forget()

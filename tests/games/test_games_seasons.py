@@ -256,6 +256,46 @@ def test_the_histogram_rank_is_the_count_of_the_rows_above(make_user) -> None:
     check()
 
 
+_BUCKETS = "SELECT board, period, room, level, bucket, shard, n FROM games_boardbucket WHERE n > 0"
+_RECOUNT = (
+    "SELECT board, period, room, l::smallint, score >> (8 * l), (user_id % 8)::smallint,"
+    " count(*) FROM games_boardscore, generate_series(0, 3) AS l GROUP BY 1, 2, 3, 4, 5, 6"
+)
+
+
+def test_the_histogram_follows_the_settlements_upsert_as_its_recount(make_user) -> None:
+    """The board rows a settlement and a void write (one upsert of arrays: new rows, scores added
+    or replaced, hands counted down) leave the histogram equal to a recount from the rows, on a
+    table whose pages keep room for its updates (games 0034)."""
+    from games.services.leaderboards import _upsert
+
+    rng = random.Random(11)
+    users = [make_user()[0].pk for _ in range(6)]
+
+    def differences() -> list[tuple]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"({_RECOUNT} EXCEPT ALL {_BUCKETS}) UNION ALL ({_BUCKETS} EXCEPT ALL {_RECOUNT})"
+            )
+            return cursor.fetchall()
+
+    for step in (1, 1, 1, -1, 1):
+        rows = []
+        for period in ("all", "2026-W49"):
+            for room in ("", "nen-dat"):
+                for user in users:
+                    quan = step * rng.choice([7, 300, -70000])
+                    rows.append(("quan", period, room, user, quan, step))
+                    rating = rng.randint(1200, 1800)
+                    rows.append(("rating:chan_van_van", period, room, user, rating, step))
+        _upsert(rows)
+        assert differences() == []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = 'games_boardbucket'")
+        assert cursor.fetchone()[0] == ["fillfactor=80"]
+    assert BoardScore.objects.filter(user_id=users[0], board="quan").first().hands == 3
+
+
 # ---------------------------------------------------------------------------- the admin
 
 
