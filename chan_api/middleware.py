@@ -96,6 +96,8 @@ class RequestContextMiddleware:
         data = getattr(response, "data", None)
         if isinstance(data, dict) and isinstance(data.get("seq"), int):
             fields["seq"] = data["seq"]
+        elif isinstance(seq := getattr(response, "chan_log_seq", None), int):
+            fields["seq"] = seq  # a body sent as kept bytes (games.live.render): no data
         level = logging.ERROR if response.status_code >= 500 else logging.INFO
         request_log.log(level, "request", **fields)
 

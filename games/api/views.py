@@ -536,13 +536,15 @@ class HandDetailApi(APIView):
         # would triple its cost), once per (hand, seq, seats' version, seat) in this process,
         # shared with the long polls (games.live.render); HandViewSerializer documents it, and
         # a test checks the two agree field for field.
-        etag, body = hand_view_rendered(
+        rendered = hand_view_rendered(
             hand_id=hand_id,
             seat=version.seat,
             seq=version.seq,
             seats_version=version.seats_version,
         )
-        return _hand_headers(HttpResponse(body, content_type=JSONRenderer.media_type), etag)
+        response = HttpResponse(rendered.body, content_type=JSONRenderer.media_type)
+        response.chan_log_seq = rendered.seq  # type: ignore[attr-defined]  # the request's log line
+        return _hand_headers(response, rendered.etag)
 
 
 class HandEventListApi(APIView):

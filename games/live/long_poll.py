@@ -123,7 +123,8 @@ def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
     loop's executor, which keeps its connection for ``CONN_MAX_AGE`` as Django's own threads
     do."""
     try:
-        return hand_view_rendered(hand_id=hand_id, seat=seat)
+        etag, body, _seq = hand_view_rendered(hand_id=hand_id, seat=seat)
+        return etag, body
     finally:
         close_old_connections()
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
 from rest_framework.renderers import JSONRenderer
 
@@ -25,6 +25,14 @@ VIEWS_KEPT = 512  # a view is 3–8 KB of JSON: about 4 MB a process at most
 ViewKey = tuple[int, int, int, int | None]  # hand id, seq, seats' version, seat (None: spectator)
 
 
+class Rendered(NamedTuple):
+    """A view as sent: its ETag, its bytes and the seq it shows."""
+
+    etag: str
+    body: bytes
+    seq: int
+
+
 def render_json(data: Any) -> bytes:
     """``data`` as DRF's JSONRenderer renders a response's body for ``application/json``."""
     return JSONRenderer().render(data)
@@ -33,17 +41,17 @@ def render_json(data: Any) -> bytes:
 class _KeptViews:
     def __init__(self, size: int) -> None:
         self.size = size
-        self._data: OrderedDict[ViewKey, tuple[str, bytes]] = OrderedDict()
+        self._data: OrderedDict[ViewKey, Rendered] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, key: ViewKey) -> tuple[str, bytes] | None:
+    def get(self, key: ViewKey) -> Rendered | None:
         with self._lock:
             found = self._data.get(key)
             if found is not None:
                 self._data.move_to_end(key)
             return found
 
-    def put(self, key: ViewKey, value: tuple[str, bytes]) -> None:
+    def put(self, key: ViewKey, value: Rendered) -> None:
         with self._lock:
             self._data[key] = value
             self._data.move_to_end(key)
@@ -60,8 +68,8 @@ kept_views = _KeptViews(VIEWS_KEPT)
 
 def hand_view_rendered(
     *, hand_id: int, seat: int | None, seq: int | None = None, seats_version: int | None = None
-) -> tuple[str, bytes]:
-    """The ETag and rendered view of ``seat`` (None: a spectator's), kept for (hand, seq, seats'
+) -> Rendered:
+    """The ETag, rendered view and seq of ``seat`` (None: a spectator's), kept for (hand, seq, seats'
     version, seat). With ``seq`` and ``seats_version`` known (a version read, a wake-up) a kept
     render at that key is served as it is; otherwise the hand is read and its view at its
     current seq rendered and kept. The caller has checked that ``seat`` is the reader's own
@@ -71,6 +79,7 @@ def hand_view_rendered(
         if found is not None:
             return found
     hand = hand_get(hand_id=hand_id)
-    rendered = hand_etag(hand.pk, hand.seq), render_json(hand_view_for_seat(hand=hand, seat=seat))
+    view = render_json(hand_view_for_seat(hand=hand, seat=seat))
+    rendered = Rendered(hand_etag(hand.pk, hand.seq), view, hand.seq)
     kept_views.put((hand.pk, hand.seq, hand.seats_version, seat), rendered)
     return rendered

@@ -64,7 +64,10 @@ def test_the_curl_example_plays_a_hand_to_its_settlement(live_server, settler) -
     assert lines[0].startswith("table ") and ", hand " in lines[0]
     assert '"status":"ended"' in lines[1]
     assert lines[2] == '{"settled":true}', lines
-    assert '"kind":"hand_settlement"' in lines[3], lines
+    # The deal is the fair shuffle's (random): about one such hand in twelve ends in hòa, a
+    # draw whose settlement moves no Quan, so the newest ledger line is still the welcome grant.
+    draw = '"result":"hoa"' in lines[1]
+    assert f'"kind":"{"welcome_grant" if draw else "hand_settlement"}"' in lines[3], lines
 
 
 def test_the_python_example_plays_a_hand_to_its_settlement(live_server, settler) -> None:
@@ -78,4 +81,5 @@ def test_the_python_example_plays_a_hand_to_its_settlement(live_server, settler)
     outcome, record = printed[0]
     assert outcome is not None and record is not None
     (entry,) = printed[1]
-    assert entry["kind"] == "hand_settlement"
+    draw = outcome["result"] == "hoa"  # a draw moves no Quan (the deal is random)
+    assert entry["kind"] == ("welcome_grant" if draw else "hand_settlement")

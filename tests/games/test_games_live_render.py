@@ -11,7 +11,7 @@ import pytest
 from rest_framework.renderers import JSONRenderer
 
 from games.hand_store import hand_replay, hand_state, state_lru
-from games.live.render import hand_view_rendered, kept_views
+from games.live.render import Rendered, hand_view_rendered, kept_views
 from games.models import Hand
 from games.selectors.hands import hand_get, hand_view_for_seat
 from tests.games.decks import scripted_move
@@ -94,15 +94,15 @@ def test_an_indented_read_is_rendered_as_asked_not_from_the_kept_bytes(players, 
 
 
 def test_the_long_polls_render_is_kept_for_the_reads(players, win_hand) -> None:
-    etag, body = hand_view_rendered(hand_id=win_hand["hand"], seat=0)  # as a wake-up renders
+    etag, body, seq = hand_view_rendered(hand_id=win_hand["hand"], seat=0)  # as a wake-up does
     r = players[0].client.get(hand_url(win_hand))
-    assert (r["ETag"], r.content) == (etag, body)
+    assert (r["ETag"], r.content, r.json()["seq"]) == (etag, body, seq)
 
 
 def test_kept_renders_are_bounded() -> None:
     kept_views.clear()
     for i in range(kept_views.size + 10):
-        kept_views.put((i, 0, 0, 0), ("", b""))
+        kept_views.put((i, 0, 0, 0), Rendered("", b"", 0))
     assert len(kept_views._data) == kept_views.size
     assert kept_views.get((0, 0, 0, 0)) is None
     assert kept_views.get((kept_views.size + 9, 0, 0, 0)) is not None
