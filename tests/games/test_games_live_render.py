@@ -151,3 +151,27 @@ def test_a_kept_state_of_another_seed_is_not_carried_on(players, win_hand) -> No
     # then: nothing to carry on from; the state is the replay
     assert state_lru.latest_before((hand.pk, hand.seq, hand.seed_hash)) is None
     assert hand_state(hand) == hand_replay(hand)
+
+
+def test_a_kept_render_carries_every_header_the_rendered_response_carries(
+    players, win_hand
+) -> None:
+    # The plain read is sent as kept bytes; a read with Accept parameters goes through DRF's
+    # Response as before: the two carry the same headers (but the body's length).
+    kept = players[0].client.get(hand_url(win_hand), HTTP_X_REQUEST_ID="kept-0123456789")
+    drf = players[0].client.get(
+        hand_url(win_hand), HTTP_ACCEPT="application/json", HTTP_X_REQUEST_ID="drf-0123456789"
+    )
+    indented = players[0].client.get(
+        hand_url(win_hand),
+        HTTP_ACCEPT="application/json; indent=2",
+        HTTP_X_REQUEST_ID="drf-0123456789",
+    )
+    skip = {"content-length", "x-request-id"}
+    names = {k.lower() for k in kept.headers} - skip
+    assert names == {k.lower() for k in indented.headers} - skip
+    assert names == {k.lower() for k in drf.headers} - skip
+    for name in names - {"content-type"}:
+        if not name.startswith("ratelimit-"):  # each read counts against the budget
+            assert kept.headers[name] == indented.headers[name], name
+    assert kept.content == drf.content
