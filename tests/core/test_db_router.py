@@ -128,6 +128,15 @@ def test_lagging_reads_go_to_a_fresh_replica_and_fall_back_to_the_primary(
     # Given a replica that has replayed the hands the bots played,
     replica_catch_up(primary, replica)
     caught_up = probe(env)
+    for _ in range(2):
+        # A write the primary makes on its own (a hint bit's page image, autovacuum) that the
+        # replica has received but not yet replayed makes it count as lagging by the age of its
+        # last replayed transaction (core.db_router.LAG_SQL) for that instant: the export then
+        # rightly reads the primary. Seen once in several CI runs; probe again after catching up.
+        if "replica" in caught_up["export"]:
+            break
+        replica_catch_up(primary, replica)
+        caught_up = probe(env)
     # the reads that may lag are served by the replica, with what the primary holds,
     assert caught_up["lag"] == 0.0
     for read in ("profile", "history", "leaderboard"):
