@@ -42,8 +42,19 @@ class SharedClientRedisCacheClient(RedisCacheClient):
         return client
 
 
+# KEYS[1]: the key; ARGV: the value, the timeout in seconds. A value that is not an integer
+# (or none) is replaced.
+_SET_IF_HIGHER = """
+local current = tonumber(redis.call('GET', KEYS[1]))
+if current and current >= tonumber(ARGV[1]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+return 1
+"""
+
+
 class SharedPoolRedisCache(RedisCache):
     _clients: ClassVar[dict[str, RedisCacheClient]] = {}
+    _scripts: ClassVar[dict[int, Any]] = {}  # id of a shared client → its registered script
     _clients_lock: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, server: str, params: dict[str, Any]) -> None:
@@ -61,6 +72,18 @@ class SharedPoolRedisCache(RedisCache):
             pipe.expire(full_key, timeout)
             value, _ = pipe.execute()
         return int(value)
+
+    def set_if_higher(self, key: str, value: int, timeout: int) -> bool:
+        """Store ``value`` under ``key`` for ``timeout`` seconds unless it already holds a
+        greater or equal integer: one round trip, atomic (a script), where ``get`` then ``set``
+        take two and let a late writer lower the value between them. Stored as ``set`` stores
+        an int (its digits), so ``get`` reads it back. True when it was stored."""
+        full_key = self.make_and_validate_key(key)
+        client = self._cache.get_client(full_key, write=True)
+        script = self._scripts.get(id(client))
+        if script is None:
+            script = self._scripts[id(client)] = client.register_script(_SET_IF_HIGHER)
+        return bool(script(keys=[full_key], args=[int(value), int(timeout)], client=client))
 
     def decr_many(self, keys: list[str]) -> None:
         """Subtract one from each of ``keys``: one round trip (``DECR`` pipelined)."""

@@ -373,9 +373,12 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
         state_lru.put(key, state)
         version_key = hand_version_key(hand_id)
         try:
-            cached = cache.get(version_key)
-            if not isinstance(cached, int) or cached < seq:
-                cache.set(version_key, seq, timeout=HAND_VERSION_TTL_SECONDS)
+            if hasattr(cache, "set_if_higher"):  # Redis (chan_api/redis_cache.py): one round trip
+                cache.set_if_higher(version_key, seq, HAND_VERSION_TTL_SECONDS)
+            else:
+                cached = cache.get(version_key)
+                if not isinstance(cached, int) or cached < seq:
+                    cache.set(version_key, seq, timeout=HAND_VERSION_TTL_SECONDS)
         except Exception:
             logger.warning("hand %s: could not publish seq %s", hand_id, seq, exc_info=True)
             metrics.cache_failed(use="publish")

@@ -31,6 +31,7 @@ their thread as before (``hand_store.hand_wait_for_seq``, ``games.live.waits``).
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import signal
@@ -51,7 +52,7 @@ from core import metrics
 from games.api.serializers import HandEventPageSerializer
 from games.hand_store import long_poll_slot_take, long_poll_slots_free
 from games.live import streams
-from games.live.render import hand_view_rendered, render_json
+from games.live.render import hand_view_rendered, hand_views_rendered, render_json
 from games.live.subscription import Subscription as HandFeed
 from games.live.subscription import hand_feed
 from games.selectors.feed import feed_page, feed_page_etag
@@ -129,6 +130,15 @@ def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
         close_old_connections()
 
 
+def _hand_answers(hand_id: int, seats: list[int]) -> dict[int | None, tuple[str, bytes]]:
+    """:func:`_hand_answer` for several seats of one hand: one read of the hand, one state."""
+    try:
+        views = hand_views_rendered(hand_id=hand_id, seats=seats)
+        return {seat: (etag, body) for seat, (etag, body, _seq) in views.items()}
+    finally:
+        close_old_connections()
+
+
 def _feed_answer(user_id: int, after: int, limit: int) -> tuple[str, bytes]:
     """The player's feed page after ``after`` and its ETag, as ``MeFeedApi`` renders them."""
     try:
@@ -166,11 +176,63 @@ class _Answers:
                 self._kept.popitem(last=False)
         return future
 
+    def futures_together(
+        self, keys: dict[tuple[Any, ...], Any], render_all: Callable[[list[Any]], dict[Any, Any]]
+    ) -> list[asyncio.Future[Any]]:
+        """The answers for ``keys`` (key → what ``render_all`` names it by: a seat), those not
+        rendered nor being rendered started now in one job: ``render_all(names)`` returns each
+        name's answer. If the job fails, each of its answers fails with its exception (logged
+        once); the next waiter that needs one renders it again."""
+        missing = {
+            key: name
+            for key, name in keys.items()
+            if (found := self._kept.get(key)) is None
+            or (found.done() and found.exception() is not None)
+        }
+        if missing:
+            loop = asyncio.get_running_loop()
+            parts = {key: loop.create_future() for key in missing}
+            names = list(missing.values())
+            job = asyncio.ensure_future(
+                sync_to_async(lambda: render_all(names), thread_sensitive=False)()
+            )
+            job.add_done_callback(_log_failed_render)
+            job.add_done_callback(lambda done: _share(done, parts, missing))
+            for key, part in parts.items():
+                part.add_done_callback(_retrieved)
+                self._kept[key] = part
+            while len(self._kept) > _ANSWERS_KEPT:
+                self._kept.popitem(last=False)
+        return [self._kept[key] for key in keys]
+
     async def get(self, key: tuple[Any, ...], render: Callable[[], Any]) -> Any:
         future = self.future(key, render)
         if future.done():  # prepared before the wake-up: the common case
             return future.result()
         return await asyncio.shield(future)
+
+
+def _share(
+    job: asyncio.Future[Any],
+    parts: dict[tuple[Any, ...], asyncio.Future[Any]],
+    names: dict[tuple[Any, ...], Any],
+) -> None:
+    """Hand each answer of a finished job (:meth:`_Answers.futures_together`) to its future."""
+    for key, part in parts.items():
+        if part.done():
+            continue
+        if job.cancelled():
+            part.cancel()
+        elif job.exception() is not None:
+            part.set_exception(job.exception())  # type: ignore[arg-type]
+        else:
+            part.set_result(job.result()[names[key]])
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """Mark a shared failure as seen: the job that failed logged it already."""
+    if not future.cancelled():
+        future.exception()
 
 
 def _log_failed_render(future: asyncio.Future[Any]) -> None:
@@ -329,17 +391,32 @@ class LongPollApp:
         """Render the answers an announcement's waiters will need, before they wake
         (``HandFeed.prepare``): one per seat and page, in worker threads, at the same time."""
         started = time.perf_counter()
-        jobs = dict(_job(p, seq) for p in pendings if p.kind in ("hand", "events", "feed"))
+        # The seats' views of the hand: one job (one read of the hand, one state) for every
+        # seat waiting here; a spectator's view (which a table may stop allowing) on its own.
+        seats_of = {
+            ("hand", p.hand, seq, p.seat): p.seat
+            for p in pendings
+            if p.kind == "hand" and p.seat is not None
+        }
+        jobs = dict(
+            _job(p, seq)
+            for p in pendings
+            if p.kind in ("events", "feed") or (p.kind == "hand" and p.seat is None)
+        )
         jobs.update(streams.job(p, seq, p.after_seq) for p in pendings if p.kind == "stream")
-        if not jobs:
+        if not jobs and not seats_of:
             return  # (replayed waits: Django answers each)
-        await asyncio.wait([self.answers.future(key, render) for key, render in jobs.items()])
+        futures = [self.answers.future(key, render) for key, render in jobs.items()]
+        if seats_of:
+            render_all = functools.partial(_hand_answers, hand_id)
+            futures += self.answers.futures_together(seats_of, render_all)
+        await asyncio.wait(futures)
         logger.info(
             "hand %s at seq %s: waking %s long polls (%s answers rendered in %.0f ms)",
             hand_id,
             seq,
             len(pendings),
-            len(jobs),
+            len(jobs) + len(seats_of),
             (time.perf_counter() - started) * 1000,
         )
 

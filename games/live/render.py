@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from rest_framework.renderers import JSONRenderer
 
+from games.hand_store import hand_state
 from games.selectors.hands import hand_etag, hand_get, hand_view_for_seat
 
 VIEWS_KEPT = 512  # a view is 3–8 KB of JSON: about 4 MB a process at most
@@ -78,8 +80,26 @@ def hand_view_rendered(
         found = kept_views.get((hand_id, seq, seats_version, seat))
         if found is not None:
             return found
+    return hand_views_rendered(hand_id=hand_id, seats=[seat])[seat]
+
+
+def hand_views_rendered(*, hand_id: int, seats: Iterable[int | None]) -> dict[int | None, Rendered]:
+    """The views of ``seats`` (None: a spectator's) at the hand's current seq, from one read of
+    the hand and one state, each kept as :func:`hand_view_rendered` keeps it. A wake-up
+    renders every seat waiting in this process at once (``games.live.long_poll``): one read
+    of the row where each seat's render used to make its own. Views already kept at the
+    current seq are not rendered again."""
     hand = hand_get(hand_id=hand_id)
-    view = render_json(hand_view_for_seat(hand=hand, seat=seat))
-    rendered = Rendered(hand_etag(hand.pk, hand.seq), view, hand.seq)
-    kept_views.put((hand.pk, hand.seq, hand.seats_version, seat), rendered)
-    return rendered
+    state = None
+    found: dict[int | None, Rendered] = {}
+    for seat in seats:
+        key = (hand.pk, hand.seq, hand.seats_version, seat)
+        rendered = kept_views.get(key)
+        if rendered is None:
+            if state is None:
+                state = hand_state(hand)
+            view = render_json(hand_view_for_seat(hand=hand, seat=seat, state=state))
+            rendered = Rendered(hand_etag(hand.pk, hand.seq), view, hand.seq)
+            kept_views.put(key, rendered)
+        found[seat] = rendered
+    return found

@@ -50,12 +50,25 @@ def idempotency_replay(*, user: Any, key: str | None, request_hash: str) -> Stor
     for it and then finds its record."""
     if key is None:
         return None
-    record = IdempotencyRecord.objects.filter(user=user, key=key).first()
-    if record is None:
+    # A fixed statement on the unique (user, key): the ORM compiled the same query on every
+    # move (4 % of a web worker's time under bench/load_bench.py; docs/decisions.md).
+    with connection.cursor() as cursor:
+        cursor.execute(_REPLAY_SQL, [user.pk, key])
+        row = cursor.fetchone()
+    if row is None:
         return None
-    if record.request_hash != request_hash:
+    stored_hash, status, body = row
+    if stored_hash != request_hash:
         raise _key_reused()
-    return StoredResponse(record.response_status, record.response_body, replayed=True)
+    body = _BODY_FIELD.from_db_value(body, None, connection)
+    return StoredResponse(status, body, replayed=True)
+
+
+_REPLAY_SQL = (
+    f"SELECT request_hash, response_status, response_body FROM {IdempotencyRecord._meta.db_table} "
+    "WHERE user_id = %s AND key = %s"
+)
+_BODY_FIELD = IdempotencyRecord._meta.get_field("response_body")
 
 
 def idempotency_record(

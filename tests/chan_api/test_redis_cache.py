@@ -43,3 +43,27 @@ def test_the_shared_client_reuses_its_connections() -> None:
 
     # then they took an idle connection of the process's pool (or opened its first).
     assert len(pool._available_connections) + len(pool._in_use_connections) == max(before, 1)
+
+
+@pytest.mark.skipif(not CACHE_URL.startswith("redis://"), reason="needs CACHE_URL (Redis)")
+def test_set_if_higher_only_raises_and_reads_back_as_set_stores_it() -> None:
+    cache = SharedPoolRedisCache(CACHE_URL, {"KEY_PREFIX": "chan-set-if-higher-test"})
+    cache.delete("seq")
+
+    # An absent key is stored, and reads back as an int as cache.set would store it;
+    assert cache.set_if_higher("seq", 5, 60) is True
+    assert cache.get("seq") == 5
+    # a lower or equal value (a late publish of an older move) changes nothing;
+    assert cache.set_if_higher("seq", 3, 60) is False
+    assert cache.set_if_higher("seq", 5, 60) is False
+    assert cache.get("seq") == 5
+    # a higher one replaces it, with the timeout given;
+    assert cache.set_if_higher("seq", 9, 60) is True
+    assert cache.get("seq") == 9
+    client = cache._cache.get_client(None, write=True)
+    assert 0 < client.ttl(cache.make_and_validate_key("seq")) <= 60
+    # and a value that is not an integer is replaced.
+    cache.set("seq", "garbled", 60)
+    assert cache.set_if_higher("seq", 2, 60) is True
+    assert cache.get("seq") == 2
+    cache.delete("seq")

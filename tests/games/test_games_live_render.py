@@ -11,7 +11,7 @@ import pytest
 from rest_framework.renderers import JSONRenderer
 
 from games.hand_store import hand_replay, hand_state, state_lru
-from games.live.render import Rendered, hand_view_rendered, kept_views
+from games.live.render import Rendered, hand_view_rendered, hand_views_rendered, kept_views
 from games.models import Hand
 from games.selectors.hands import hand_get, hand_view_for_seat
 from tests.games.decks import scripted_move
@@ -97,6 +97,23 @@ def test_the_long_polls_render_is_kept_for_the_reads(players, win_hand) -> None:
     etag, body, seq = hand_view_rendered(hand_id=win_hand["hand"], seat=0)  # as a wake-up does
     r = players[0].client.get(hand_url(win_hand))
     assert (r["ETag"], r.content, r.json()["seq"]) == (etag, body, seq)
+
+
+def test_seats_rendered_together_read_the_hand_once_and_each_gets_its_own_view(
+    players, win_hand, django_assert_num_queries
+) -> None:
+    play(players, win_hand, 1)
+    kept_views.clear()
+    state_lru.clear()
+    # one read of the hand, one of its seats, one of its log: whatever the number of seats
+    with django_assert_num_queries(3):
+        views = hand_views_rendered(hand_id=win_hand["hand"], seats=[0, 1, 3])
+    for seat in (0, 1, 3):
+        assert views[seat].body == fresh_body(win_hand["hand"], seat)
+        assert json.loads(views[seat].body)["my_seat"] == seat
+        # kept, as a single seat's render keeps it: served to the seat's read byte for byte
+        r = players[seat].client.get(hand_url(win_hand))
+        assert (r["ETag"], r.content) == (views[seat].etag, views[seat].body)
 
 
 def test_kept_renders_are_bounded() -> None:

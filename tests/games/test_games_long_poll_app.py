@@ -57,3 +57,35 @@ def test_a_stop_signal_answers_the_waiters_then_reaches_the_servers_handler_once
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
+
+
+def test_answers_rendered_together_share_one_job_and_its_failure() -> None:
+    calls: list[list[int]] = []
+    fail = [True]
+
+    def render_all(seats: list[int]) -> dict[int, str]:
+        calls.append(seats)
+        if fail[0]:
+            raise RuntimeError("the database is away")
+        return {seat: f"view of {seat}" for seat in seats}
+
+    async def scenario() -> tuple[list[Any], list[Any], list[Any]]:
+        answers = long_poll._Answers()
+        keys = {("hand", 7, 3, seat): seat for seat in (0, 2, 3)}
+        # a job that fails fails each of its answers with its error;
+        failed = await asyncio.gather(
+            *answers.futures_together(keys, render_all), return_exceptions=True
+        )
+        # the next wake-up renders them again, in one job, for every seat at once;
+        fail[0] = False
+        again = await asyncio.gather(*answers.futures_together(keys, render_all))
+        # and answers rendered already are not rendered a third time (a seat joins: only it is).
+        more = {**keys, ("hand", 7, 3, 1): 1}
+        kept = await asyncio.gather(*answers.futures_together(more, render_all))
+        return failed, again, kept
+
+    failed, again, kept = asyncio.run(scenario())
+    assert [type(e) for e in failed] == [RuntimeError] * 3
+    assert again == ["view of 0", "view of 2", "view of 3"]
+    assert kept == ["view of 0", "view of 2", "view of 3", "view of 1"]
+    assert calls == [[0, 2, 3], [0, 2, 3], [1]]
