@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from rest_framework.renderers import JSONRenderer
 
+from games import hand_store
 from games.hand_store import hand_replay, hand_state, state_lru
 from games.live.render import Rendered, hand_view_rendered, hand_views_rendered, kept_views
-from games.models import Hand
+from games.models import Hand, HandEvent
 from games.selectors.hands import hand_get, hand_view_for_seat
 from tests.games.decks import scripted_move
 
@@ -157,6 +158,33 @@ def test_a_state_carried_on_from_an_earlier_one_is_the_replay(players, win_hand)
     # then: it is the replay of the whole log
     assert later.seq == 6
     assert carried == hand_replay(later)
+
+
+def test_the_events_carried_on_are_read_as_the_orm_reads_them(
+    players, win_hand, django_assert_num_queries, monkeypatch
+) -> None:
+    play(players, win_hand, 4)
+    hand = hand_get(hand_id=win_hand["hand"])
+    from_seq = 1
+    orm = list(
+        HandEvent.objects.of_hand(hand)
+        .filter(seq__gt=from_seq, seq__lte=hand.seq)
+        .order_by("seq")
+        .values("seq", "type", "payload")
+    )
+    state_lru.clear()
+    state_lru.put((hand.pk, from_seq, hand.seed_hash), hand_replay(hand, upto=from_seq))
+    seen: list[Any] = []
+    real = hand_store.replay_from
+    monkeypatch.setattr(
+        hand_store,
+        "replay_from",
+        lambda state, events: (seen.extend(events), real(state, events))[1],
+    )
+    with django_assert_num_queries(1):  # the events after seq 1, and nothing else
+        state = hand_state(hand)
+    assert seen == orm and all(isinstance(e["payload"], dict) for e in seen)
+    assert state == hand_replay(hand)
 
 
 def test_a_kept_state_of_another_seed_is_not_carried_on(players, win_hand) -> None:
