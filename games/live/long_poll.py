@@ -201,9 +201,10 @@ class _Answers:
             for key, part in parts.items():
                 part.add_done_callback(_retrieved)
                 self._kept[key] = part
-            while len(self._kept) > _ANSWERS_KEPT:
-                self._kept.popitem(last=False)
-        return [self._kept[key] for key in keys]
+        found = [self._kept[key] for key in keys]  # before the oldest go: one of them may
+        while len(self._kept) > _ANSWERS_KEPT:
+            self._kept.popitem(last=False)
+        return found
 
     async def get(self, key: tuple[Any, ...], render: Callable[[], Any]) -> Any:
         future = self.future(key, render)

@@ -89,3 +89,19 @@ def test_answers_rendered_together_share_one_job_and_its_failure() -> None:
     assert again == ["view of 0", "view of 2", "view of 3"]
     assert kept == ["view of 0", "view of 2", "view of 3", "view of 1"]
     assert calls == [[0, 2, 3], [0, 2, 3], [1]]
+
+
+def test_answers_rendered_together_are_returned_even_when_the_kept_ones_overflow() -> None:
+    async def scenario() -> list[Any]:
+        answers = long_poll._Answers()
+        old = ("hand", 1, 1, 0)
+        await asyncio.gather(*answers.futures_together({old: 0}, lambda seats: {0: "old"}))
+        for i in range(long_poll._ANSWERS_KEPT - 1):  # full: the old answer is the oldest
+            answers._kept[("filler", i)] = asyncio.get_running_loop().create_future()
+        # when: a wake-up needs the old answer and a new one, which pushes the old one out
+        new = ("hand", 1, 1, 2)
+        found = answers.futures_together({old: 0, new: 2}, lambda seats: {2: "new"})
+        assert len(answers._kept) == long_poll._ANSWERS_KEPT
+        return await asyncio.gather(*found)
+
+    assert asyncio.run(scenario()) == ["old", "new"]
