@@ -167,14 +167,22 @@ class _Answers:
     def future(self, key: tuple[Any, ...], render: Callable[[], Any]) -> asyncio.Future[Any]:
         """The answer for ``key``: rendered already, being rendered, or started now (again, if
         the last try failed)."""
-        future = self._kept.get(key)
-        if future is None or (future.done() and future.exception() is not None):
-            future = asyncio.ensure_future(sync_to_async(render, thread_sensitive=False)())
-            future.add_done_callback(_log_failed_render)
-            self._kept[key] = future
-            while len(self._kept) > _ANSWERS_KEPT:
-                self._kept.popitem(last=False)
+        if not self._to_render(key):
+            return self._kept[key]
+        future = asyncio.ensure_future(sync_to_async(render, thread_sensitive=False)())
+        future.add_done_callback(_log_failed_render)
+        self._kept[key] = future
+        self._trim()
         return future
+
+    def _to_render(self, key: tuple[Any, ...]) -> bool:
+        """Whether ``key``'s answer is neither rendered nor being rendered (or its try failed)."""
+        found = self._kept.get(key)
+        return found is None or (found.done() and found.exception() is not None)
+
+    def _trim(self) -> None:
+        while len(self._kept) > _ANSWERS_KEPT:
+            self._kept.popitem(last=False)
 
     def futures_together(
         self, keys: dict[tuple[Any, ...], Any], render_all: Callable[[list[Any]], dict[Any, Any]]
@@ -183,12 +191,7 @@ class _Answers:
         rendered nor being rendered started now in one job: ``render_all(names)`` returns each
         name's answer. If the job fails, each of its answers fails with its exception (logged
         once); the next waiter that needs one renders it again."""
-        missing = {
-            key: name
-            for key, name in keys.items()
-            if (found := self._kept.get(key)) is None
-            or (found.done() and found.exception() is not None)
-        }
+        missing = {key: name for key, name in keys.items() if self._to_render(key)}
         if missing:
             loop = asyncio.get_running_loop()
             parts = {key: loop.create_future() for key in missing}
@@ -202,8 +205,7 @@ class _Answers:
                 part.add_done_callback(_retrieved)
                 self._kept[key] = part
         found = [self._kept[key] for key in keys]  # before the oldest go: one of them may
-        while len(self._kept) > _ANSWERS_KEPT:
-            self._kept.popitem(last=False)
+        self._trim()
         return found
 
     async def get(self, key: tuple[Any, ...], render: Callable[[], Any]) -> Any:
