@@ -16,12 +16,14 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db.models import Sum
+from django.db import connections, router
+from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import (
     LIMIT_KINDS,
+    LedgerAccount,
     LedgerEntry,
     LedgerTransaction,
     LimitKind,
@@ -30,6 +32,7 @@ from accounts.models import (
     PlayerLimitChange,
 )
 from core.errors import Conflict
+from core.rows import row_values
 
 LOSS_PERIODS = {
     LimitKind.LOSS_LIMIT_DAY: "day",
@@ -37,6 +40,35 @@ LOSS_PERIODS = {
     LimitKind.LOSS_LIMIT_MONTH: "month",
 }
 PLAY_KINDS = (LedgerTransaction.Kind.HAND_SETTLEMENT, LedgerTransaction.Kind.HAND_VOID)
+
+
+# A table read asks for a seated player's reality check (the limits in force and the session's
+# net) and a seat's join and ready check the limits: these reads are fixed statements, not
+# compiled by the ORM on every call (docs/decisions.md, "A lean move", the fourth round); the
+# rows become models as the ORM makes them (core.rows.row_values).
+_LIMIT_FIELDS = tuple(PlayerLimit._meta.concrete_fields)
+_LIMITS_SQL = (
+    f"SELECT {', '.join(f.column for f in _LIMIT_FIELDS)} FROM {PlayerLimit._meta.db_table}"
+    " WHERE user_id = %s ORDER BY kind"
+)
+# the entry's own copy of its transaction's created_at: the partition key (accounts 0022), so
+# only the period's months are read
+_NET_SQL = (
+    f"SELECT sum(e.amount) FROM {LedgerEntry._meta.db_table} e"
+    f" JOIN {LedgerAccount._meta.db_table} a ON a.id = e.account_id"
+    f" JOIN {LedgerTransaction._meta.db_table} x ON x.id = e.transaction_id"
+    f" WHERE a.user_id = %s AND x.kind IN ({', '.join(['%s'] * len(PLAY_KINDS))})"
+    " AND e.transaction_created_at >= %s"
+)
+_NET_UNTIL = " AND e.transaction_created_at < %s"
+
+
+def _fixed_read(model: type[Model], sql: str, params: list[Any]) -> tuple[str, list[tuple]]:
+    """``sql``'s rows, read where the ORM would read ``model``: (the database's alias, rows)."""
+    alias = router.db_for_read(model)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(sql, params)
+        return alias, cursor.fetchall()
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +98,11 @@ def limit_state(row: PlayerLimit | None, kind: str, now: dt.datetime) -> LimitSt
 def limits_in_force(user: Any, now: dt.datetime | None = None) -> dict[str, LimitState]:
     """Every limit of ``user`` at ``now``, by kind (all five kinds, none set → value None)."""
     now = now or timezone.now()
-    rows = {row.kind: row for row in PlayerLimit.objects.filter(user_id=user.pk)}
+    alias, found = _fixed_read(PlayerLimit, _LIMITS_SQL, [user.pk])
+    rows = {}
+    for row in found:
+        limit = PlayerLimit.from_db(alias, None, row_values(alias, _LIMIT_FIELDS, row))
+        rows[limit.kind] = limit
     return {kind: limit_state(rows.get(kind), kind, now) for kind in LIMIT_KINDS}
 
 
@@ -94,16 +130,12 @@ def period_bounds(period: str, now: dt.datetime) -> tuple[dt.datetime, dt.dateti
 def net_play_result(user: Any, start: dt.datetime, end: dt.datetime | None = None) -> int:
     """The net Quan the wallet of ``user`` won (positive) or lost (negative) in settled hands
     booked from ``start`` (to ``end``)."""
-    # the entry's own copy of its transaction's created_at: the partition key (accounts 0022),
-    # so only the period's months are read
-    entries = LedgerEntry.objects.filter(
-        account__user_id=user.pk,
-        transaction__kind__in=PLAY_KINDS,
-        transaction_created_at__gte=start,
-    )
-    if end is not None:
-        entries = entries.filter(transaction_created_at__lt=end)
-    return int(entries.aggregate(net=Sum("amount"))["net"] or 0)
+    params = [user.pk, *PLAY_KINDS, start]
+    if end is None:
+        _alias, rows = _fixed_read(LedgerEntry, _NET_SQL, params)
+    else:
+        _alias, rows = _fixed_read(LedgerEntry, _NET_SQL + _NET_UNTIL, [*params, end])
+    return int(rows[0][0] or 0)
 
 
 def losses_in_period(user: Any, period: str, now: dt.datetime | None = None) -> int:

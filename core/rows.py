@@ -81,3 +81,36 @@ def row_update(obj: Model, names: tuple[str, ...]) -> None:
         cursor.execute(sql, [*params, obj.pk])
         if cursor.rowcount != 1:
             raise DatabaseError("Save with update_fields did not affect any rows.")
+
+
+# --------------------------------------------------------------------------- reading rows
+
+Converter = Any
+
+
+@lru_cache(maxsize=64)
+def _field_converters(alias: str, fields: tuple[Field, ...]) -> tuple[tuple[int, tuple, Any], ...]:
+    from django.db import connections
+
+    db = connections[alias]
+    found = []
+    for i, f in enumerate(fields):
+        col = f.get_col(f.model._meta.db_table)
+        convs = tuple(db.ops.get_db_converters(col) + col.get_db_converters(db))
+        if convs:
+            found.append((i, convs, col))
+    return tuple(found)
+
+
+def row_values(alias: str, fields: tuple[Field, ...], row: tuple[Any, ...]) -> list[Any]:
+    """The columns of a fixed statement's ``row``, the first ``len(fields)`` of them read as the
+    ORM reads ``fields`` (each through the backend's, then the field's converters: the JSON
+    columns' decoding, for one); the rest as they came."""
+    from django.db import connections
+
+    db = connections[alias]
+    values = list(row)
+    for i, convs, col in _field_converters(alias, fields):
+        for convert in convs:
+            values[i] = convert(values[i], col, db)
+    return values

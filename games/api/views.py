@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 
 from accounts import scopes
 from accounts.authentication import credential_key
+from chan_api.represent import represented
 from chan_api.schema import COMMON_HEADERS
 from chan_api.strict_input import plain_int_query
 from games.api.live_serializers import WaitQuerySerializer
@@ -85,7 +86,7 @@ from games.selectors.hands import (
 )
 from games.selectors.history import hand_history
 from games.selectors.players import player_by_username, player_profile
-from games.selectors.private_tables import private_code_for, table_visible_check
+from games.selectors.private_tables import table_visible_check
 from games.selectors.reality_check import reality_check_for
 from games.selectors.rooms import room_catalogue
 from games.selectors.rules import rules_evaluate, rules_presets, rules_score
@@ -123,13 +124,11 @@ def _body(serializer_class: type, request: Request) -> dict[str, Any]:
 
 
 def _table_body(table_id: int, *, user: Any = None) -> Any:
-    table_visible_check(table_id=table_id, user=user)  # a private table: 404 to strangers
-    summary = table_summary(table_id=table_id)
-    if summary["private"]:
-        summary["invite_code"] = private_code_for(table_id=table_id, user=user)
+    # a private table: 404 to strangers, its invite code to its owner and seated players
+    summary = table_summary(table_id=table_id, viewer=user)
     if user is not None and any(s["user_id"] == user.pk for s in summary["seats"]):
         summary["reality_check"] = reality_check_for(user=user)  # a seated player's own view
-    return TableOutputSerializer(summary).data
+    return represented(TableOutputSerializer, summary)
 
 
 def _table_response(table_id: int, code: int = status.HTTP_200_OK, *, user: Any = None) -> Response:
@@ -299,7 +298,7 @@ class SeatReadyApi(APIView):
         data = _body(SeatReadyInputSerializer, request)
         hand = seat_ready(table_id=table_id, user=request.user, **data)
         body = {"table": table_summary(table_id=table_id), "hand_id": hand.pk if hand else None}
-        return Response(SeatReadyOutputSerializer(body).data)
+        return Response(represented(SeatReadyOutputSerializer, body))
 
 
 class TableHandListApi(APIView):

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.selectors import user_is_auditor
 from core.errors import InvalidInput, Message, NotFound, PermissionDenied
+from core.rows import row_values
 from games.hand_store import hand_deck, hand_replay, hand_seats_load, hand_state
 from games.models import Hand, HandEvent, HandSeat, Table
 from games.rules import HandState
@@ -53,34 +54,12 @@ def hand_row_sql(*, more: str = "", tail: str = "") -> str:
 
 
 _HAND_GET_SQL = hand_row_sql()
-Converter = Any
-_converters: dict[str, list[tuple[int, list[Converter], Any]]] = {}
-
-
-def _row_converters(alias: str) -> list[tuple[int, list[Converter], Any]]:
-    """(column index, converters, the column's expression) for every column that has any, as
-    the ORM's compiler applies them (the backend's, then the field's)."""
-    found = _converters.get(alias)
-    if found is None:
-        db = connections[alias]
-        found = []
-        for i, f in enumerate(_HAND_FIELDS + _TABLE_FIELDS):
-            col = f.get_col(f.model._meta.db_table)
-            convs = db.ops.get_db_converters(col) + col.get_db_converters(db)
-            if convs:
-                found.append((i, convs, col))
-        _converters[alias] = found
-    return found
 
 
 def hand_from_row(alias: str, row: tuple[Any, ...]) -> tuple[Hand, tuple[Any, ...]]:
     """The hand (its table cached on it as ``select_related`` caches it) from a row of
     :func:`hand_row_sql` read on ``alias``, and the row's ``more`` columns."""
-    db = connections[alias]
-    values = list(row)
-    for i, convs, col in _row_converters(alias):
-        for convert in convs:
-            values[i] = convert(values[i], col, db)
+    values = row_values(alias, _HAND_FIELDS + _TABLE_FIELDS, row)
     n, m = len(_HAND_FIELDS), len(_HAND_FIELDS) + len(_TABLE_FIELDS)
     hand = Hand.from_db(alias, None, values[:n])
     Hand.table.field.set_cached_value(hand, Table.from_db(alias, None, values[n:m]))

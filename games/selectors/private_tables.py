@@ -1,4 +1,5 @@
-"""Reading private tables: who may see one, and its invite code."""
+"""Reading private tables: who may see one (a table's own read shows its invite code:
+``games.selectors.tables.table_summary``)."""
 
 from __future__ import annotations
 
@@ -7,21 +8,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import NotFound
-from games.models import PrivateTable, Seat, Table
-
-
-def private_code_for(*, table_id: int, user: Any) -> str | None:
-    """The table's invite code for its owner and its seated players; None for anyone else or
-    at a table that is not private."""
-    row = PrivateTable.objects.filter(table_id=table_id).select_related("table").first()
-    if row is None or user is None or not getattr(user, "is_authenticated", False):
-        return None
-    if (
-        row.table.owner_id == user.pk
-        or Seat.objects.filter(table_id=table_id, player=user).exists()
-    ):
-        return row.invite_code
-    return None
+from games.models import Seat, Table
 
 
 def table_visible_check(*, table_id: int, user: Any) -> None:

@@ -7,12 +7,14 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
+from django.db import connection, connections, router
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import LedgerAccount
 from core.errors import NotFound
-from games.models import Hand, HandSeat, Seat, Table
+from core.rows import row_values
+from games.models import Hand, HandSeat, PrivateTable, Seat, Table
 
 TABLE_LIST_MAX = 100
 TABLE_HANDS_MAX = 100
@@ -127,6 +129,79 @@ def _players_leaving(hand_ids: Iterable[int]) -> set[tuple[int, int]]:
     return set(rows.values_list("hand_id", "user_id"))
 
 
+class SeatLine(NamedTuple):
+    """A seat as the table's output shows it."""
+
+    number: int
+    user_id: int
+    username: str
+    ready: bool
+    ready_at: datetime | None
+    auto_u: bool
+    auto_chiu: bool
+    bot: bool
+    leaving: bool  # left the table's playing hand mid-hand
+
+
+def _summary(
+    t: Table,
+    *,
+    owner_name: str,
+    private: bool,
+    seats: list[SeatLine],
+    hand_id: int | None,
+    pot: int,
+) -> dict[str, Any]:
+    """A table as the API shows it: one shape for the lobby's pages and a table's own read."""
+    return {
+        "id": t.pk,
+        "name": t.name,
+        "room": t.room_id,
+        "stake": t.stake,
+        "max_seats": t.max_seats,
+        "mode": t.mode,
+        "ruleset": t.ruleset,
+        "timeouts": {
+            "turn": t.turn_timeout,
+            "tra_cua": t.tra_cua_timeout,
+            "declare": t.declare_timeout,
+            "ready": t.ready_timeout,
+        },
+        "owner": {"id": t.owner_id, "username": owner_name},
+        "status": t.status,
+        "seats": [
+            {
+                "number": s.number,
+                "user_id": s.user_id,
+                "username": s.username,
+                "ready": s.ready,
+                "leaving": s.leaving,
+                "auto_u": s.auto_u,
+                "auto_chiu": s.auto_chiu,
+                "bot": s.bot,
+            }
+            for s in seats
+        ],
+        "open_seats": t.max_seats - len(seats),
+        "current_hand_id": hand_id,
+        "pot": pot,
+        "ready_deadline": (
+            ready_deadline_of(t, [(s.ready, s.ready_at, s.bot) for s in seats])
+            if t.status == Table.Status.OPEN
+            else None
+        ),
+        "fixed_deck": t.fixed_deck is not None,
+        # the commitment to the next hand's server seed (games.rules.fair_deal)
+        "next_seed_hash": t.next_seed_hash,
+        "spectators": t.spectators,
+        "practice": t.practice,
+        "private": private,  # games.PrivateTable
+        "invite_code": None,  # the owner's and the seated's (table_summary's viewer)
+        "bot_delay": t.bot_delay,
+        "created_at": t.created_at,
+    }
+
+
 def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
     """Tables as the API shows them (seats prefetched by :func:`table_queryset`)."""
     current = table_current_hand_ids(t.pk for t in tables)
@@ -134,70 +209,123 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
     pots = table_pots(t.pk for t in tables)
     out = []
     for t in tables:
-        seats = list(t.seats.all())
         hand_id = current.get(t.pk)
+        seats = [
+            SeatLine(
+                s.number,
+                s.player_id,
+                s.player.username,
+                s.ready,
+                s.ready_at,
+                s.auto_u,
+                s.auto_chiu,
+                s.player.is_bot,
+                (hand_id, s.player_id) in leaving,
+            )
+            for s in t.seats.all()
+        ]
         out.append(
-            {
-                "id": t.pk,
-                "name": t.name,
-                "room": t.room_id,
-                "stake": t.stake,
-                "max_seats": t.max_seats,
-                "mode": t.mode,
-                "ruleset": t.ruleset,
-                "timeouts": {
-                    "turn": t.turn_timeout,
-                    "tra_cua": t.tra_cua_timeout,
-                    "declare": t.declare_timeout,
-                    "ready": t.ready_timeout,
-                },
-                "owner": {"id": t.owner_id, "username": t.owner.username},
-                "status": t.status,
-                "seats": [
-                    {
-                        "number": s.number,
-                        "user_id": s.player_id,
-                        "username": s.player.username,
-                        "ready": s.ready,
-                        "leaving": (hand_id, s.player_id) in leaving,
-                        "auto_u": s.auto_u,
-                        "auto_chiu": s.auto_chiu,
-                        "bot": s.player.is_bot,
-                    }
-                    for s in seats
-                ],
-                "open_seats": t.max_seats - len(seats),
-                "current_hand_id": hand_id,
-                "pot": pots.get(t.pk, 0),
-                "ready_deadline": (
-                    table_ready_deadline(t, seats) if t.status == Table.Status.OPEN else None
-                ),
-                "fixed_deck": t.fixed_deck is not None,
-                # the commitment to the next hand's server seed (games.rules.fair_deal)
-                "next_seed_hash": t.next_seed_hash,
-                "spectators": t.spectators,
-                "practice": t.practice,
-                "private": hasattr(t, "private"),  # games.PrivateTable
-                "invite_code": None,  # the owner's and the seated's (games.api.views)
-                "bot_delay": t.bot_delay,
-                "created_at": t.created_at,
-            }
+            _summary(
+                t,
+                owner_name=t.owner.username,
+                private=hasattr(t, "private"),
+                seats=seats,
+                hand_id=hand_id,
+                pot=pots.get(t.pk, 0),
+            )
         )
     return out
 
 
-def table_summary(*, table_id: int) -> dict[str, Any]:
-    return table_summaries([table_get(table_id=table_id)])[0]
+# One table's read is one fixed statement: the table with its owner's name, its invite code,
+# its pot, its playing hand, and a row per seat (its player, whether it left that hand). The
+# ORM's version (table_get's select_related and prefetch, then the current hand, the leavers and
+# the pot: five statements) spent most of a table read's CPU compiling them (docs/decisions.md,
+# "A lean move", the fourth round); table_summaries keeps it for the lobby's pages, and a test
+# holds the two equal.
+_TABLE_FIELDS = tuple(Table._meta.concrete_fields)
+
+
+def _table_read_sql() -> str:
+    from accounts.models import User
+
+    q = connection.ops.quote_name
+    columns = ", ".join(f"t.{q(f.column)}" for f in _TABLE_FIELDS)
+    return (
+        f"SELECT {columns}, o.username, p.invite_code, a.balance, h.id,"
+        " s.number, s.player_id, u.username, s.ready, s.ready_at, s.auto_u, s.auto_chiu,"
+        " u.is_bot, hs.left_at IS NOT NULL"
+        f" FROM {Table._meta.db_table} t"
+        f" JOIN {User._meta.db_table} o ON o.id = t.owner_id"
+        f" LEFT JOIN {PrivateTable._meta.db_table} p ON p.table_id = t.id"
+        f" LEFT JOIN {LedgerAccount._meta.db_table} a"
+        f" ON a.table_id = t.id AND a.kind = '{LedgerAccount.Kind.POT.value}'"
+        f" LEFT JOIN {Hand._meta.db_table} h"
+        f" ON h.table_id = t.id AND h.status = '{Hand.Status.PLAYING.value}'"
+        f" LEFT JOIN {Seat._meta.db_table} s ON s.table_id = t.id"
+        f" LEFT JOIN {User._meta.db_table} u ON u.id = s.player_id"
+        f" LEFT JOIN {HandSeat._meta.db_table} hs"
+        " ON hs.hand_id = h.id AND hs.user_id = s.player_id AND hs.left_at IS NOT NULL"
+        " WHERE t.id = %s ORDER BY s.number"
+    )
+
+
+_TABLE_READ_SQL: str | None = None
+
+
+def table_summary(*, table_id: int, viewer: Any = None) -> dict[str, Any]:
+    """One table as the API shows it, in one statement. With a ``viewer``: a private table is
+    404 to anyone but its owner, its seated players and staff (as :func:`table_visible_check`
+    says), and its invite code is shown to its owner and seated players; without one, neither
+    (the answer to a player who just stood up)."""
+    global _TABLE_READ_SQL
+    if _TABLE_READ_SQL is None:
+        _TABLE_READ_SQL = _table_read_sql()
+    alias = router.db_for_read(Table)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_TABLE_READ_SQL, [table_id])
+        rows = cursor.fetchall()
+    if not rows:
+        raise NotFound(_("No such table."))
+    n = len(_TABLE_FIELDS)
+    values = row_values(alias, _TABLE_FIELDS, rows[0])
+    table = Table.from_db(alias, None, values[:n])
+    owner_name, invite_code, pot, hand_id = values[n : n + 4]
+    seats = [SeatLine(*row[n + 4 :]) for row in rows if row[n + 4] is not None]
+    private = invite_code is not None
+    summary = _summary(
+        table,
+        owner_name=owner_name,
+        private=private,
+        seats=seats,
+        hand_id=hand_id,
+        pot=pot or 0,
+    )
+    if private and viewer is not None:
+        mine = viewer.pk == table.owner_id or any(s.user_id == viewer.pk for s in seats)
+        if not (mine or getattr(viewer, "is_staff", False)):
+            raise NotFound(_("No such table."))
+        if mine:
+            summary["invite_code"] = invite_code
+    return summary
 
 
 def table_ready_deadline(table: Table, seats: Sequence[Seat]) -> datetime | None:
+    """:func:`ready_deadline_of` the table's ``seats`` (their players loaded)."""
+    return ready_deadline_of(table, [(s.ready, s.ready_at, s.player.is_bot) for s in seats])
+
+
+def ready_deadline_of(
+    table: Table, seats: Sequence[tuple[bool, datetime | None, bool]]
+) -> datetime | None:
     """When the players who are not ready are unseated and the ready ones, if two or more, are
     dealt: ``ready_timeout`` seconds after the first player said ready. None while nobody is
     ready, or when everybody is (the hand is dealt at once). A bot's seat (always ready) does
-    not count: at a practice table the wait is the human players'."""
+    not count: at a practice table the wait is the human players'. ``seats``: (ready, ready_at,
+    bot) of each."""
     if table.practice:
-        seats = [s for s in seats if not s.player.is_bot]
-    ready_at = sorted(s.ready_at for s in seats if s.ready and s.ready_at is not None)
+        seats = [s for s in seats if not s[2]]
+    ready_at = sorted(at for ready, at, _bot in seats if ready and at is not None)
     if not ready_at or len(ready_at) == len(seats):
         return None
     return ready_at[0] + timedelta(seconds=table.ready_timeout)
