@@ -52,6 +52,29 @@ def test_each_hit_is_a_copy_of_its_own() -> None:
     assert second.username == "lan" and second is not first
 
 
+def test_a_hits_copies_are_what_copy_copy_makes() -> None:
+    import copy
+
+    user = User.objects.create_user(username="lan")
+    token, _raw = token_create(user=user)
+    token = ApiToken.objects.select_related("user").get(pk=token.pk)
+    for row in (token, token.user):
+        mine, theirs = token_cache._copied(row), copy.copy(row)
+        assert type(mine) is type(theirs)
+        # (copy.copy goes through pickling, which leaves the Django version on the copy)
+        skip = {"_state", "_django_version"}
+        assert {k: v for k, v in vars(mine).items() if k not in skip} == {
+            k: v for k, v in vars(theirs).items() if k not in skip
+        }
+        assert vars(mine._state) == vars(theirs._state)
+        # its own state and fields cache: caching a relation on the copy leaves the row alone
+        assert mine._state is not row._state
+        assert mine._state.fields_cache is not row._state.fields_cache
+    copied = token_cache._copied(token)
+    copied.user = User(username="other")
+    assert token.user.username == "lan"
+
+
 def test_a_revoked_token_is_refused_at_once(django_assert_num_queries) -> None:
     user = User.objects.create_user(username="lan")
     token, raw = token_create(user=user)
