@@ -114,3 +114,43 @@ def row_values(alias: str, fields: tuple[Field, ...], row: tuple[Any, ...]) -> l
         for convert in convs:
             values[i] = convert(values[i], col, db)
     return values
+
+
+@lru_cache(maxsize=64)
+def _select_sql(model: type[Model], where: str, for_update: bool) -> str:
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(f.column) for f in model._meta.concrete_fields)
+    sql = f"SELECT {columns} FROM {quote(model._meta.db_table)} WHERE {where}"
+    return sql + " FOR UPDATE" if for_update else sql
+
+
+def rows_read(
+    model: type[Model], where: str, params: list[Any], *, for_update: bool = False
+) -> list[Any]:
+    """The ``model`` rows ``where`` says (SQL over its columns, ``%s`` for ``params``), as the
+    ORM makes them (``Model.from_db``, each column through its field's converters), locked with
+    ``for_update``: ``model.objects[.select_for_update()].filter(…)`` without compiling the
+    statement on every call. Read where the ORM would (the router's write database for a lock)."""
+    from django.db import connections, router
+
+    alias = router.db_for_write(model) if for_update else router.db_for_read(model)
+    fields = tuple(model._meta.concrete_fields)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_select_sql(model, where, for_update), params)
+        rows = cursor.fetchall()
+    return [model.from_db(alias, None, row_values(alias, fields, row)) for row in rows]
+
+
+def values_read(model: type[Model], sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
+    """The rows of the fixed statement ``sql`` (over ``model``'s table, with ``params``) as
+    they come, read where the ORM would read ``model``: ``values_list`` without compiling."""
+    from django.db import connections, router
+
+    with connections[router.db_for_read(model)].cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+def rows_exist(model: type[Model], sql: str, params: list[Any]) -> bool:
+    """Whether the fixed statement ``sql`` finds a row: ``.exists()`` without compiling."""
+    return bool(values_read(model, f"SELECT EXISTS ({sql})", params)[0][0])

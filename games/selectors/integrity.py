@@ -8,10 +8,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch
 from django.utils.translation import gettext_lazy as _
 
 from core.errors import NotFound, PermissionDenied
+from core.rows import rows_exist
 from games.hand_store import hand_config, hand_deck
 from games.integrity.facts import HandFacts, hand_facts
 from games.models import Hand, HandEvent, HandSeat, IntegrityFlag
@@ -74,11 +75,16 @@ def player_addresses(
     return signups, logins
 
 
+# Asked by every join and ready: a fixed statement, not compiled per call.
+_FROZEN_SQL = (
+    f"SELECT 1 FROM {IntegrityFlag._meta.db_table} WHERE (player_id = %s OR partner_id = %s)"
+    f" AND status = '{IntegrityFlag.Status.FROZEN.value}'"
+)
+
+
 def account_frozen(user_id: int) -> bool:
     """Whether staff froze the player through an integrity flag (as its player or partner)."""
-    return IntegrityFlag.objects.filter(
-        Q(player_id=user_id) | Q(partner_id=user_id), status=IntegrityFlag.Status.FROZEN
-    ).exists()
+    return rows_exist(IntegrityFlag, _FROZEN_SQL, [user_id, user_id])
 
 
 def account_frozen_check(user: Any) -> None:

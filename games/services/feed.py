@@ -21,7 +21,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from accounts.models import User
-from core.rows import rows_insert
+from core.rows import rows_insert, values_read
 from games.live.announce import announce_on_commit, feed_topic, lobby_topic, table_topic
 from games.live.kinds import FEED_KINDS
 from games.models import FeedEntry, Hand, Seat
@@ -208,6 +208,14 @@ def feed_hand_changed(*, hand: Hand, state: HandState, record: str | None = None
 UNSEAT_LIMIT, UNSEAT_STAKE, UNSEAT_IDLE = "limit", "stake", "idle"
 
 
+# Every join, leave and ready asks it: a fixed statement, not compiled per call.
+_HUMANS_SEATED_SQL = (
+    f"SELECT s.player_id FROM {Seat._meta.db_table} s"
+    f" JOIN {User._meta.db_table} u ON u.id = s.player_id"
+    " WHERE s.table_id = %s AND NOT u.is_bot"
+)
+
+
 def feed_table_changed(
     *,
     table_id: int,
@@ -222,11 +230,7 @@ def feed_table_changed(
     human seated there (and the one who left), and the table's and the lobby's waiters wake on
     commit. ``reason`` (and, for ``limit``, which of the player's limits): why the server
     unseated it. In the caller's transaction, last."""
-    seated = set(
-        Seat.objects.filter(table_id=table_id, player__is_bot=False).values_list(
-            "player_id", flat=True
-        )
-    )
+    seated = {user_id for (user_id,) in values_read(Seat, _HUMANS_SEATED_SQL, [table_id])}
     if not getattr(user, "is_bot", False):
         seated.add(user.pk)
     stamp = time.time_ns()

@@ -17,6 +17,7 @@ from accounts.hold_selectors import wallet_funds
 from accounts.models import User
 from accounts.services import user_ban_check
 from core.errors import Conflict, InvalidInput, NotFound, PermissionDenied
+from core.rows import rows_exist, rows_read
 from games.clock import (
     hand_clock_on_commit,
     hand_deadline,
@@ -296,10 +297,10 @@ def table_create(
 
 
 def _lock_table(table_id: int) -> Table:
-    table = Table.objects.select_for_update().filter(pk=table_id).first()
-    if table is None:
+    found = rows_read(Table, "id = %s", [table_id], for_update=True)  # a fixed statement
+    if not found:
         raise NotFound(_("No such table."))
-    return table
+    return found[0]
 
 
 @transaction.atomic
@@ -362,10 +363,12 @@ def seat_join(
 
 
 def _seat_of(table: Table, user: Any) -> Seat:
-    seat = Seat.objects.select_for_update().filter(table=table, player=user).first()
-    if seat is None:
+    found = rows_read(
+        Seat, "table_id = %s AND player_id = %s", [table.pk, user.pk], for_update=True
+    )
+    if not found:
         raise Conflict(_("You do not sit at this table."), code="not_seated")
-    return seat
+    return found[0]
 
 
 class _DealtMeanwhile(Exception):
@@ -503,6 +506,14 @@ def _hurry_the_clock(hand: Hand, user: Any) -> None:
         hand_clock_on_commit(hand)
 
 
+# The player left the table's playing hand mid-hand (HandSeat.left_at): a fixed statement.
+_LEAVING_SQL = (
+    f"SELECT 1 FROM {HandSeat._meta.db_table} hs JOIN {Hand._meta.db_table} h ON h.id = hs.hand_id"
+    f" WHERE h.table_id = %s AND h.status = '{Hand.Status.PLAYING.value}' AND hs.user_id = %s"
+    " AND hs.left_at IS NOT NULL"
+)
+
+
 @transaction.atomic
 def seat_ready(
     *,
@@ -524,9 +535,7 @@ def seat_ready(
             raise rule_error(exc, fields=["client_seed"]) from exc
     table = _lock_table(table_id)
     seat = _seat_of(table, user)
-    if HandSeat.objects.filter(
-        hand__table=table, hand__status=Hand.Status.PLAYING, user=user, left_at__isnull=False
-    ).exists():
+    if rows_exist(HandSeat, _LEAVING_SQL, [table.pk, user.pk]):
         raise Conflict(_("You are leaving this table."), code="seat_leaving")
     if table.status == Table.Status.CLOSED:
         raise Conflict(_("This table is closed."), code="table_closed")

@@ -7,7 +7,7 @@ import pytest
 from django.db import DatabaseError, transaction
 from django.forms.models import model_to_dict
 
-from core.rows import row_update, rows_insert
+from core.rows import row_update, rows_exist, rows_insert, rows_read, values_read
 from games.models import FeedEntry
 
 pytestmark = pytest.mark.django_db
@@ -83,3 +83,57 @@ def test_row_update_of_a_row_that_is_gone_raises(make_user) -> None:
     ghost = type(user)(pk=10**12, username="ghost")
     with pytest.raises(DatabaseError), transaction.atomic():
         row_update(ghost, ("first_name",))
+
+
+# ------------------------------------------------------------------------------ reading rows
+
+
+def test_rows_read_makes_what_the_orm_makes(make_user, django_assert_num_queries) -> None:
+    from games.models import Table
+
+    user, _ = make_user()
+    table = Table.objects.create(name="t", owner=user, stake=10, ruleset={"preset": "x"})
+    theirs = Table.objects.get(pk=table.pk)
+    with django_assert_num_queries(1):
+        (ours,) = rows_read(Table, "id = %s", [table.pk])
+    assert type(ours) is Table and not ours._state.adding and ours._state.db == "default"
+    # every field, the JSON ones decoded and the times aware, as the ORM gives them
+    for field in Table._meta.concrete_fields:
+        assert getattr(ours, field.attname) == getattr(theirs, field.attname), field.name
+    assert ours.ruleset == {"preset": "x"}
+    assert rows_read(Table, "id = %s", [table.pk + 1000]) == []
+
+
+def test_rows_read_for_update_locks_the_row(make_user) -> None:
+    from django.db import connection
+
+    from games.models import Table
+
+    user, _ = make_user()
+    table = Table.objects.create(name="t", owner=user, stake=10)
+
+    def modes() -> set[str]:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT mode FROM pg_locks WHERE pid = pg_backend_pid()"
+                " AND relation = %s::regclass",
+                [Table._meta.db_table],
+            )
+            return {mode for (mode,) in cursor.fetchall()}
+
+    with transaction.atomic():
+        rows_read(Table, "id = %s", [table.pk])
+        assert "RowShareLock" not in modes()  # a plain read
+    with transaction.atomic():
+        (locked,) = rows_read(Table, "id = %s", [table.pk], for_update=True)
+        assert locked.pk == table.pk
+        assert "RowShareLock" in modes()  # SELECT … FOR UPDATE's lock on the table
+
+
+def test_values_read_and_rows_exist(make_user) -> None:
+    user, _ = make_user()
+    rows_insert([entry(user, 1)])
+    sql = f"SELECT seq FROM {FeedEntry._meta.db_table} WHERE user_id = %s"
+    assert values_read(FeedEntry, sql, [user.pk]) == [(1,)]
+    assert rows_exist(FeedEntry, sql, [user.pk])
+    assert not rows_exist(FeedEntry, sql, [user.pk + 1000])
