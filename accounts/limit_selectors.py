@@ -16,8 +16,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
-from django.db import connections, router
-from django.db.models import Model
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -32,7 +30,7 @@ from accounts.models import (
     PlayerLimitChange,
 )
 from core.errors import Conflict
-from core.rows import row_values
+from core.rows import rows_read, values_read
 
 LOSS_PERIODS = {
     LimitKind.LOSS_LIMIT_DAY: "day",
@@ -44,15 +42,9 @@ PLAY_KINDS = (LedgerTransaction.Kind.HAND_SETTLEMENT, LedgerTransaction.Kind.HAN
 
 # A table read asks for a seated player's reality check (the limits in force and the session's
 # net) and a seat's join and ready check the limits: these reads are fixed statements, not
-# compiled by the ORM on every call (docs/decisions.md, "A lean move", the fourth round); the
-# rows become models as the ORM makes them (core.rows.row_values).
-_LIMIT_FIELDS = tuple(PlayerLimit._meta.concrete_fields)
-_LIMITS_SQL = (
-    f"SELECT {', '.join(f.column for f in _LIMIT_FIELDS)} FROM {PlayerLimit._meta.db_table}"
-    " WHERE user_id = %s ORDER BY kind"
-)
-# the entry's own copy of its transaction's created_at: the partition key (accounts 0022), so
-# only the period's months are read
+# compiled by the ORM on every call (docs/decisions.md, "A lean move", the fourth round).
+# The entry's own copy of its transaction's created_at is the partition key (accounts 0022), so
+# only the period's months are read.
 _NET_SQL = (
     f"SELECT sum(e.amount) FROM {LedgerEntry._meta.db_table} e"
     f" JOIN {LedgerAccount._meta.db_table} a ON a.id = e.account_id"
@@ -61,14 +53,6 @@ _NET_SQL = (
     " AND e.transaction_created_at >= %s"
 )
 _NET_UNTIL = " AND e.transaction_created_at < %s"
-
-
-def _fixed_read(model: type[Model], sql: str, params: list[Any]) -> tuple[str, list[tuple]]:
-    """``sql``'s rows, read where the ORM would read ``model``: (the database's alias, rows)."""
-    alias = router.db_for_read(model)
-    with connections[alias].cursor() as cursor:
-        cursor.execute(sql, params)
-        return alias, cursor.fetchall()
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +82,7 @@ def limit_state(row: PlayerLimit | None, kind: str, now: dt.datetime) -> LimitSt
 def limits_in_force(user: Any, now: dt.datetime | None = None) -> dict[str, LimitState]:
     """Every limit of ``user`` at ``now``, by kind (all five kinds, none set → value None)."""
     now = now or timezone.now()
-    alias, found = _fixed_read(PlayerLimit, _LIMITS_SQL, [user.pk])
-    rows = {}
-    for row in found:
-        limit = PlayerLimit.from_db(alias, None, row_values(alias, _LIMIT_FIELDS, row))
-        rows[limit.kind] = limit
+    rows = {row.kind: row for row in rows_read(PlayerLimit, "user_id = %s", [user.pk])}
     return {kind: limit_state(rows.get(kind), kind, now) for kind in LIMIT_KINDS}
 
 
@@ -132,9 +112,9 @@ def net_play_result(user: Any, start: dt.datetime, end: dt.datetime | None = Non
     booked from ``start`` (to ``end``)."""
     params = [user.pk, *PLAY_KINDS, start]
     if end is None:
-        _alias, rows = _fixed_read(LedgerEntry, _NET_SQL, params)
+        rows = values_read(LedgerEntry, _NET_SQL, params)
     else:
-        _alias, rows = _fixed_read(LedgerEntry, _NET_SQL + _NET_UNTIL, [*params, end])
+        rows = values_read(LedgerEntry, _NET_SQL + _NET_UNTIL, [*params, end])
     return int(rows[0][0] or 0)
 
 

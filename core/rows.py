@@ -16,7 +16,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from django.db import DatabaseError, connection
+from django.db import DatabaseError, connection, connections, router
 from django.db.models import Field, Model
 
 
@@ -85,13 +85,9 @@ def row_update(obj: Model, names: tuple[str, ...]) -> None:
 
 # --------------------------------------------------------------------------- reading rows
 
-Converter = Any
-
 
 @lru_cache(maxsize=64)
 def _field_converters(alias: str, fields: tuple[Field, ...]) -> tuple[tuple[int, tuple, Any], ...]:
-    from django.db import connections
-
     db = connections[alias]
     found = []
     for i, f in enumerate(fields):
@@ -106,8 +102,6 @@ def row_values(alias: str, fields: tuple[Field, ...], row: tuple[Any, ...]) -> l
     """The columns of a fixed statement's ``row``, the first ``len(fields)`` of them read as the
     ORM reads ``fields`` (each through the backend's, then the field's converters: the JSON
     columns' decoding, for one); the rest as they came."""
-    from django.db import connections
-
     db = connections[alias]
     values = list(row)
     for i, convs, col in _field_converters(alias, fields):
@@ -131,8 +125,6 @@ def rows_read(
     ORM makes them (``Model.from_db``, each column through its field's converters), locked with
     ``for_update``: ``model.objects[.select_for_update()].filter(…)`` without compiling the
     statement on every call. Read where the ORM would (the router's write database for a lock)."""
-    from django.db import connections, router
-
     alias = router.db_for_write(model) if for_update else router.db_for_read(model)
     fields = tuple(model._meta.concrete_fields)
     with connections[alias].cursor() as cursor:
@@ -144,8 +136,6 @@ def rows_read(
 def values_read(model: type[Model], sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
     """The rows of the fixed statement ``sql`` (over ``model``'s table, with ``params``) as
     they come, read where the ORM would read ``model``: ``values_list`` without compiling."""
-    from django.db import connections, router
-
     with connections[router.db_for_read(model)].cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()

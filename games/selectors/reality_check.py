@@ -10,23 +10,21 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.db import connections, router
 from django.utils import timezone
 
 from accounts.limit_selectors import limits_in_force, net_play_result
 from accounts.models import LimitKind
+from core.rows import values_read
 from games.models import Seat
 
 
 def session_started_at(user: Any) -> dt.datetime | None:
     """When the player's session began (the oldest seat it holds now), or None if it holds
     none."""
-    alias = router.db_for_read(Seat)
-    with connections[alias].cursor() as cursor:  # a fixed statement: no ORM compile per read
-        cursor.execute(_SESSION_START_SQL, [user.pk])
-        return cursor.fetchone()[0]
+    return values_read(Seat, _SESSION_START_SQL, [user.pk])[0][0]
 
 
+# Every seated player's table read asks it: a fixed statement, not compiled per call.
 _SESSION_START_SQL = f"SELECT min(created_at) FROM {Seat._meta.db_table} WHERE player_id = %s"
 
 

@@ -11,7 +11,7 @@ from django.db import connection, connections, router
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import LedgerAccount
+from accounts.models import LedgerAccount, User
 from core.errors import NotFound
 from core.rows import row_values
 from games.models import Hand, HandSeat, PrivateTable, Seat, Table
@@ -247,8 +247,6 @@ _TABLE_FIELDS = tuple(Table._meta.concrete_fields)
 
 
 def _table_read_sql() -> str:
-    from accounts.models import User
-
     q = connection.ops.quote_name
     columns = ", ".join(f"t.{q(f.column)}" for f in _TABLE_FIELDS)
     return (
@@ -270,7 +268,7 @@ def _table_read_sql() -> str:
     )
 
 
-_TABLE_READ_SQL: str | None = None
+_TABLE_READ_SQL = _table_read_sql()
 
 
 def table_summary(*, table_id: int, viewer: Any = None) -> dict[str, Any]:
@@ -278,9 +276,6 @@ def table_summary(*, table_id: int, viewer: Any = None) -> dict[str, Any]:
     404 to anyone but its owner, its seated players and staff (as :func:`table_visible_check`
     says), and its invite code is shown to its owner and seated players; without one, neither
     (the answer to a player who just stood up)."""
-    global _TABLE_READ_SQL
-    if _TABLE_READ_SQL is None:
-        _TABLE_READ_SQL = _table_read_sql()
     alias = router.db_for_read(Table)
     with connections[alias].cursor() as cursor:
         cursor.execute(_TABLE_READ_SQL, [table_id])
