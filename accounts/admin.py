@@ -19,6 +19,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth.admin import UserAdmin as DjangoUserAdmin
+from django.db import connection
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template import engines
@@ -50,7 +51,12 @@ class HistoryContextAdmin(admin.ModelAdmin):
     def _in_history_context(self, request: HttpRequest, view: Callable[..., Any], *a: Any) -> Any:
         if request.method != "POST":
             return view(request, *a)
-        with pghistory.context(user=request.user.pk, url=request.path):
+        # pghistory's context prefixes every statement with its own: several statements in
+        # one, which the server cannot bind (core.db_backend: client-side binding for them).
+        with (
+            connection.client_side_binding(),
+            pghistory.context(user=request.user.pk, url=request.path),
+        ):
             return view(request, *a)
 
     def changeform_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:

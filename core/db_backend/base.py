@@ -16,10 +16,25 @@ still runs ``SELECT 1`` after an error).
 from __future__ import annotations
 
 import select
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cached_property
 
 import psycopg
+from django.db.backends.postgresql.base import Cursor as ClientBindingCursor
+from django.db.backends.postgresql.base import ServerBindingCursor as DjangoServerBindingCursor
 from django_prometheus.db.backends.postgresql.base import DatabaseWrapper as PrometheusWrapper
+from django_prometheus.db.common import ExportingCursorWrapper
 from psycopg import pq
+
+
+class ServerBindingCursor(DjangoServerBindingCursor):
+    """Django's server-side binding cursor, with ``mogrify`` (psycopg gives it only to its
+    client-side cursors): the query with its parameters merged, as a client-side cursor would
+    send it. django-pghistory's ``Events`` queries build their SQL with it."""
+
+    def mogrify(self, query, params=None) -> str:
+        return psycopg.ClientCursor(self.connection).mogrify(query, params)
 
 
 def connection_looks_usable(connection) -> bool:
@@ -41,6 +56,14 @@ def connection_looks_usable(connection) -> bool:
 
 
 class DatabaseWrapper(PrometheusWrapper):
+    def get_connection_params(self) -> dict:
+        params = super().get_connection_params()
+        if self.settings_dict["OPTIONS"].get("server_side_binding") is True:
+            params["cursor_factory"] = ExportingCursorWrapper(
+                ServerBindingCursor, self.alias, self.vendor
+            )
+        return params
+
     def close_if_health_check_failed(self) -> None:
         if self.pool or self.connection is None or not self.health_check_enabled:
             return super().close_if_health_check_failed()
@@ -50,3 +73,26 @@ class DatabaseWrapper(PrometheusWrapper):
             self.close()
         self.health_check_done = True
         return None
+
+    @cached_property
+    def _client_binding_cursor(self) -> type:
+        return ExportingCursorWrapper(ClientBindingCursor, self.alias, self.vendor)
+
+    @contextmanager
+    def client_side_binding(self) -> Iterator[None]:
+        """Cursors made inside bind their parameters in the client (psycopg's ``ClientCursor``),
+        as Django does by default, instead of the server (the setting's ``server_side_binding``).
+
+        For SQL of several statements with parameters, which the extended protocol refuses
+        ("cannot insert multiple commands into a prepared statement"): django-pghistory's
+        ``pghistory.context`` prefixes each statement with its ``set_config`` calls. The
+        connection's cursor factory is switched for the block and put back after it, whatever
+        happens (a pooled connection goes back to the pool as it came)."""
+        self.ensure_connection()
+        raw = self.connection
+        kept = raw.cursor_factory
+        raw.cursor_factory = self._client_binding_cursor
+        try:
+            yield
+        finally:
+            raw.cursor_factory = kept

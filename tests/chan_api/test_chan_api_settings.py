@@ -139,16 +139,21 @@ def test_the_connection_pool_is_off_unless_asked_and_replaces_persistent_connect
     assert pooled["OPTIONS"]["pool"] == {"min_size": 2, "max_size": 4, "timeout": 10.0}
 
 
-def test_behind_pgbouncer_no_server_side_cursor_and_no_prepared_statement(tmp_path) -> None:
+def test_server_binding_and_prepared_statements_but_none_behind_pgbouncer(tmp_path) -> None:
     script = PRINT_DATABASE.format(module="django")
     env = {"SECRET_KEY": "k", "DJANGO_SETTINGS_MODULE": "chan_api.settings"}
     plain = loaded(tmp_path, script, **env)
     assert not plain.get("DISABLE_SERVER_SIDE_CURSORS")
+    assert plain["OPTIONS"]["server_side_binding"] is True
+    assert plain["OPTIONS"]["prepare_threshold"] == 5
+    unprepared = loaded(tmp_path, script, **env, DB_PREPARE_THRESHOLD="off")
+    assert unprepared["OPTIONS"]["prepare_threshold"] is None
 
     pooled = loaded(tmp_path, script, **env, DATABASE_POOLER="pgbouncer")
 
     assert pooled["DISABLE_SERVER_SIDE_CURSORS"] is True
     assert pooled["OPTIONS"]["prepare_threshold"] is None
+    assert pooled["OPTIONS"]["server_side_binding"] is True  # PgBouncer passes the protocol on
     refused = settings_with(tmp_path, script, **env, DATABASE_POOLER="pgpool")
     assert refused.returncode != 0 and "DATABASE_POOLER" in refused.stderr
 
