@@ -257,15 +257,20 @@ _database.setdefault("TEST", {})["NAME"] = os.environ.get("TEST_DATABASE_NAME", 
 DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "").strip().lower()
 if DATABASE_POOLER not in ("", "pgbouncer"):
     raise RuntimeError("DATABASE_POOLER is pgbouncer or unset")
-# Parameters are bound by the server (psycopg's server-side binding), not quoted into the SQL by
-# the client: the query is parsed once per process, the values sent apart. And a statement run
-# more than DB_PREPARE_THRESHOLD (5) times on a connection is prepared (psycopg's automatic
-# prepared statements, at most 100 a connection): PostgreSQL then neither parses nor plans it
-# again. Measured on bench/load_bench.py: half PostgreSQL's CPU a move (docs/decisions.md, "A lean
+# Parameters are bound by the server (psycopg's server-side binding): the values are sent apart
+# from the statement instead of quoted into its text by the client. And a statement run more than
+# DB_PREPARE_THRESHOLD (5) times on a connection is prepared (psycopg's automatic prepared
+# statements, at most 100 a connection): PostgreSQL then neither parses nor plans it again.
+# Measured on bench/load_bench.py: half PostgreSQL's CPU a move (docs/decisions.md, "A lean
 # move", the fifth round). DB_PREPARE_THRESHOLD=off turns preparing off; through PgBouncer it is off.
 _database.setdefault("OPTIONS", {})["server_side_binding"] = True
 _prepare = os.environ.get("DB_PREPARE_THRESHOLD", "5").strip().lower()
-_database["OPTIONS"]["prepare_threshold"] = None if _prepare in ("off", "none") else int(_prepare)
+if _prepare in ("off", "none"):
+    _database["OPTIONS"]["prepare_threshold"] = None
+elif _prepare.isdigit():
+    _database["OPTIONS"]["prepare_threshold"] = int(_prepare)
+else:
+    raise RuntimeError("DB_PREPARE_THRESHOLD is a number of runs (0 or more) or off")
 if DATABASE_POOLER == "pgbouncer":
     _database["DISABLE_SERVER_SIDE_CURSORS"] = True
     _database["OPTIONS"]["prepare_threshold"] = None

@@ -148,6 +148,8 @@ def test_server_binding_and_prepared_statements_but_none_behind_pgbouncer(tmp_pa
     assert plain["OPTIONS"]["prepare_threshold"] == 5
     unprepared = loaded(tmp_path, script, **env, DB_PREPARE_THRESHOLD="off")
     assert unprepared["OPTIONS"]["prepare_threshold"] is None
+    bad = settings_with(tmp_path, script, **env, DB_PREPARE_THRESHOLD="often")
+    assert bad.returncode != 0 and "DB_PREPARE_THRESHOLD" in bad.stderr
 
     pooled = loaded(tmp_path, script, **env, DATABASE_POOLER="pgbouncer")
 
