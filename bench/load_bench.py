@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/load_bench.py [--tables 16] [--bots 4] [--clock-tables 2]
                                          [--warmup 10] [--seconds 30] [--workers 2]
+                                         [--venv DIR]
 
 The stack is the Procfile's (web: gunicorn with uvicorn workers, worker: Celery, beat: one
 Celery beat), each command run as the Procfile says, on a freshly migrated scratch database
@@ -37,6 +38,12 @@ After ``--warmup`` seconds the window of ``--seconds`` opens; every figure is of
 * ``clock lateness p99``: of the clock-driven moves above.
 
 It prints the load average at the start and the end: the machine's other work is in every figure.
+A command of the stack that exits before the window closes fails the bench (status 1, its log
+named): the figures would describe a stack without it.
+
+``--venv DIR`` runs the stack (and its migration) from another virtualenv, e.g. a production
+install (``python -m venv DIR && DIR/bin/pip install -e .``), whose RSS has none of the dev
+extra's modules; the players stay in this interpreter.
 """
 
 from __future__ import annotations
@@ -272,6 +279,11 @@ class Stack:
     env: dict[str, str]
     database_url: str
     procs: dict[str, subprocess.Popen]
+    var: Path  # CHAN_VAR_DIR: the beat's schedule, each command's log
+
+    def exited(self) -> dict[str, int]:
+        """The Procfile's commands that are no longer running -> their exit status."""
+        return {name: p.returncode for name, p in self.procs.items() if p.poll() is not None}
 
     def pids(self) -> list[int]:
         """Every live process of the stack: the Procfile's commands and all their descendants
@@ -359,19 +371,23 @@ def production_stack(
     scratch_cache(args.cache)
     port = free_port()
     var = tempfile.mkdtemp(prefix="load_bench_")
+    bin_dir = Path(args.venv).resolve() / "bin" if args.venv else Path(sys.executable).parent
     env = {
         **server_env(database_url, args.cache, port, args.workers),
         "CELERY_BROKER_URL": args.cache,
         "CHAN_CLOCK": "1",
         "CHAN_VAR_DIR": var,
         "LOG_LEVEL": "WARNING",
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
         "PYTHONPATH": str(ROOT),
         **(extra_env or {}),
     }
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"], cwd=ROOT, env=env, check=True
+        [str(bin_dir / "python"), "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
     )
     procs: dict[str, subprocess.Popen] = {}
     try:
@@ -385,7 +401,7 @@ def production_stack(
                 start_new_session=True,
             )
         wait_until_up(port, procs["web"], timeout=180)
-        yield Stack(port, env, database_url, procs)
+        yield Stack(port, env, database_url, procs, Path(var))
     finally:
         stop_stack(procs)
         if os.environ.get("LOAD_BENCH_KEEP_LOGS"):
@@ -647,6 +663,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--warmup", type=float, default=10.0)
     p.add_argument("--seconds", type=float, default=30.0, help="the measured window")
     p.add_argument("--db-seconds", type=float, default=5.0, help="the database's own loop")
+    p.add_argument(
+        "--venv",
+        help="run the stack from this virtualenv (a production install: pip install -e .); "
+        "the bench's players stay in this interpreter",
+    )
     args = p.parse_args(argv)
 
     load_start = " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -664,6 +685,7 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(min(1.0, m0 + args.seconds - time.monotonic()))
             now_pids = stack.pids()
             rss, pss = max(rss, rss_mib(now_pids)), max(pss, pss_mib(now_pids))
+        dead = stack.exited()
         roles = stack.roles()
         pids = list(roles)
         backends = postgres_backends(stack.database_url, dbname)
@@ -674,6 +696,11 @@ def main(argv: list[str] | None = None) -> int:
         stop_stack(stack.procs)  # answers the waiting long polls at once
     for t in threads:
         t.join(timeout=10)
+    if dead:
+        # Its figures would describe a stack without it (no clock without the worker).
+        for name, code in dead.items():
+            print(f"stack: {name} exited with status {code} (its log: {stack.var / name}.log)")
+        return 1
     tally = Tally()
     for r in results:
         if isinstance(r, BaseException):

@@ -28,13 +28,27 @@ def server_url() -> str:
     return f"postgres://{auth}@{host}{port}/postgres"
 
 
-def run_bench(script: str, *args: str, scratch: str | None = None, timeout: int = 300) -> Any:
+def run_bench(
+    script: str,
+    *args: str,
+    scratch: str | None = None,
+    timeout: int = 300,
+    env: dict[str, str] | None = None,
+) -> Any:
     """Run ``bench/<script>`` on the suite's PostgreSQL server (a scratch database of its own,
-    apart from other worktrees' and a bench run by hand, when ``scratch`` is given)."""
+    apart from other worktrees' and a bench run by hand, when ``scratch`` is given), with
+    ``env`` added to this process's environment."""
     command = [sys.executable, f"bench/{script}", *args, "--db", server_url()]
     if scratch is not None:
         command += ["--scratch", f"{os.environ.get('TEST_DATABASE_NAME') or 'test'}_{scratch}"]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        command,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.mark.slow
@@ -117,3 +131,20 @@ def test_longpoll_bench_wakes_every_waiting_poll_and_prints_its_line() -> None:
     assert "long polls: 60 waiting, woken 60/60, p50 " in out, out
     assert " ms, rss " in out and " x idle" in out, out
     assert "woken 60/60" in out and "MiB <= 1024" in out, out
+
+
+@pytest.mark.slow(seconds=30)
+def test_load_bench_fails_when_a_command_of_the_stack_exits() -> None:
+    # A worker that cannot start (as a production install's did without packaging): the
+    # figures would describe a stack without a clock, so the bench fails and says which.
+    result = run_bench(
+        "load_bench.py",
+        *("--tables", "1", "--clock-tables", "0", "--warmup", "1", "--seconds", "2"),
+        *("--db-seconds", "0.1"),
+        scratch="load_bench_exited",
+        env={"WORKER_POOL": "no-such-pool"},
+    )
+
+    assert result.returncode == 1, result.stdout + result.stderr[-2000:]
+    assert "stack: worker exited with status 2" in result.stdout, result.stdout
+    assert "moves/s" not in result.stdout
