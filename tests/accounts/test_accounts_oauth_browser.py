@@ -60,6 +60,15 @@ def start(browser: Any, live_server: Any, app: Any, scope: str, lang: str) -> st
     return verifier
 
 
+def landed_on(browser: Any, path: str) -> Any:
+    """The browser's URL once it is at ``path``: a click that submits a form returns before the
+    next page loads, so reading the URL at once may still see the form's."""
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    WebDriverWait(browser, 15).until(lambda b: urlparse(b.current_url).path == path)
+    return urlparse(browser.current_url)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_player_consents_in_vietnamese_and_the_app_gets_a_working_code(
     browser, live_server, live_app, make_user
@@ -94,8 +103,7 @@ def test_a_player_consents_in_vietnamese_and_the_app_gets_a_working_code(
 
     # then the browser lands on the app's redirect with a code and the state, and the code
     # buys a token
-    landed = urlparse(browser.current_url)
-    assert landed.path == "/callback"
+    landed = landed_on(browser, "/callback")
     query = parse_qs(landed.query)
     assert query["state"] == ["s-123"]
     response = trade_live(live_app, query["code"][0], verifier, live_server)
@@ -112,7 +120,7 @@ def test_the_english_page_and_refusing(browser, live_server, live_app, make_user
     assert browser.find_element(By.ID, "consent-title").text == "Allow Bàn Phụ Tá to act for you?"
     screenshot(browser, "oauth-consent-en")
     browser.find_element(By.ID, "consent-deny").click()
-    query = parse_qs(urlparse(browser.current_url).query)
+    query = parse_qs(landed_on(browser, "/callback").query)
     assert query["error"] == ["access_denied"]
     assert "code" not in query
 
