@@ -9,7 +9,7 @@ from math import isqrt
 from typing import Any
 
 from django.db import connection
-from django.db.models import Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from accounts.hold_selectors import TableHold, wallet_funds, wallet_holds
@@ -147,17 +147,6 @@ def user_by_token(raw: str) -> tuple[User, ApiToken] | None:
         token = ApiToken.from_db(connection.alias, _TOKEN_FIELDS, row[:split])
         if hmac.compare_digest(token.key_hash, wanted):
             token.user = User.from_db(connection.alias, _USER_FIELDS, row[split:])
-            return token.user, token
-    return None
-    wanted = ApiToken.hash_key(raw)
-    candidates = ApiToken.objects.select_related("user").filter(
-        Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()),
-        key_prefix=raw[:TOKEN_PREFIX_LENGTH],
-        revoked_at__isnull=True,
-        user__is_active=True,
-    )
-    for token in candidates:
-        if hmac.compare_digest(token.key_hash, wanted):
             return token.user, token
     return None
 

@@ -56,6 +56,16 @@ def token_cache_get(key_hash: str) -> tuple[Any, Any] | None:
     return token.user, token
 
 
+def token_cache_entry(key_hash: str) -> tuple[float, Any, Any] | None:
+    """The entry remembered for this token's hash as it is kept, ``(until, user, token)``, or
+    None: for :mod:`games.live.rearm`, which only reads it and checks by identity that the entry
+    a re-arm was made under is still the one remembered. No copies, no expiry check."""
+    if _seconds() <= 0:
+        return None
+    with _lock:
+        return _entries.get(key_hash)
+
+
 def _copied(row: Any) -> Any:
     """``copy.copy(row)`` as ``Model.__getstate__`` makes it (its own ``_state`` and fields
     cache), without pickling's round trip through the app registry and the version check: that

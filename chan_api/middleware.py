@@ -16,7 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 
 from chan_api.logs import request_id_var
-from chan_api.throttles import RATE_LIMIT_ATTR
+from chan_api.throttles import RATE_LIMIT_ATTR, Quota
 
 API_PREFIX = "/api/"
 
@@ -53,8 +53,7 @@ class RequestContextMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        sent = request.headers.get(REQUEST_ID_HEADER, "")
-        request_id = sent if _REQUEST_ID_RE.match(sent) else uuid.uuid4().hex
+        request_id = request_id_for(request.headers.get(REQUEST_ID_HEADER, ""))
         token = request_id_var.set(request_id)
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
@@ -78,28 +77,60 @@ class RequestContextMiddleware:
     @staticmethod
     def _log(request: HttpRequest, response: HttpResponse, seconds: float) -> None:
         user = getattr(request, "user", None)  # DRF puts the token's user here too
-        fields: dict[str, Any] = {
-            "method": request.method,
-            "path": request.path,
-            "status": response.status_code,
-            "latency_ms": round(seconds * 1000, 1),
-            "user_id": user.pk if user is not None and user.is_authenticated else None,
-        }
-        for name in ("table_id", "hand_id"):
-            value = getattr(request, f"chan_log_{name}", None)
-            if value is not None:
-                fields[name] = value
-        if getattr(response, "chan_long_poll", False):
-            # Handed over to the event loop to wait (games/live/long_poll.py): this line says
-            # when it started; each wake-up logs one line for all the polls it answers.
-            fields["long_poll"] = "waiting"
         data = getattr(response, "data", None)
-        if isinstance(data, dict) and isinstance(data.get("seq"), int):
-            fields["seq"] = data["seq"]
-        elif isinstance(seq := getattr(response, "chan_log_seq", None), int):
-            fields["seq"] = seq  # a body sent as kept bytes (games.live.render): no data
-        level = logging.ERROR if response.status_code >= 500 else logging.INFO
-        request_log.log(level, "request", **fields)
+        seq = data.get("seq") if isinstance(data, dict) else None
+        if not isinstance(seq, int):
+            seq = getattr(response, "chan_log_seq", None)  # a body sent as kept bytes
+        request_line(
+            method=request.method,
+            path=request.path,
+            status=response.status_code,
+            seconds=seconds,
+            user_id=user.pk if user is not None and user.is_authenticated else None,
+            table_id=getattr(request, "chan_log_table_id", None),
+            hand_id=getattr(request, "chan_log_hand_id", None),
+            long_poll=getattr(response, "chan_long_poll", False),
+            seq=seq if isinstance(seq, int) else None,
+        )
+
+
+def request_id_for(sent: str) -> str:
+    """The request's id: the one the client (or a proxy) sent if it is tame, else a new one."""
+    return sent if _REQUEST_ID_RE.match(sent) else uuid.uuid4().hex
+
+
+def request_line(
+    *,
+    method: str | None,
+    path: str,
+    status: int,
+    seconds: float,
+    user_id: int | None,
+    table_id: int | None = None,
+    hand_id: int | None = None,
+    long_poll: bool = False,
+    seq: int | None = None,
+) -> None:
+    """The request's one log line (the request id comes from the bound context)."""
+    fields: dict[str, Any] = {
+        "method": method,
+        "path": path,
+        "status": status,
+        "latency_ms": round(seconds * 1000, 1),
+        "user_id": user_id,
+    }
+    if table_id is not None:
+        fields["table_id"] = table_id
+    if hand_id is not None:
+        fields["hand_id"] = hand_id
+    if long_poll:
+        # Handed over to the event loop to wait (games/live/long_poll.py): this line says
+        # when it started; each wake-up logs one line for all the polls it answers.
+        fields["long_poll"] = "waiting"
+    if seq is not None:
+        fields["seq"] = seq
+    level = logging.ERROR if status >= 500 else logging.INFO
+    request_log.log(level, "request", **fields)
 
 
 # ----------------------------------------------------------------------------- 404 everywhere
@@ -136,8 +167,15 @@ class RateLimitHeadersMiddleware:
         response = self.get_response(request)
         quota = getattr(request, RATE_LIMIT_ATTR, None)
         if quota is not None:
-            response["RateLimit-Limit"] = str(quota.limit)
-            response["RateLimit-Remaining"] = str(quota.remaining)
-            response["RateLimit-Reset"] = str(quota.reset)
-            response["RateLimit-Policy"] = f"{quota.limit};w={quota.window}"
+            for name, value in rate_limit_headers(quota):
+                response[name] = value
         return response
+
+
+def rate_limit_headers(quota: Quota) -> list[tuple[str, str]]:
+    return [
+        ("RateLimit-Limit", str(quota.limit)),
+        ("RateLimit-Remaining", str(quota.remaining)),
+        ("RateLimit-Reset", str(quota.reset)),
+        ("RateLimit-Policy", f"{quota.limit};w={quota.window}"),
+    ]

@@ -300,6 +300,9 @@ CHAN_REPLICA_CHECK_SECONDS = float(os.environ.get("CHAN_REPLICA_CHECK_SECONDS", 
 # The threads that run Django in each web process (chan_api/wsgi_threads.py); long polls wait
 # outside them (games/live/long_poll.py), so this bounds the requests being answered at once.
 WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
+# A seat's re-arm of its long poll on a hand answered in the event loop from the last one
+# Django answered for the same client (games/live/rearm.py); 0: Django answers every one.
+LONG_POLL_REARM = os.environ.get("LONG_POLL_REARM", "1") != "0"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"

@@ -25,7 +25,7 @@ import math
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from django.conf import settings
 from rest_framework.throttling import AnonRateThrottle, SimpleRateThrottle, UserRateThrottle
@@ -127,7 +127,12 @@ class _Budgets:
         with self._lock:
             self._budgets.clear()
 
-    def take(self, throttle: SimpleRateThrottle, now: float) -> tuple[bool, _History]:
+    def take(
+        self, throttle: SimpleRateThrottle, now: float, *, exchange: bool = True
+    ) -> tuple[bool, _History] | None:
+        """Count a request of ``throttle.key`` at ``now`` if its budget allows it: (allowed,
+        history). With ``exchange=False`` nothing is counted and None returned when the
+        budget's exchange with the cache is due (the caller cannot wait on the network)."""
         key, duration, limit = throttle.key, throttle.duration, throttle.num_requests
         with self._lock:
             budget = self._budgets.get(key)
@@ -140,6 +145,8 @@ class _Budgets:
             due = now - budget.synced_at >= _flush_seconds() or len(budget.pending) >= getattr(
                 settings, "THROTTLE_FLUSH_REQUESTS", 50
             )
+        if due and not exchange:
+            return None
         if due and budget.syncing.acquire(blocking=False):  # one thread exchanges, others go on
             try:
                 self._exchange(throttle, budget, now)
@@ -154,6 +161,14 @@ class _Budgets:
                 return False, history
             budget.pending.append(now)
             return True, _History(history._shared, [*history._pending, now])
+
+    def give_back(self, key: str, at: float) -> None:
+        """Uncount a request :meth:`take` counted at ``at`` (one that another path will count
+        again), if it is not exchanged yet."""
+        with self._lock:
+            budget = self._budgets.get(key)
+            if budget is not None and at in budget.pending:
+                budget.pending.remove(at)
 
     def _exchange(self, throttle: SimpleRateThrottle, budget: _Budget, now: float) -> None:
         """Read the shared history, add this process's requests, write it back (newest first,
@@ -192,7 +207,9 @@ class _WaitMixin(SimpleRateThrottle):
         if self.key is None:
             return True
         self.now = self.timer()
-        allowed, self.history = _budgets.take(self, self.now)
+        taken = _budgets.take(self, self.now)
+        assert taken is not None  # (it exchanges when due)
+        allowed, self.history = taken
         return allowed or self.throttle_failure()
 
     def allow_request(self, request: Any, view: Any) -> bool:
@@ -234,17 +251,58 @@ class UserThrottle(_WaitMixin, UserRateThrottle):
     pass
 
 
-def _record_quota(request: Any, throttle: SimpleRateThrottle) -> None:
-    """Keep the tightest quota (fewest remaining) of the request's throttles on the request."""
+def _quota(throttle: SimpleRateThrottle) -> Quota:
     history = throttle.history
     reset = throttle.duration - (throttle.now - history[-1]) if history else 0
-    quota = Quota(
+    return Quota(
         limit=throttle.num_requests,
         remaining=max(0, throttle.num_requests - len(history)),
         reset=max(0, math.ceil(reset)),
         window=throttle.duration,
     )
+
+
+def _record_quota(request: Any, throttle: SimpleRateThrottle) -> None:
+    """Keep the tightest quota (fewest remaining) of the request's throttles on the request."""
+    quota = _quota(throttle)
     django_request = getattr(request, "_request", request)
     kept = getattr(django_request, RATE_LIMIT_ATTR, None)
     if kept is None or quota.remaining < kept.remaining:
         setattr(django_request, RATE_LIMIT_ATTR, quota)
+
+
+class LocalCount(NamedTuple):
+    """A request counted by :func:`user_request_counted_locally`: its quota (None when the
+    throttle has no rate) and how to uncount it."""
+
+    quota: Quota | None
+    key: str | None
+    at: float
+
+    def give_back(self) -> None:
+        if self.key is not None:
+            _budgets.give_back(self.key, self.at)
+
+
+def user_request_counted_locally(user_id: int) -> LocalCount | None:
+    """Count an authenticated request of ``user_id`` as the API's throttles would
+    (``UserThrottle``; ``AnonThrottle`` does not count a player), from this process's budget
+    alone: for a request answered without Django (games.live.rearm). None, with nothing
+    counted, when that cannot be done without the network or without an answer Django must
+    give: batching off (``THROTTLE_FLUSH_SECONDS=0``), the budget's exchange due, or the
+    request over the limit (a 429)."""
+    if _flush_seconds() <= 0:
+        return None
+    throttle = UserThrottle()
+    if throttle.rate is None:
+        return LocalCount(None, None, 0.0)
+    throttle.key = throttle.cache_format % {"scope": throttle.scope, "ident": user_id}
+    throttle.now = throttle.timer()
+    try:
+        taken = _budgets.take(throttle, throttle.now, exchange=False)
+    except Exception:  # as allow_request: Django's pass will say what it does about it
+        return None
+    if taken is None or not taken[0]:
+        return None
+    throttle.history = taken[1]
+    return LocalCount(_quota(throttle), throttle.key, throttle.now)

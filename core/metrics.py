@@ -30,6 +30,12 @@ LONG_POLLS_WAITING = Gauge(
     "Long polls (GET /hands/{id}?wait=N) waiting now.",
     multiprocess_mode="livesum",
 )
+LONG_POLL_REARMS = Counter(
+    "chan_long_poll_rearms_total",
+    "A seat's long polls on a hand that Django had answered for the same client before: "
+    "answered in the event loop from that answer, or by Django again (games.live.rearm).",
+    ["answered_by"],
+)
 SETTLEMENT_LAG = Histogram(
     "chan_settlement_lag_seconds",
     "From a hand's end to its settlement booked in the ledger.",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from typing import Any
 
 from django.http import HttpResponse, HttpResponseRedirect
@@ -74,6 +73,7 @@ from games.export import hand_export_for_user
 from games.hand_store import hand_wait_for_seq, long_poll_slot
 from games.live.announce import lobby_topic, table_topic
 from games.live.long_poll import Pending, long_poll_deferrable, long_poll_pending
+from games.live.rearm import etag_matches, if_none_match_tags
 from games.live.render import hand_view_rendered
 from games.live.streams import STREAM_RENDERERS, resume_cursor, stream_format, wsgi_stream
 from games.selectors.hands import (
@@ -450,20 +450,9 @@ class PlayerHandListApi(APIView):
 # --------------------------------------------------------------------------- hands
 
 
-_ENTITY_TAG_RE = re.compile(r'(?:W/)?("[^"]*")')
-
-
 def _if_none_match(request: Request) -> list[str] | None:
-    """The opaque tags of ``If-None-Match`` (``W/`` dropped: RFC 9110 weak comparison, since a
-    compressing proxy weakens our ETags), ``["*"]`` for ``*``; None without a usable header."""
-    header = request.headers.get("If-None-Match", "").strip()
-    if header == "*":
-        return ["*"]
-    return _ENTITY_TAG_RE.findall(header) or None
-
-
-def _etag_matches(tags: list[str], etag: str) -> bool:
-    return "*" in tags or etag in tags
+    """The opaque tags of ``If-None-Match``; None without a usable header."""
+    return if_none_match_tags(request.headers.get("If-None-Match", ""))
 
 
 def _hand_headers(response: Response, etag: str) -> Response:
@@ -512,7 +501,7 @@ class HandDetailApi(APIView):
             # Wait only while there is nothing new to say: not when the client's ETag is
             # already stale, nor on a settled hand, which changes no more (but for a void by
             # staff). An ended hand not settled yet waits for its settlement.
-            stale = tags is not None and not _etag_matches(tags, version.etag)
+            stale = tags is not None and not etag_matches(tags, version.etag)
             after_seq = query.get("after_seq", version.seq)
             if wait and not stale and not version.final and version.seq <= after_seq:
                 if long_poll_deferrable(request):  # under ASGI: wait without this thread
@@ -523,7 +512,7 @@ class HandDetailApi(APIView):
                 with long_poll_slot(token_id=credential_key(request.auth)):
                     hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
                 version = hand_etag_for_user(hand_id=hand_id, user=request.user)
-            if tags is not None and _etag_matches(tags, version.etag):
+            if tags is not None and etag_matches(tags, version.etag):
                 return _not_modified(version.etag)
         else:
             version = hand_etag_for_user(hand_id=hand_id, user=request.user)  # 404 / 403 first

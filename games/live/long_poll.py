@@ -23,6 +23,10 @@ How a long poll runs (:class:`LongPollApp`, the ASGI application around Django's
 
    A *replayed* wait (the feed, a table, the lobby: answers that are one player's or cheap)
    is answered by Django itself once woken or timed out: the same request without ``wait``.
+5. A seat's next poll on the same hand (its *re-arm*: the same request with a new
+   ``after_seq``) skips step 1 when nothing Django checks has changed: it is answered from
+   Django's pending answer to the last one, kept as a template (``games.live.rearm``), with one
+   thread hop for the hand's version and the waiting slot.
 
 Under WSGI (Django's test client, ``runserver``) the scope flag is absent and the views wait in
 their thread as before (``hand_store.hand_wait_for_seq``, ``games.live.waits``).
@@ -48,10 +52,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from accounts.authentication import credential_key
+from accounts.models import ApiToken
 from core import metrics
 from games.api.serializers import HandEventPageSerializer
 from games.hand_store import long_poll_slot_take, long_poll_slots_free
-from games.live import streams
+from games.live import rearm, streams
 from games.live.render import hand_view_rendered, hand_views_rendered, render_json
 from games.live.subscription import Subscription as HandFeed
 from games.live.subscription import hand_feed
@@ -89,6 +94,10 @@ class Pending(NamedTuple):
     topic: str | None = None  # what to wait on when not the hand (games.live.announce)
     stream: str | None = None  # a stream's format: "sse" or "ndjson"
     user: int | None = None  # a feed's owner
+    # [view name, transport, charset, template name or None], as django-prometheus labels the
+    # pending answer: a seat's wait on a hand, authenticated by a personal token, whose next
+    # re-arm may be answered without Django (games.live.rearm)
+    rearm: list[str | None] | None = None
 
     @property
     def key(self) -> int | str:
@@ -110,6 +119,14 @@ def long_poll_pending(request: Request, pending: Pending) -> Response:
     ``LONG_POLLS_PER_TOKEN``) and hand the wait over to :class:`LongPollApp`."""
     slot = long_poll_slot_take(token_id=credential_key(request.auth))
     response = Response(status=200)
+    if pending.kind == "hand" and pending.seat is not None and isinstance(request.auth, ApiToken):
+        match = request.resolver_match
+        transport = "https" if request.is_secure() else "http"
+        view_name = (match.view_name if match else None) or "<unnamed view>"
+        rearm_facts: list[str | None] = [view_name, transport, str(response.charset)]
+        has_template = hasattr(response, "template_name")  # (a DRF Response has: None)
+        rearm_facts.append(str(response.template_name) if has_template else None)
+        pending = pending._replace(rearm=rearm_facts)
     response[MARKER_HEADER] = json.dumps(pending._replace(slot=slot)._asdict())
     response.chan_long_poll = True  # type: ignore[attr-defined]  # for the request's log line
     return response
@@ -270,7 +287,7 @@ async def _answer(pending: Pending, seq: int | None, answers: _Answers) -> _Answ
     p = pending
     if p.kind == "hand" and seq is not None and p.tags is not None:
         unchanged = hand_etag(p.hand, seq)
-        if _matches(p.tags, unchanged):
+        if rearm.etag_matches(p.tags, unchanged):
             return _Answer(304, b"", unchanged)  # a timeout: nothing to render
     key, render = _job(p, -1 if seq is None else seq)
     if seq is None:
@@ -280,13 +297,9 @@ async def _answer(pending: Pending, seq: int | None, answers: _Answers) -> _Answ
     if p.kind == "events":
         return _Answer(200, result)
     etag, body = result
-    if p.tags is not None and _matches(p.tags, etag):
+    if p.tags is not None and rearm.etag_matches(p.tags, etag):
         return _Answer(304, b"", etag)
     return _Answer(200, body, etag)
-
-
-def _matches(tags: list[str], etag: str) -> bool:
-    return "*" in tags or etag in tags
 
 
 # --------------------------------------------------------------------------- the ASGI side
@@ -340,6 +353,14 @@ def _without_wait(scope: Scope) -> Scope:
     return {**scope, "query_string": kept}
 
 
+async def _request_read(receive: Receive) -> None:
+    """Read the request's (empty) body, as Django would."""
+    while True:
+        message = await receive()
+        if message["type"] != "http.request" or not message.get("more_body"):
+            return
+
+
 def _replayed_body(receive: Receive) -> Receive:
     """``receive`` for a second pass through Django: the (empty) body again, then the client's
     own messages (its disconnect)."""
@@ -361,6 +382,7 @@ class LongPollApp:
     def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
         self.app = app
         self.answers = _Answers()
+        self.rearms = rearm.Rearms()
         self._slots_to_free: list[str] = []
         self._freeing: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Future[int]] = set()
@@ -378,17 +400,43 @@ class LongPollApp:
         feed = hand_feed()
         await feed.start()  # subscribed before Django reads the seq: no announcement is missed
         epoch = feed.epoch  # (and if one is missed from now on, the epoch moves)
-        held: list[Message] = []
+        if rearm.enabled():
+            found = await self.rearms.answer(scope)
+            if found is not None:
+                pending = Pending(
+                    "hand",
+                    found.hand,
+                    found.seq,
+                    found.after_seq,
+                    found.seat,
+                    found.wait,
+                    tags=found.tags,
+                    slot=found.slot,
+                )
+                start = {"type": "http.response.start", "status": 200, "headers": found.headers}
+                await _request_read(receive)  # (as Django does: what comes next is a disconnect)
+                return await self._wait_and_answer(
+                    scope, pending, start, receive, send, feed, epoch
+                )
+        held: list[tuple[Pending, Message]] = []
 
         async def hold_pending(message: Message) -> None:
-            if message["type"] == "http.response.start" and _marker(message["headers"]):
-                held.append(message)
-            elif not held:
+            if message["type"] == "http.response.start":
+                pending = _marker(message["headers"])
+                if pending is not None:
+                    held.append((pending, message))
+                    return
+            if not held:
                 await send(message)
 
         await self.app({**scope, SCOPE_FLAG: True}, receive, hold_pending)
         if held:
-            await self._wait_and_answer(scope, held[0], receive, send, feed, epoch)
+            pending, start = held[0]
+            if pending.rearm is not None and pending.seat is not None and rearm.enabled():
+                self.rearms.remember(
+                    scope, pending.rearm, pending.hand, pending.seat, start["headers"]
+                )
+            await self._wait_and_answer(scope, pending, start, receive, send, feed, epoch)
 
     async def _prepare(self, hand_id: int, seq: int, pendings: list[Pending]) -> None:
         """Render the answers an announcement's waiters will need, before they wake
@@ -426,14 +474,13 @@ class LongPollApp:
     async def _wait_and_answer(
         self,
         scope: Scope,
+        pending: Pending,
         start: Message,
         receive: Receive,
         send: Send,
         feed: HandFeed,
         epoch: int,
     ) -> None:
-        pending = _marker(start["headers"])
-        assert pending is not None
         # The answer's headers but those it replaces, made now rather than after the wake-up,
         # when thousands of answers queue behind one another.
         kept = [(k, v) for k, v in start["headers"] if k.lower() not in _REPLACED]

@@ -26,6 +26,7 @@ ENTRY_POINTS = (
     # bodies they share with the hand's reads (render: DRF's JSON bytes); the rest of
     # games/live/ (announce, subscription, kinds, waits) is held to the domain's rule.
     "games/live/long_poll.py",
+    "games/live/rearm.py",  # a long poll's re-arm answered as the API's edge answers it
     "games/live/streams.py",
     "games/live/render.py",
     "games/admin.py",

@@ -1,0 +1,370 @@
+"""A long poll's re-arm answered without Django.
+
+A player waiting on a hand (chan-bot, every client that long-polls ``GET /hands/{id}?wait=N``)
+sends the same request again as soon as each answer comes, with the new ``after_seq`` and
+``If-None-Match``. Through Django each such re-arm cost about 1.2 ms of CPU and a thread hop
+(middleware, DRF, the token, the throttle) to reach the same verdict: "nothing new, wait"
+(docs/decisions.md, "A lean move").
+
+Here the first re-arm goes through Django as any request, and its pending answer is kept as a
+*template*: its headers (CORS, ``Vary``, ``Content-Language``, the security and cache headers
+…), the hand, the caller's seat, the token memory's entry it was authenticated from. The next
+request with the same path, the same query's names and exactly the same headers (but
+``If-None-Match`` and ``X-Request-ID``) from the same address is answered from the template
+when everything Django would check still holds, and by Django otherwise:
+
+* the token: the token memory (accounts.token_cache) still holds the entry the template was
+  made under, or one read since for the same token of the same player with the same scopes
+  (a revoke or a ban forgets it at once in this process, within ``CHAN_TOKEN_CACHE_SECONDS``
+  in the others, as for Django's own reads); the player is not banned, the token has not
+  expired, and its use need not be recorded yet (``token_mark_used``: Django does that);
+* the throttle: the request is counted in this process's budget without an exchange with the
+  cache (``chan_api.throttles.user_request_counted_locally``), within the limit;
+* the hand: one thread hop reads its version (the query Django's view runs) and takes the
+  token's waiting slot, only when Django would wait: the caller still has the same seat, its
+  ETag still matches, the hand is not settled and its seq is not past ``after_seq``.
+
+What Django adds per request is made here the same way: the request id (the client's, if
+tame), the ``RateLimit-*`` headers, the request's log line and django-prometheus's counters.
+tests/games/test_games_long_poll_rearm.py holds the two answers equal header for header and
+the two countings equal series for series. ``LONG_POLL_REARM=0`` turns it off.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import OrderedDict
+from typing import Any, NamedTuple
+from urllib.parse import parse_qsl
+
+import structlog
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.utils import timezone
+
+from accounts.models import ApiToken
+from accounts.scopes import token_scopes
+from accounts.services import TOKEN_TOUCH_INTERVAL
+from accounts.token_cache import token_cache_entry
+from chan_api.deprecations import deprecation_for
+from chan_api.logs import request_id_var
+from chan_api.middleware import REQUEST_ID_HEADER, rate_limit_headers, request_id_for, request_line
+from chan_api.request_metrics import request_counted
+from chan_api.throttles import user_request_counted_locally
+from core import metrics
+from games.hand_store import long_poll_slot_take
+from games.selectors.hands import HandVersion, hand_etag_for_user
+
+_KEPT = 20_000  # templates, least recently used forgotten first
+_MAX_SEQ = 2**31 - 1
+_MAX_WAIT = 30
+_NUMBER_RE = re.compile(r"^(?:0|[1-9][0-9]{0,9})$")
+_ENTITY_TAG_RE = re.compile(r'(?:W/)?("[^"]*")')
+# What varies from one re-arm to the next and is read here, not part of a template's key.
+_UNKEYED = frozenset({b"if-none-match", b"x-request-id"})
+# The pending answer's headers made per request (or replaced by the answer): not kept.
+_PER_REQUEST = frozenset(
+    {
+        b"x-chan-long-poll",
+        b"content-length",
+        b"content-type",
+        b"etag",
+        REQUEST_ID_HEADER.lower().encode("ascii"),
+        b"ratelimit-limit",
+        b"ratelimit-remaining",
+        b"ratelimit-reset",
+        b"ratelimit-policy",
+    }
+)
+
+Headers = list[tuple[bytes, bytes]]
+
+
+def if_none_match_tags(header: str) -> list[str] | None:
+    """The opaque tags of an ``If-None-Match`` value (``W/`` dropped: RFC 9110 weak comparison,
+    since a compressing proxy weakens our ETags), ``["*"]`` for ``*``; None when it holds none."""
+    header = header.strip()
+    if header == "*":
+        return ["*"]
+    return _ENTITY_TAG_RE.findall(header) or None
+
+
+def etag_matches(tags: list[str], etag: str) -> bool:
+    return "*" in tags or etag in tags
+
+
+def enabled() -> bool:
+    return bool(getattr(settings, "LONG_POLL_REARM", True))
+
+
+class _Query(NamedTuple):
+    wait: int
+    after_seq: int | None
+    tags: list[str] | None
+    request_id: str
+
+
+class _Template(NamedTuple):
+    headers: Headers  # Django's pending answer's, less those made per request
+    hand: int
+    seat: int
+    entry: tuple[float, Any, Any]  # the token memory's (until, user, token) it was made under
+    view_name: str
+    transport: str
+    charset: str
+    template_name: str | None
+
+    @property
+    def user_id(self) -> int:
+        return int(self.entry[1].pk)
+
+    @property
+    def credential(self) -> str:
+        return f"t{self.entry[2].pk}"  # accounts.authentication.credential_key
+
+
+def _key(scope: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What a re-arm must share with the request a template was made from; None when the
+    request is not one this module answers (not a GET, a query with other names)."""
+    if scope.get("type") != "http" or scope.get("method") != "GET":
+        return None
+    names = tuple(sorted(name for name, _ in _query_pairs(scope)))
+    if names not in (("after_seq", "wait"), ("wait",)):
+        return None
+    client = scope.get("client")
+    headers = tuple(sorted((k, v) for k, v in scope.get("headers", ()) if k not in _UNKEYED))
+    return (
+        scope.get("path"),
+        scope.get("root_path", ""),
+        scope.get("scheme"),
+        client[0] if client else None,
+        names,
+        headers,
+    )
+
+
+def _query_pairs(scope: dict[str, Any]) -> list[tuple[str, str]]:
+    return parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+
+
+def _number(text: str, highest: int) -> int | None:
+    if not _NUMBER_RE.match(text):
+        return None
+    value = int(text)
+    return value if value <= highest else None
+
+
+def _query(scope: dict[str, Any]) -> _Query | None:
+    """The re-arm's wait, after_seq, If-None-Match and request id; None where Django must
+    judge (a value out of range or not plainly written: its 400 says why)."""
+    params = dict(_query_pairs(scope))
+    wait = _number(params["wait"], _MAX_WAIT)
+    after_seq = _number(params["after_seq"], _MAX_SEQ) if "after_seq" in params else None
+    if not wait or ("after_seq" in params and after_seq is None):
+        return None
+    tags_sent = [v for k, v in scope.get("headers", ()) if k == b"if-none-match"]
+    ids_sent = [v for k, v in scope.get("headers", ()) if k == b"x-request-id"]
+    if len(tags_sent) > 1 or len(ids_sent) > 1:
+        return None
+    tags = if_none_match_tags(tags_sent[0].decode("latin-1")) if tags_sent else None
+    request_id = request_id_for(ids_sent[0].decode("latin-1") if ids_sent else "")
+    return _Query(wait, after_seq, tags, request_id)
+
+
+def _bearer_hash(scope: dict[str, Any]) -> str | None:
+    sent = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
+    if len(sent) != 1:
+        return None
+    parts = sent[0].decode("latin-1").split()
+    if len(parts) != 2 or parts[0].lower() != "bearer":
+        return None
+    return ApiToken.hash_key(parts[1])
+
+
+def _entry_live(entry: tuple[float, Any, Any]) -> bool:
+    """Whether Django, reading this token memory entry now, would let the request through
+    without writing anything (accounts.authentication)."""
+    until, user, token = entry
+    if time.monotonic() >= until or user.banned_at is not None:
+        return False
+    now = timezone.now()
+    if token.expires_at is not None and token.expires_at <= now:
+        return False
+    used = token.last_used_at
+    return used is not None and now - used < TOKEN_TOUCH_INTERVAL
+
+
+def _same_verdict(entry: tuple[float, Any, Any], template: _Template) -> bool:
+    """Whether a token memory entry made since the template's (the token read again when the
+    last one expired) is one Django would judge the request by as it did: the same token of
+    the same player with the same scopes (its expiry, its use and the ban are checked on every
+    re-arm by :func:`_entry_live`)."""
+    _, user, token = entry
+    _, was_user, was_token = template.entry
+    return (
+        token.pk == was_token.pk
+        and user.pk == was_user.pk
+        and token_scopes(token) == token_scopes(was_token)
+    )
+
+
+def _checked(
+    template: _Template, after_seq: int | None, tags: list[str] | None
+) -> tuple[HandVersion, int, str | None] | None:
+    """In a worker thread: the hand's version, and the token's waiting slot taken, when Django's
+    view would wait (``HandDetailApi.get``); None when it would answer (or fail) instead."""
+    try:
+        version = hand_etag_for_user(hand_id=template.hand, user=template.entry[1])
+        after = version.seq if after_seq is None else after_seq
+        if (
+            version.seat != template.seat
+            or (tags is not None and not etag_matches(tags, version.etag))
+            or version.final
+            or version.seq > after
+        ):
+            return None
+        return version, after, long_poll_slot_take(token_id=template.credential)
+    except Exception:  # a hand gone, a database away, too many waits: Django says it
+        return None
+    finally:
+        close_old_connections()
+
+
+class Rearm(NamedTuple):
+    """A re-arm answered here: what to wait for and the answer's headers so far."""
+
+    hand: int
+    seq: int
+    after_seq: int
+    seat: int
+    wait: int
+    tags: list[str] | None
+    slot: str | None
+    headers: Headers
+
+
+class Rearms:
+    """The templates of one process's re-arms (one per client and hand, as it polls)."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[Any, ...], _Template] = OrderedDict()
+
+    def remember(
+        self,
+        scope: dict[str, Any],
+        rearm: list[str | None],
+        hand: int,
+        seat: int,
+        headers: Headers,
+    ) -> None:
+        """Keep Django's pending answer to ``scope`` (its ``headers``; a wait on ``hand`` for
+        ``seat``) as a template. ``rearm`` is what the view marked it with (``Pending.rearm``:
+        the view's name, the transport, the charset and the template's name, as
+        django-prometheus reads them)."""
+        key = _key(scope)
+        key_hash = _bearer_hash(scope)
+        if key is None or key_hash is None:
+            return
+        view_name, transport, charset, template_name = rearm
+        if view_name is None or transport is None or charset is None:
+            return
+        entry = token_cache_entry(key_hash)
+        if entry is None or deprecation_for(view_name) is not None:
+            return
+        kept = [(k, v) for k, v in headers if k.lower() not in _PER_REQUEST]
+        self._kept[key] = _Template(
+            kept, hand, seat, entry, view_name, transport, charset, template_name
+        )
+        self._kept.move_to_end(key)
+        while len(self._kept) > _KEPT:
+            self._kept.popitem(last=False)
+
+    async def answer(self, scope: dict[str, Any]) -> Rearm | None:
+        """The re-arm of ``scope`` answered from its template, or None: Django answers it."""
+        started = time.perf_counter()
+        key = _key(scope)
+        template = self._kept.get(key) if key is not None else None
+        if template is None:
+            return None
+        found = await self._answer(scope, key, template, started)
+        metrics.LONG_POLL_REARMS.labels(answered_by="event_loop" if found else "django").inc()
+        return found
+
+    async def _answer(
+        self, scope: dict[str, Any], key: tuple[Any, ...], template: _Template, started: float
+    ) -> Rearm | None:
+        query = _query(scope)
+        if query is None:
+            return None
+        entry = token_cache_entry(_bearer_hash(scope) or "")
+        if entry is not None and entry is not template.entry and _same_verdict(entry, template):
+            template = template._replace(entry=entry)  # the token read again, as it was
+            self._kept[key] = template
+        if entry is not template.entry or not _entry_live(entry):
+            self._kept.pop(key, None)  # Django makes the next one
+            return None
+        counted = user_request_counted_locally(template.user_id)
+        if counted is None:
+            return None
+        checked = await sync_to_async(_checked, thread_sensitive=False)(
+            template, query.after_seq, query.tags
+        )
+        if checked is None:
+            counted.give_back()  # Django counts it
+            return None
+        version, after_seq, slot = checked
+        headers = [
+            *template.headers,
+            (REQUEST_ID_HEADER.encode("ascii"), query.request_id.encode()),
+        ]
+        if counted.quota is not None:
+            headers += [
+                (k.encode("ascii"), v.encode("ascii")) for k, v in rate_limit_headers(counted.quota)
+            ]
+        self._counted(scope, template, query.request_id, time.perf_counter() - started)
+        return Rearm(
+            template.hand,
+            version.seq,
+            after_seq,
+            template.seat,
+            query.wait,
+            query.tags,
+            slot,
+            headers,
+        )
+
+    @staticmethod
+    def _counted(
+        scope: dict[str, Any], template: _Template, request_id: str, seconds: float
+    ) -> None:
+        """The request's log line and metrics, as Django's middleware makes them."""
+        token = request_id_var.set(request_id)
+        try:
+            with structlog.contextvars.bound_contextvars(request_id=request_id):
+                request_line(
+                    method="GET",
+                    path=scope["path"],
+                    status=200,
+                    seconds=seconds,
+                    user_id=template.user_id,
+                    hand_id=template.hand,
+                    long_poll=True,
+                )
+        finally:
+            request_id_var.reset(token)
+        request_counted(
+            method="GET",
+            transport=template.transport,
+            view_name=template.view_name,
+            status=200,
+            charset=template.charset,
+            body_bytes=0,
+            seconds=seconds,
+            template_name=template.template_name,
+            ajax=any(
+                k == b"x-requested-with" and v == b"XMLHttpRequest"
+                for k, v in scope.get("headers", ())
+            ),
+        )

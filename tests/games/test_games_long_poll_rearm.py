@@ -1,0 +1,269 @@
+"""A long poll's re-arm answered without Django (games/live/rearm.py): the same answer, header
+for header, the same log line and metrics, the same throttle accounting as Django's; and
+Django answers whenever something it checks may have changed."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+from prometheus_client import REGISTRY
+
+from accounts.token_cache import token_cache_clear
+from chan_api import throttles
+from games.live import rearm
+from tests.games.conftest import Player, start_table
+from tests.games.test_games_long_poll import _http, _move, _turn, _until_waiting
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Made per request: the date, the request's id (a new one unless the client sent one) and the
+# throttle's count.
+_PER_REQUEST = {"date", "x-request-id", "ratelimit-remaining", "ratelimit-reset"}
+
+
+@pytest.fixture(autouse=True)
+def _remembered(settings: Any) -> Iterator[None]:
+    """As in production: tokens remembered for a few seconds, throttles counted in each process
+    and exchanged with the cache every few seconds (the suite's defaults turn both off)."""
+    settings.CHAN_TOKEN_CACHE_SECONDS = 60
+    settings.THROTTLE_FLUSH_SECONDS = 60
+    settings.LONG_POLL_REARM = True
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example"]
+    token_cache_clear()
+    throttles._budgets.clear()
+    yield
+    token_cache_clear()
+    throttles._budgets.clear()
+
+
+@pytest.fixture
+def answered(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Whether each long poll was answered here (True) or by Django (False), in order."""
+    seen: list[bool] = []
+    original = rearm.Rearms.answer
+
+    async def spy(self: rearm.Rearms, scope: dict[str, Any]) -> Any:
+        found = await original(self, scope)
+        seen.append(found is not None)
+        return found
+
+    monkeypatch.setattr(rearm.Rearms, "answer", spy)
+    return seen
+
+
+def _heads(r: httpx.Response) -> dict[str, str]:
+    return {k: v for k, v in r.headers.items() if k not in _PER_REQUEST}
+
+
+def _poll(client: httpx.Client, hand_id: int, seq: int, etag: str, **headers: str) -> Any:
+    return client.get(
+        f"/api/v1/hands/{hand_id}?wait=1&after_seq={seq}",
+        headers={"If-None-Match": etag, **headers},
+    )
+
+
+def _waiter(
+    server: Any, players: list[Player]
+) -> tuple[int, Player, dict[str, Any], Player, Any, str]:
+    """A live hand, the player who may move and its view, another player with its client and
+    ETag, whose first long poll Django answered (the template)."""
+    hand_id = start_table(players)["hand"]
+    mover, view = _turn(players, hand_id)
+    waiter = next(p for p in players if p is not mover)
+    client = _http(server, waiter)
+    etag = client.get(f"/api/v1/hands/{hand_id}").headers["etag"]
+    _poll(client, hand_id, view["seq"], etag)
+    return hand_id, mover, view, waiter, client, etag
+
+
+VARIANTS = {
+    "plain": {},
+    "cross-origin app": {"Origin": "https://app.example"},
+    "vietnamese": {"Accept-Language": "vi"},
+    "english, its own request id": {"Accept-Language": "en", "X-Request-ID": "bot-7-req-0042"},
+}
+
+
+@pytest.mark.parametrize("headers", VARIANTS.values(), ids=VARIANTS.keys())
+def test_a_rearm_answered_here_is_djangos_answer_header_for_header(
+    asgi_live_server: Any,
+    players: list[Player],
+    settings: Any,
+    answered: list[bool],
+    headers: dict[str, str],
+) -> None:
+    # Given a live hand and a player's current view of it
+    hand_id = start_table(players)["hand"]
+    client = _http(asgi_live_server, players[1])
+    plain = client.get(f"/api/v1/hands/{hand_id}")
+    etag, seq = plain.headers["etag"], plain.json()["seq"]
+    # When Django answers a long poll that times out (the re-arm answered here off), then the
+    # same poll twice with it on (Django's answer becomes the template, the next is answered
+    # from it),
+    settings.LONG_POLL_REARM = False
+    by_django = _poll(client, hand_id, seq, etag, **headers)
+    settings.LONG_POLL_REARM = True
+    first = _poll(client, hand_id, seq, etag, **headers)
+    here = _poll(client, hand_id, seq, etag, **headers)
+    assert answered == [False, True]  # (the first of the two made the template)
+    # then all three are the same 304, header for header, but for what each request makes anew
+    for r in (by_django, first, here):
+        assert r.status_code == 304 and r.headers["etag"] == etag
+        assert _heads(r) == _heads(by_django)
+    if "X-Request-ID" in headers:
+        assert here.headers["x-request-id"] == headers["X-Request-ID"]
+    else:
+        assert len({r.headers["x-request-id"] for r in (by_django, first, here)}) == 3
+    # and the throttle counted each of them once.
+    remaining = [int(r.headers["ratelimit-remaining"]) for r in (plain, by_django, first, here)]
+    assert remaining == [remaining[0] - i for i in range(4)]
+    assert here.headers["ratelimit-limit"] == by_django.headers["ratelimit-limit"]
+    assert here.headers["ratelimit-policy"] == by_django.headers["ratelimit-policy"]
+    assert "access-control-allow-origin" in here.headers or "Origin" not in headers
+
+
+def test_a_move_wakes_a_rearm_answered_here_with_the_views_answer(
+    asgi_live_server: Any, players: list[Player], answered: list[bool]
+) -> None:
+    # Given a player whose long poll's template Django made
+    hand_id, mover, view, _, client, etag = _waiter(asgi_live_server, players)
+    # when its re-arm, answered here, waits and a move wakes it
+    url = f"/api/v1/hands/{hand_id}?wait=20&after_seq={view['seq']}"
+    with ThreadPoolExecutor(1) as pool:
+        poll = pool.submit(client.get, url, headers={"If-None-Match": etag})
+        _until_waiting(1)
+        r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
+        assert r.status_code == 201, r.content
+        woken = poll.result(timeout=10)
+    assert answered == [False, True]
+    # then it gets the new view, as a plain read gives it.
+    now = client.get(f"/api/v1/hands/{hand_id}")
+    assert woken.status_code == 200 and woken.json() == now.json()
+    assert woken.json()["seq"] == view["seq"] + 1
+    assert _heads(woken) == _heads(now)
+
+
+def test_django_answers_when_the_hand_moved_the_headers_changed_or_the_query_is_odd(
+    asgi_live_server: Any, players: list[Player], answered: list[bool]
+) -> None:
+    hand_id, mover, view, _, client, etag = _waiter(asgi_live_server, players)
+    seq = view["seq"]
+    # Another language: another template (Django answers, then this one is answered here)
+    _poll(client, hand_id, seq, etag, **{"Accept-Language": "vi"})
+    assert _poll(client, hand_id, seq, etag, **{"Accept-Language": "vi"}).status_code == 304
+    assert answered == [False, False, True]
+    # A wait past the limit: Django's 400, at once
+    r = client.get(f"/api/v1/hands/{hand_id}?wait=31&after_seq={seq}")
+    assert r.status_code == 400 and r.json()["code"] == "invalid"
+    # The hand moved on: its ETag no longer matches, so Django answers the new view at once,
+    # and the throttle counts that request once.
+    r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
+    assert r.status_code == 201, r.content
+    before = int(_poll(client, hand_id, seq, etag).headers["ratelimit-remaining"])
+    assert answered[-1] is False
+    started = time.monotonic()
+    moved = _poll(client, hand_id, seq, etag)
+    assert time.monotonic() - started < 1
+    assert moved.status_code == 200 and moved.json()["seq"] == seq + 1
+    assert int(moved.headers["ratelimit-remaining"]) == before - 1
+    assert answered[-1] is False
+
+
+def test_a_revoked_token_is_refused_at_once_not_answered_from_the_template(
+    asgi_live_server: Any, players: list[Player], answered: list[bool]
+) -> None:
+    hand_id, _, view, player, client, etag = _waiter(asgi_live_server, players)
+    seq = view["seq"]
+    assert _poll(client, hand_id, seq, etag).status_code == 304
+    assert answered == [False, True]
+    # When the token is revoked (by the server the poll goes to: this process forgets it now)
+    tokens = client.get("/api/v1/me/tokens").json()
+    mine = [t for t in tokens if player.token.startswith(t["key_prefix"])]
+    assert len(mine) == 1, tokens
+    assert client.delete(f"/api/v1/me/tokens/{mine[0]['id']}").status_code == 204
+    # then the next re-arm goes to Django, which refuses it.
+    r = _poll(client, hand_id, seq, etag)
+    assert r.status_code == 401
+    assert answered[-1] is False
+
+
+def test_a_rearm_answered_here_logs_and_counts_as_djangos(
+    asgi_live_server: Any, players: list[Player], settings: Any, answered: list[bool], caplog: Any
+) -> None:
+    hand_id = start_table(players)["hand"]
+    client = _http(asgi_live_server, players[3])
+    plain = client.get(f"/api/v1/hands/{hand_id}")
+    etag, seq = plain.headers["etag"], plain.json()["seq"]
+
+    def counted(during: Any) -> tuple[dict[tuple[Any, ...], float], list[dict[str, Any]]]:
+        before = _request_series()
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            during()
+        after = _request_series()
+        lines = [
+            dict(r.msg)
+            for r in caplog.records
+            if r.name == "chan.request" and isinstance(r.msg, dict)
+        ]
+        delta = {k: v - before.get(k, 0.0) for k, v in after.items() if v != before.get(k, 0.0)}
+        return delta, lines
+
+    settings.LONG_POLL_REARM = False
+    django_delta, django_lines = counted(lambda: _poll(client, hand_id, seq, etag))
+    settings.LONG_POLL_REARM = True
+    _poll(client, hand_id, seq, etag)
+    here_delta, here_lines = counted(lambda: _poll(client, hand_id, seq, etag))
+    assert answered == [False, True]
+    assert here_delta == django_delta
+    assert django_delta  # (it counted something)
+    per_request = {"latency_ms", "request_id", "timestamp"}
+    assert [{k: v for k, v in line.items() if k not in per_request} for line in here_lines] == [
+        {k: v for k, v in line.items() if k not in per_request} for line in django_lines
+    ]
+    assert here_lines[0]["long_poll"] == "waiting" and here_lines[0]["hand_id"] == hand_id
+
+
+def _request_series() -> dict[tuple[Any, ...], float]:
+    """django-prometheus's request and response series: every counter, and every histogram's
+    count (not its sum nor its buckets, which hold latencies) but the body sizes' sum."""
+    series: dict[tuple[Any, ...], float] = {}
+    for family in REGISTRY.collect():
+        if not family.name.startswith("django_http_"):
+            continue
+        for sample in family.samples:
+            keep = (
+                sample.name.endswith("_total")
+                or sample.name.endswith("_count")
+                or (sample.name.endswith("_bytes_sum"))
+            )
+            if keep:
+                series[(sample.name, tuple(sorted(sample.labels.items())))] = sample.value
+    return series
+
+
+def test_a_token_read_again_keeps_its_template_unless_its_scopes_changed(
+    asgi_live_server: Any, players: list[Player], answered: list[bool]
+) -> None:
+    from accounts.models import ApiToken
+
+    hand_id, _, view, player, client, etag = _waiter(asgi_live_server, players)
+    seq = view["seq"]
+    # When the token memory forgets the token (its seconds ran out) and a read by Django
+    # remembers it again, unchanged, the next re-arm is still answered here;
+    token_cache_clear()
+    assert client.get(f"/api/v1/hands/{hand_id}").status_code == 200
+    assert _poll(client, hand_id, seq, etag).status_code == 304
+    assert answered == [False, True]
+    # when it is read again with other scopes, Django judges the next one.
+    ApiToken.objects.filter(user=player.user).update(scopes=["read", "play", "ledger:read"])
+    token_cache_clear()
+    assert client.get(f"/api/v1/hands/{hand_id}").status_code == 200
+    assert _poll(client, hand_id, seq, etag).status_code == 304
+    assert answered == [False, True, False]
