@@ -127,12 +127,9 @@ class _Budgets:
         with self._lock:
             self._budgets.clear()
 
-    def take(
-        self, throttle: SimpleRateThrottle, now: float, *, exchange: bool = True
-    ) -> tuple[bool, _History] | None:
-        """Count a request of ``throttle.key`` at ``now`` if its budget allows it: (allowed,
-        history). With ``exchange=False`` nothing is counted and None returned when the
-        budget's exchange with the cache is due (the caller cannot wait on the network)."""
+    def take(self, throttle: SimpleRateThrottle, now: float) -> tuple[bool, _History]:
+        """Count a request of ``throttle.key`` at ``now`` if its budget allows it (exchanging
+        the budget with the cache first when that is due): (allowed, history)."""
         key, duration, limit = throttle.key, throttle.duration, throttle.num_requests
         with self._lock:
             budget = self._budgets.get(key)
@@ -145,8 +142,6 @@ class _Budgets:
             due = now - budget.synced_at >= _flush_seconds() or len(budget.pending) >= getattr(
                 settings, "THROTTLE_FLUSH_REQUESTS", 50
             )
-        if due and not exchange:
-            return None
         if due and budget.syncing.acquire(blocking=False):  # one thread exchanges, others go on
             try:
                 self._exchange(throttle, budget, now)
@@ -207,9 +202,7 @@ class _WaitMixin(SimpleRateThrottle):
         if self.key is None:
             return True
         self.now = self.timer()
-        taken = _budgets.take(self, self.now)
-        assert taken is not None  # (it exchanges when due)
-        allowed, self.history = taken
+        allowed, self.history = _budgets.take(self, self.now)
         return allowed or self.throttle_failure()
 
     def allow_request(self, request: Any, view: Any) -> bool:
@@ -272,7 +265,7 @@ def _record_quota(request: Any, throttle: SimpleRateThrottle) -> None:
 
 
 class LocalCount(NamedTuple):
-    """A request counted by :func:`user_request_counted_locally`: its quota (None when the
+    """A request counted by :func:`user_request_counted`: its quota (None when the
     throttle has no rate) and how to uncount it."""
 
     quota: Quota | None
@@ -284,13 +277,13 @@ class LocalCount(NamedTuple):
             _budgets.give_back(self.key, self.at)
 
 
-def user_request_counted_locally(user_id: int) -> LocalCount | None:
+def user_request_counted(user_id: int) -> LocalCount | None:
     """Count an authenticated request of ``user_id`` as the API's throttles would
-    (``UserThrottle``; ``AnonThrottle`` does not count a player), from this process's budget
-    alone: for a request answered without Django (games.live.rearm). None, with nothing
-    counted, when that cannot be done without the network or without an answer Django must
-    give: batching off (``THROTTLE_FLUSH_SECONDS=0``), the budget's exchange due, or the
-    request over the limit (a 429)."""
+    (``UserThrottle``; ``AnonThrottle`` does not count a player) in this process's budget,
+    exchanging it with the cache when due: for a request answered without Django
+    (games.live.rearm; in a worker thread). None, with nothing counted, where Django must
+    answer: batching off (``THROTTLE_FLUSH_SECONDS=0``), the request over the limit (its 429),
+    the cache not answering (Django lets it through and says so)."""
     if _flush_seconds() <= 0:
         return None
     throttle = UserThrottle()
@@ -299,10 +292,9 @@ def user_request_counted_locally(user_id: int) -> LocalCount | None:
     throttle.key = throttle.cache_format % {"scope": throttle.scope, "ident": user_id}
     throttle.now = throttle.timer()
     try:
-        taken = _budgets.take(throttle, throttle.now, exchange=False)
+        allowed, throttle.history = _budgets.take(throttle, throttle.now)
     except Exception:  # as allow_request: Django's pass will say what it does about it
         return None
-    if taken is None or not taken[0]:
+    if not allowed:
         return None
-    throttle.history = taken[1]
     return LocalCount(_quota(throttle), throttle.key, throttle.now)

@@ -18,11 +18,12 @@ when everything Django would check still holds, and by Django otherwise:
   (a revoke or a ban forgets it at once in this process, within ``CHAN_TOKEN_CACHE_SECONDS``
   in the others, as for Django's own reads); the player is not banned, the token has not
   expired, and its use need not be recorded yet (``token_mark_used``: Django does that);
-* the throttle: the request is counted in this process's budget without an exchange with the
-  cache (``chan_api.throttles.user_request_counted_locally``), within the limit;
-* the hand: one thread hop reads its version (the query Django's view runs) and takes the
-  token's waiting slot, only when Django would wait: the caller still has the same seat, its
-  ETag still matches, the hand is not settled and its seq is not past ``after_seq``.
+* one thread hop does the rest: the throttle counts the request in this process's budget, as
+  Django's would (``chan_api.throttles.user_request_counted``: exchanged with the cache when
+  due; over the limit, Django answers the 429); the hand's version is read (the query Django's
+  view runs) and the token's waiting slot taken, only when Django would wait: the caller still
+  has the same seat, its ETag still matches, the hand is not settled and its seq is not past
+  ``after_seq`` (else the count is given back and Django answers).
 
 What Django adds per request is made here the same way: the request id (the client's, if
 tame), the ``RateLimit-*`` headers, the request's log line and django-prometheus's counters.
@@ -52,7 +53,7 @@ from chan_api.deprecations import deprecation_for
 from chan_api.logs import request_id_var
 from chan_api.middleware import REQUEST_ID_HEADER, rate_limit_headers, request_id_for, request_line
 from chan_api.request_metrics import request_counted
-from chan_api.throttles import user_request_counted_locally
+from chan_api.throttles import LocalCount, user_request_counted
 from core import metrics
 from games.hand_store import long_poll_slot_take
 from games.selectors.hands import HandVersion, hand_etag_for_user
@@ -212,9 +213,13 @@ def _same_verdict(entry: tuple[float, Any, Any], template: _Template) -> bool:
 
 def _checked(
     template: _Template, after_seq: int | None, tags: list[str] | None
-) -> tuple[HandVersion, int, str | None] | None:
-    """In a worker thread: the hand's version, and the token's waiting slot taken, when Django's
-    view would wait (``HandDetailApi.get``); None when it would answer (or fail) instead."""
+) -> tuple[HandVersion, int, str | None, LocalCount] | None:
+    """In a worker thread: the request counted by the throttle, the hand's version read and the
+    token's waiting slot taken, when Django's view would wait (``HandDetailApi.get``); None,
+    with nothing counted or taken, when Django must answer (or fail) instead."""
+    counted = user_request_counted(template.user_id)
+    if counted is None:
+        return None
     try:
         version = hand_etag_for_user(hand_id=template.hand, user=template.entry[1])
         after = version.seq if after_seq is None else after_seq
@@ -224,9 +229,11 @@ def _checked(
             or version.final
             or version.seq > after
         ):
+            counted.give_back()  # Django counts it
             return None
-        return version, after, long_poll_slot_take(token_id=template.credential)
+        return version, after, long_poll_slot_take(token_id=template.credential), counted
     except Exception:  # a hand gone, a database away, too many waits: Django says it
+        counted.give_back()
         return None
     finally:
         close_old_connections()
@@ -305,16 +312,12 @@ class Rearms:
         if entry is not template.entry or not _entry_live(entry):
             self._kept.pop(key, None)  # Django makes the next one
             return None
-        counted = user_request_counted_locally(template.user_id)
-        if counted is None:
-            return None
         checked = await sync_to_async(_checked, thread_sensitive=False)(
             template, query.after_seq, query.tags
         )
         if checked is None:
-            counted.give_back()  # Django counts it
             return None
-        version, after_seq, slot = checked
+        version, after_seq, slot, counted = checked
         headers = [
             *template.headers,
             (REQUEST_ID_HEADER.encode("ascii"), query.request_id.encode()),

@@ -267,3 +267,26 @@ def test_a_token_read_again_keeps_its_template_unless_its_scopes_changed(
     assert client.get(f"/api/v1/hands/{hand_id}").status_code == 200
     assert _poll(client, hand_id, seq, etag).status_code == 304
     assert answered == [False, True, False]
+
+
+def test_a_rearm_whose_throttle_exchange_is_due_is_answered_here_and_counted_in_the_cache(
+    asgi_live_server: Any, players: list[Player], settings: Any, answered: list[bool]
+) -> None:
+    from django.core.cache import cache
+
+    # Given budgets exchanged with the cache every 0.1 s (each re-arm waits 1 s: always due)
+    settings.THROTTLE_FLUSH_SECONDS = 0.1
+    hand_id, _, view, player, client, etag = _waiter(asgi_live_server, players)
+    time.sleep(0.2)
+    client.get("/api/v1/auth/check")  # (its exchange writes down the requests before it)
+    shared_before = len(cache.get(f"throttle_user_{player.id}", []))
+    # when two re-arms come, each after its exchange fell due,
+    polls = [_poll(client, hand_id, view["seq"], etag) for _ in range(2)]
+    time.sleep(0.2)
+    client.get("/api/v1/auth/check")  # (Django's request: its exchange writes both down)
+    # then both are answered here, counted once each, and the cache's history has them.
+    assert answered == [False, True, True]
+    assert [r.status_code for r in polls] == [304, 304]
+    remaining = [int(r.headers["ratelimit-remaining"]) for r in polls]
+    assert remaining[1] == remaining[0] - 1
+    assert len(cache.get(f"throttle_user_{player.id}", [])) == shared_before + 3
