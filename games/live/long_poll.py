@@ -26,7 +26,7 @@ How a long poll runs (:class:`LongPollApp`, the ASGI application around Django's
 5. A seat's next poll on the same hand (its *re-arm*: the same request with a new
    ``after_seq``) skips step 1 when nothing Django checks has changed: it is answered from
    Django's pending answer to the last one, kept as a template (``games.live.rearm``), with one
-   thread hop for the hand's version and the waiting slot.
+   thread hop for the throttle's count, the hand's version and the waiting slot.
 
 Under WSGI (Django's test client, ``runserver``) the scope flag is absent and the views wait in
 their thread as before (``hand_store.hand_wait_for_seq``, ``games.live.waits``).
@@ -123,10 +123,9 @@ def long_poll_pending(request: Request, pending: Pending) -> Response:
         match = request.resolver_match
         transport = "https" if request.is_secure() else "http"
         view_name = (match.view_name if match else None) or "<unnamed view>"
-        rearm_facts: list[str | None] = [view_name, transport, str(response.charset)]
-        has_template = hasattr(response, "template_name")  # (a DRF Response has: None)
-        rearm_facts.append(str(response.template_name) if has_template else None)
-        pending = pending._replace(rearm=rearm_facts)
+        # (a DRF Response has a template_name: None, which django-prometheus counts as "None")
+        template = str(response.template_name) if hasattr(response, "template_name") else None
+        pending = pending._replace(rearm=[view_name, transport, str(response.charset), template])
     response[MARKER_HEADER] = json.dumps(pending._replace(slot=slot)._asdict())
     response.chan_long_poll = True  # type: ignore[attr-defined]  # for the request's log line
     return response
