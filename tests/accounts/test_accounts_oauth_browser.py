@@ -57,6 +57,10 @@ def start(browser: Any, live_server: Any, app: Any, scope: str, lang: str) -> st
     browser.find_element(By.ID, "id_username").send_keys("hoa")
     browser.find_element(By.ID, "id_password").send_keys(PASSWORD)
     browser.find_element(By.ID, "login-submit").click()
+    # the click returns before the next page loads (signing in hashes the password, about a
+    # second under the suite's load): wait for the consent page before reading it
+    landed_on(browser, "/oauth/authorize/")
+    wait_for_id(browser, "consent-title")
     return verifier
 
 
@@ -67,6 +71,17 @@ def landed_on(browser: Any, path: str) -> Any:
 
     WebDriverWait(browser, 15).until(lambda b: urlparse(b.current_url).path == path)
     return urlparse(browser.current_url)
+
+
+def wait_for_id(browser: Any, element_id: str) -> Any:
+    """The element once the page holding it has loaded."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(browser, 15).until(
+        expected_conditions.presence_of_element_located((By.ID, element_id))
+    )
 
 
 @pytest.mark.django_db(transaction=True)
