@@ -26,7 +26,9 @@ How a long poll runs (:class:`LongPollApp`, the ASGI application around Django's
 5. A seat's next poll on the same hand (its *re-arm*: the same request with a new
    ``after_seq``) skips step 1 when nothing Django checks has changed: it is answered from
    Django's pending answer to the last one, kept as a template (``games.live.rearm``), with one
-   thread hop for the throttle's count, the hand's version and the waiting slot.
+   thread hop for the throttle's count, the hand's version and the waiting slot. When the
+   hand moved on before the re-arm came, the same hop reads the new view, kept by the wake-up
+   that rendered it, and it is sent at once, as Django would.
 
 Under WSGI (Django's test client, ``runserver``) the scope flag is absent and the views wait in
 their thread as before (``hand_store.hand_wait_for_seq``, ``games.live.waits``).
@@ -339,6 +341,24 @@ class _WaitingGauge:
 _gauge = _WaitingGauge()
 
 
+def _unreplaced(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
+    """The pending answer's headers but those the answer replaces."""
+    return [(k, v) for k, v in headers if k.lower() not in _REPLACED]
+
+
+async def _send_answer(send: Send, kept: list[tuple[bytes, bytes]], answer: _Answer) -> None:
+    """Send ``answer`` with the pending answer's headers it keeps (:func:`_unreplaced`; a
+    re-arm's never held the others)."""
+    headers = [*kept]
+    if answer.etag is not None:
+        headers.append((b"ETag", answer.etag.encode("ascii")))
+    if answer.status == 200:
+        headers.append((b"Content-Type", b"application/json"))
+    headers.append((b"Content-Length", str(len(answer.body)).encode("ascii")))
+    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+    await send({"type": "http.response.body", "body": answer.body})
+
+
 def _marker(headers: list[tuple[bytes, bytes]]) -> Pending | None:
     for name, value in headers:
         if name.lower() == _MARKER:
@@ -402,6 +422,10 @@ class LongPollApp:
         if rearm.enabled():
             found = await self.rearms.answer(scope)
             if found is not None:
+                await _request_read(receive)  # (as Django does: what comes next is a disconnect)
+                if found.now is not None:  # the hand moved on: its new view, at once
+                    now = _Answer(200, found.now.body, found.now.etag)
+                    return await _send_answer(send, found.headers, now)
                 pending = Pending(
                     "hand",
                     found.hand,
@@ -413,7 +437,6 @@ class LongPollApp:
                     slot=found.slot,
                 )
                 start = {"type": "http.response.start", "status": 200, "headers": found.headers}
-                await _request_read(receive)  # (as Django does: what comes next is a disconnect)
                 return await self._wait_and_answer(
                     scope, pending, start, receive, send, feed, epoch
                 )
@@ -482,7 +505,7 @@ class LongPollApp:
     ) -> None:
         # The answer's headers but those it replaces, made now rather than after the wake-up,
         # when thousands of answers queue behind one another.
-        kept = [(k, v) for k, v in start["headers"] if k.lower() not in _REPLACED]
+        kept = _unreplaced(start["headers"])
         if feed.prepare is None:
             feed.prepare = self._prepare
         # One future says why the wait ends: the feed's seq, the timeout or the client gone.
@@ -522,14 +545,7 @@ class LongPollApp:
                     "long poll on hand %s: answered by Django", pending.hand, exc_info=True
                 )
                 return await self.app(_without_wait(scope), _replayed_body(receive), send)
-            headers = kept
-            if answer.etag is not None:
-                headers.append((b"ETag", answer.etag.encode("ascii")))
-            if answer.status == 200:
-                headers.append((b"Content-Type", b"application/json"))
-            headers.append((b"Content-Length", str(len(answer.body)).encode("ascii")))
-            await send({"type": "http.response.start", "status": answer.status, "headers": headers})
-            await send({"type": "http.response.body", "body": answer.body})
+            await _send_answer(send, kept, answer)
         finally:
             _gauge.add(-1)
             if timer is not None:

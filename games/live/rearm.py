@@ -21,9 +21,16 @@ when everything Django would check still holds, and by Django otherwise:
 * one thread hop does the rest: the throttle counts the request in this process's budget, as
   Django's would (``chan_api.throttles.user_request_counted``: exchanged with the cache when
   due; over the limit, Django answers the 429); the hand's version is read (the query Django's
-  view runs) and the token's waiting slot taken, only when Django would wait: the caller still
+  view runs) and the token's waiting slot taken, when Django would wait: the caller still
   has the same seat, its ETag still matches, the hand is not settled and its seq is not past
-  ``after_seq`` (else the count is given back and Django answers).
+  ``after_seq``;
+* when the hand has moved on since (its seq past ``after_seq`` or the ETag stale: the other
+  players moved between the last answer and this re-arm), Django would answer the new view at
+  once: the same hop reads it where Django's view reads it (``games.live.render``, the views
+  kept per seq and seat, rendered once by the wake-up) and it is answered here, when the
+  request's ``Accept`` names no parameters (``; indent=…`` is rendered by DRF);
+* otherwise (another seat, a settled hand, Django's own 304) the count is given back and
+  Django answers.
 
 What Django adds per request is made here the same way: the request id (the client's, if
 tame), the ``RateLimit-*`` headers, the request's log line and django-prometheus's counters.
@@ -56,6 +63,7 @@ from chan_api.request_metrics import request_counted
 from chan_api.throttles import LocalCount, user_request_counted
 from core import metrics
 from games.hand_store import long_poll_slot_take
+from games.live.render import Rendered, hand_view_rendered
 from games.selectors.hands import HandVersion, hand_etag_for_user
 
 _KEPT = 20_000  # templates, least recently used forgotten first
@@ -116,6 +124,7 @@ class _Template(NamedTuple):
     transport: str
     charset: str
     template_name: str | None
+    plain_accept: bool  # no parameters in Accept: Django answers the view's kept bytes
 
     @property
     def user_id(self) -> int:
@@ -213,9 +222,10 @@ def _same_verdict(entry: tuple[float, Any, Any], template: _Template) -> bool:
 
 def _checked(
     template: _Template, after_seq: int | None, tags: list[str] | None
-) -> tuple[HandVersion, int, str | None, LocalCount] | None:
-    """In a worker thread: the request counted by the throttle, the hand's version read and the
-    token's waiting slot taken, when Django's view would wait (``HandDetailApi.get``); None,
+) -> tuple[HandVersion, int, str | None, LocalCount, Rendered | None] | None:
+    """In a worker thread: the request counted by the throttle and the hand's version read;
+    then, when Django's view would wait (``HandDetailApi.get``), the token's waiting slot
+    taken, and when it would answer the new view at once, that view (its kept render). None,
     with nothing counted or taken, when Django must answer (or fail) instead."""
     counted = user_request_counted(template.user_id)
     if counted is None:
@@ -223,15 +233,23 @@ def _checked(
     try:
         version = hand_etag_for_user(hand_id=template.hand, user=template.entry[1])
         after = version.seq if after_seq is None else after_seq
-        if (
-            version.seat != template.seat
-            or (tags is not None and not etag_matches(tags, version.etag))
-            or version.final
-            or version.seq > after
-        ):
+        if version.seat != template.seat or version.final:
             counted.give_back()  # Django counts it
             return None
-        return version, after, long_poll_slot_take(token_id=template.credential), counted
+        stale = tags is not None and not etag_matches(tags, version.etag)
+        if not stale and version.seq <= after:
+            slot = long_poll_slot_take(token_id=template.credential)
+            return version, after, slot, counted, None
+        if (tags is not None and not stale) or not template.plain_accept:
+            counted.give_back()  # Django's 304, or a view DRF renders with parameters
+            return None
+        rendered = hand_view_rendered(
+            hand_id=template.hand,
+            seat=version.seat,
+            seq=version.seq,
+            seats_version=version.seats_version,
+        )
+        return version, after, None, counted, rendered
     except Exception:  # a hand gone, a database away, too many waits: Django says it
         counted.give_back()
         return None
@@ -250,6 +268,7 @@ class Rearm(NamedTuple):
     tags: list[str] | None
     slot: str | None
     headers: Headers
+    now: Rendered | None  # the answer to send at once (the hand moved on); None: wait
 
 
 class Rearms:
@@ -281,8 +300,10 @@ class Rearms:
         if entry is None or deprecation_for(view_name) is not None:
             return
         kept = [(k, v) for k, v in headers if k.lower() not in _PER_REQUEST]
+        accepts = [v for k, v in scope.get("headers", ()) if k == b"accept"]
+        plain_accept = all(b";" not in v for v in accepts)
         self._kept[key] = _Template(
-            kept, hand, seat, entry, view_name, transport, charset, template_name
+            kept, hand, seat, entry, view_name, transport, charset, template_name, plain_accept
         )
         self._kept.move_to_end(key)
         while len(self._kept) > _KEPT:
@@ -317,7 +338,7 @@ class Rearms:
         )
         if checked is None:
             return None
-        version, after_seq, slot, counted = checked
+        version, after_seq, slot, counted, now = checked
         headers = [
             *template.headers,
             (REQUEST_ID_HEADER.encode("ascii"), query.request_id.encode()),
@@ -326,7 +347,7 @@ class Rearms:
             headers += [
                 (k.encode("ascii"), v.encode("ascii")) for k, v in rate_limit_headers(counted.quota)
             ]
-        self._counted(scope, template, query.request_id, time.perf_counter() - started)
+        self._counted(scope, template, query.request_id, time.perf_counter() - started, now)
         return Rearm(
             template.hand,
             version.seq,
@@ -336,13 +357,20 @@ class Rearms:
             query.tags,
             slot,
             headers,
+            now,
         )
 
     @staticmethod
     def _counted(
-        scope: dict[str, Any], template: _Template, request_id: str, seconds: float
+        scope: dict[str, Any],
+        template: _Template,
+        request_id: str,
+        seconds: float,
+        now: Rendered | None,
     ) -> None:
-        """The request's log line and metrics, as Django's middleware makes them."""
+        """The request's log line and metrics, as Django's middleware makes them: for the
+        pending answer (``now`` None) or for the view's kept bytes, an ``HttpResponse`` (no
+        template name, the default charset)."""
         token = request_id_var.set(request_id)
         try:
             with structlog.contextvars.bound_contextvars(request_id=request_id):
@@ -353,7 +381,8 @@ class Rearms:
                     seconds=seconds,
                     user_id=template.user_id,
                     hand_id=template.hand,
-                    long_poll=True,
+                    long_poll=now is None,
+                    seq=None if now is None else now.seq,
                 )
         finally:
             request_id_var.reset(token)
@@ -362,10 +391,10 @@ class Rearms:
             transport=template.transport,
             view_name=template.view_name,
             status=200,
-            charset=template.charset,
-            body_bytes=0,
+            charset=template.charset if now is None else settings.DEFAULT_CHARSET,
+            body_bytes=0 if now is None else len(now.body),
             seconds=seconds,
-            template_name=template.template_name,
+            template_name=template.template_name if now is None else None,
             ajax=any(
                 k == b"x-requested-with" and v == b"XMLHttpRequest"
                 for k, v in scope.get("headers", ())

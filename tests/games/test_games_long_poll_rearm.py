@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -149,7 +149,40 @@ def test_a_move_wakes_a_rearm_answered_here_with_the_views_answer(
     assert _heads(woken) == _heads(now)
 
 
-def test_django_answers_when_the_hand_moved_the_headers_changed_or_the_query_is_odd(
+def test_a_rearm_after_the_hand_moved_gets_the_new_view_here_as_django_gives_it(
+    asgi_live_server: Any, players: list[Player], settings: Any, answered: list[bool], caplog: Any
+) -> None:
+    # Given a player whose long poll's template Django made, and a move since its last answer
+    hand_id, mover, view, _, client, etag = _waiter(asgi_live_server, players)
+    seq = view["seq"]
+    r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
+    assert r.status_code == 201, r.content
+    # When Django answers its re-arm (the re-arm answered here off), then the same re-arm comes
+    # with it on
+    settings.LONG_POLL_REARM = False
+    django_delta, django_lines, by_django = _counted(
+        caplog, lambda: _poll(client, hand_id, seq, etag)
+    )
+    settings.LONG_POLL_REARM = True
+    started = time.monotonic()
+    here_delta, here_lines, here = _counted(caplog, lambda: _poll(client, hand_id, seq, etag))
+    assert time.monotonic() - started < 1  # (at once: not after the wait's second)
+    assert answered == [False, True]
+    # then it is answered here with the new view: the same bytes, headers, log line and series
+    # as Django's answer, and the throttle counts it once.
+    assert here.status_code == by_django.status_code == 200
+    assert here.json()["seq"] == seq + 1
+    assert here.content == by_django.content
+    assert _heads(here) == _heads(by_django)
+    assert here.headers["etag"] == by_django.headers["etag"] != etag
+    remaining = int(by_django.headers["ratelimit-remaining"])
+    assert int(here.headers["ratelimit-remaining"]) == remaining - 1
+    assert here_delta == django_delta and django_delta
+    assert _unstamped(here_lines) == _unstamped(django_lines)
+    assert here_lines[0]["seq"] == seq + 1 and "long_poll" not in here_lines[0]
+
+
+def test_django_answers_when_the_headers_changed_the_query_is_odd_or_the_view_is_indented(
     asgi_live_server: Any, players: list[Player], answered: list[bool]
 ) -> None:
     hand_id, mover, view, _, client, etag = _waiter(asgi_live_server, players)
@@ -161,17 +194,18 @@ def test_django_answers_when_the_hand_moved_the_headers_changed_or_the_query_is_
     # A wait past the limit: Django's 400, at once
     r = client.get(f"/api/v1/hands/{hand_id}?wait=31&after_seq={seq}")
     assert r.status_code == 400 and r.json()["code"] == "invalid"
-    # The hand moved on: its ETag no longer matches, so Django answers the new view at once,
-    # and the throttle counts that request once.
+    assert answered[-1] is False
+    # A view asked for with parameters (indented): its re-arms wait here, but once the hand
+    # has moved on, the view DRF renders with them is Django's to send.
+    indented = {"Accept": "application/json; indent=2"}
+    _poll(client, hand_id, seq, etag, **indented)
+    assert _poll(client, hand_id, seq, etag, **indented).status_code == 304
+    assert answered[-2:] == [False, True]
     r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
     assert r.status_code == 201, r.content
-    before = int(_poll(client, hand_id, seq, etag).headers["ratelimit-remaining"])
-    assert answered[-1] is False
-    started = time.monotonic()
-    moved = _poll(client, hand_id, seq, etag)
-    assert time.monotonic() - started < 1
+    moved = _poll(client, hand_id, seq, etag, **indented)
     assert moved.status_code == 200 and moved.json()["seq"] == seq + 1
-    assert int(moved.headers["ratelimit-remaining"]) == before - 1
+    assert b'\n  "' in moved.content
     assert answered[-1] is False
 
 
@@ -201,33 +235,39 @@ def test_a_rearm_answered_here_logs_and_counts_as_djangos(
     plain = client.get(f"/api/v1/hands/{hand_id}")
     etag, seq = plain.headers["etag"], plain.json()["seq"]
 
-    def counted(during: Any) -> tuple[dict[tuple[Any, ...], float], list[dict[str, Any]]]:
-        before = _request_series()
-        caplog.clear()
-        with caplog.at_level(logging.INFO):
-            during()
-        after = _request_series()
-        lines = [
-            dict(r.msg)
-            for r in caplog.records
-            if r.name == "chan.request" and isinstance(r.msg, dict)
-        ]
-        delta = {k: v - before.get(k, 0.0) for k, v in after.items() if v != before.get(k, 0.0)}
-        return delta, lines
-
     settings.LONG_POLL_REARM = False
-    django_delta, django_lines = counted(lambda: _poll(client, hand_id, seq, etag))
+    django_delta, django_lines, _ = _counted(caplog, lambda: _poll(client, hand_id, seq, etag))
     settings.LONG_POLL_REARM = True
     _poll(client, hand_id, seq, etag)
-    here_delta, here_lines = counted(lambda: _poll(client, hand_id, seq, etag))
+    here_delta, here_lines, _ = _counted(caplog, lambda: _poll(client, hand_id, seq, etag))
     assert answered == [False, True]
     assert here_delta == django_delta
     assert django_delta  # (it counted something)
-    per_request = {"latency_ms", "request_id", "timestamp"}
-    assert [{k: v for k, v in line.items() if k not in per_request} for line in here_lines] == [
-        {k: v for k, v in line.items() if k not in per_request} for line in django_lines
-    ]
+    assert _unstamped(here_lines) == _unstamped(django_lines)
     assert here_lines[0]["long_poll"] == "waiting" and here_lines[0]["hand_id"] == hand_id
+
+
+def _counted(
+    caplog: Any, during: Callable[[], Any]
+) -> tuple[dict[tuple[Any, ...], float], list[dict[str, Any]], Any]:
+    """What ``during()`` added to django-prometheus's series, the request log lines it wrote,
+    and what it returned."""
+    before = _request_series()
+    caplog.clear()
+    with caplog.at_level(logging.INFO):
+        result = during()
+    after = _request_series()
+    lines = [
+        dict(r.msg) for r in caplog.records if r.name == "chan.request" and isinstance(r.msg, dict)
+    ]
+    delta = {k: v - before.get(k, 0.0) for k, v in after.items() if v != before.get(k, 0.0)}
+    return delta, lines, result
+
+
+def _unstamped(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Log lines without what each request makes anew."""
+    per_request = {"latency_ms", "request_id", "timestamp"}
+    return [{k: v for k, v in line.items() if k not in per_request} for line in lines]
 
 
 def _request_series() -> dict[tuple[Any, ...], float]:
