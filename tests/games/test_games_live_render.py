@@ -10,10 +10,11 @@ from typing import Any
 import pytest
 from rest_framework.renderers import JSONRenderer
 
+from accounts.models import User
 from games import hand_store
 from games.hand_store import hand_replay, hand_state, state_lru
 from games.live.render import Rendered, hand_view_rendered, hand_views_rendered, kept_views
-from games.models import Hand, HandEvent
+from games.models import Hand, HandEvent, HandSeat
 from games.selectors.hands import hand_get, hand_view_for_seat
 from tests.games.decks import scripted_move
 
@@ -139,6 +140,57 @@ def test_hand_get_reads_the_row_as_the_orm_does(players, win_hand) -> None:
         assert getattr(fast.table, f.attname) == getattr(orm.table, f.attname), f.name
     assert fast._state.adding is False and fast._state.db == orm._state.db
     assert isinstance(fast.ruleset, dict) and isinstance(fast.fees, dict)
+
+
+def test_seats_loaded_are_the_instances_the_models_make_and_each_load_its_own(
+    players, win_hand
+) -> None:
+    # Given a hand whose seats this process has loaded once (the query's rows kept)
+    hand_store._seat_rows.clear()
+    first = hand_store.hand_seats_load(hand_get(hand_id=win_hand["hand"]))
+    # when another read of the hand loads them again (from what was kept),
+    hand = hand_get(hand_id=win_hand["hand"])
+    seats = hand_store.hand_seats_load(hand)
+    # then each is what HandSeat(hand=…, …) and seat.user = User(…) make, field for field,
+    # every default included,
+    rows = HandSeat.objects.filter(hand_id=hand.pk).select_related("user").order_by("position")
+    assert len(seats) == len(rows) == 4
+    for seat, row in zip(seats, rows, strict=True):
+        made = HandSeat(
+            pk=row.pk,
+            hand=hand,
+            position=row.position,
+            user_id=row.user_id,
+            table_seat=row.table_seat,
+            auto_u=row.auto_u,
+            auto_chiu=row.auto_chiu,
+            left_at=row.left_at,
+        )
+        made.user = User(pk=row.user_id, username=row.user.username)
+        assert _fields(seat) == _fields(made)
+        assert _fields(seat.user) == _fields(made.user)
+        assert vars(seat.user).keys() == vars(made.user).keys()
+        assert seat.hand is hand and seat.user.username == row.user.username
+        assert set(seat._state.fields_cache) == {"hand", "user"}
+        assert (seat._state.adding, seat._state.db) == (made._state.adding, made._state.db)
+        assert (seat.user._state.adding, seat.user._state.db) == (
+            made.user._state.adding,
+            made.user._state.db,
+        )
+    assert hand.seat_list() == seats
+    # and each load has instances of its own: a change to one is not another's.
+    for mine, other in zip(seats, first, strict=True):
+        assert mine is not other and mine.user is not other.user
+        assert mine._state is not other._state
+    seats[0].user.username = "changed"
+    assert hand_store.hand_seats_load(hand)[0].user.username == rows[0].user.username
+
+
+def _fields(instance: Any) -> dict[str, Any]:
+    """The instance's attributes but its state, and those of fields whose default is a call
+    (``User.date_joined``: the time it was made, a value nobody reads from a seat's player)."""
+    called = {f.attname for f in type(instance)._meta.concrete_fields if callable(f.default)}
+    return {k: v for k, v in vars(instance).items() if k != "_state" and k not in called}
 
 
 # --------------------------------------------------------------------------- hand_state
