@@ -48,8 +48,10 @@ TESTING = "PYTEST_VERSION" in os.environ
 # pytest-xdist runs the suite in several processes (gw0, gw1, …), and pytest-django gives each its
 # own test database (test_chan_gw0, …). Hands in two of them have the same ids, so what they would
 # otherwise share on one Redis is named by the worker: the cache's keys and the broker's queues.
-# The processes a test starts inherit the variable, and so the names.
-TEST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "") if TESTING else ""
+# The processes a test starts inherit the variable, and so the names. A run without xdist
+# (one test file) is named too: unnamed, its cache's clear() between tests would be FLUSHDB,
+# and would wipe the keys of a whole run going on beside it on the same Redis.
+TEST_WORKER = os.environ.get("PYTEST_XDIST_WORKER", "solo") if TESTING else ""
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
 if not SECRET_KEY:
     if DEBUG:

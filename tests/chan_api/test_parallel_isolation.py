@@ -48,11 +48,11 @@ def test_an_xdist_worker_names_its_cache_keys_and_broker_queues(tmp_path) -> Non
     worker = loaded(tmp_path, REDIS_SETTINGS, **redis, PYTEST_XDIST_WORKER="gw3")
     assert worker["prefix"] == "gw3"
     assert worker["broker"]["global_keyprefix"] == "gw3:"
-    # A run without xdist, and production, name nothing.
+    # A run without xdist is named too (else clearing its cache would flush every run's keys),
     alone = loaded(tmp_path, REDIS_SETTINGS, **redis)
-    assert alone["prefix"] == ""
-    assert "global_keyprefix" not in alone["broker"]
-    # Outside pytest (production) the variable is ignored.
+    assert alone["prefix"] == "solo"
+    assert alone["broker"]["global_keyprefix"] == "solo:"
+    # and outside pytest (production) nothing is named: the variable is ignored.
     prod = loaded(
         tmp_path,
         REDIS_SETTINGS,
