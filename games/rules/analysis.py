@@ -8,6 +8,7 @@ a few hundred table lookups per call.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from games.rules import faults as fault_rules
@@ -53,7 +54,35 @@ def analysis_for(state: HandState, seat: int) -> dict[str, Any] | None:
     return out
 
 
+# How many seats' analyses a process keeps (about 2 KB each). A view is rendered for every seat
+# at every seq, but a move changes one seat's state: the others' analyses are the same values
+# as at the previous seq, and were 5 % of a web worker's time (docs/decisions.md, "The eighth
+# round"). The key is the whole SeatState (frozen, compared by value), so a field the analysis
+# comes to depend on can never be left out of it.
+_KEPT_ANALYSES = 1024
+
+
 def _analysis(st: SeatState) -> dict[str, Any]:
+    """:func:`_analysed` of ``st``, kept per SeatState value; a new dict and lists each call,
+    which the caller may change (``analysis_for`` adds ``eat_with``)."""
+    kept = _analysed_kept(st)
+    return {k: _copied(v) for k, v in kept.items()}
+
+
+def _copied(value: Any) -> Any:
+    if isinstance(value, list):
+        return [list(v) if isinstance(v, list) else v for v in value]
+    if isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+@lru_cache(maxsize=_KEPT_ANALYSES)
+def _analysed_kept(st: SeatState) -> dict[str, Any]:
+    return _analysed(st)
+
+
+def _analysed(st: SeatState) -> dict[str, Any]:
     hand = st.hand
     groups = group_hand(hand)
     que = {g[0] for g in groups["que"]}

@@ -166,3 +166,34 @@ def test_chi_chi_is_a_que_never_a_ca() -> None:
     a = analyse(H("CC 9V 9N"))
     assert a["que"] == ["CC"] and a["ca"] == [["9V", "9N"]]
     assert K("CC") == CC
+
+
+def test_kept_analyses_equal_fresh_ones_and_callers_cannot_change_them() -> None:
+    # Analyses are kept per SeatState value (analysis._analysed_kept): along played hands, each
+    # seat's kept answer equals one computed afresh, and a caller changing its copy (as
+    # analysis_for does, adding eat_with) changes neither the kept answer nor the next copy.
+    import random
+
+    from games.rules import analysis
+    from games.rules.bots import HeuristicBot
+    from games.rules.deck import first_dealer, shuffle
+
+    analysis._analysed_kept.cache_clear()
+    hits = 0
+    for seed in (b"a", b"b", b"c"):
+        bot = HeuristicBot(random.Random(seed))
+        state = engine.new_hand(HandConfig(n_seats=4), shuffle(seed), first_dealer(seed, 4))
+        while state.phase is not Phase.ENDED:
+            for seat in range(4):
+                st = state.seats[seat]
+                before = analysis._analysed_kept.cache_info().hits
+                got = analysis._analysis(st)
+                hits += analysis._analysed_kept.cache_info().hits - before
+                assert got == analysis._analysed(st)
+                got["trash"].append("XX")
+                got["blocked"]["XX"] = "x"
+                if got["chan"]:
+                    got["chan"][0].append("XX")
+                assert analysis._analysis(st) == analysis._analysed(st)
+            state = engine.apply(state, bot.choose(state, state.turn))
+    assert hits > 0  # the seats a move left alone were found, not recomputed
