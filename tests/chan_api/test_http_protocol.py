@@ -54,31 +54,26 @@ class Transport:
         return b"".join(self.writes)
 
 
-async def plain(scope: Any, receive: Any, send: Any) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", b"11")],
-        }
-    )
-    await send({"type": "http.response.body", "body": b'{"seq": 42}'})
+def answering(headers: list[tuple[bytes, bytes]], body: bytes) -> Any:
+    """An app answering 200 with ``headers`` and ``body`` in one body message."""
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+    return app
+
+
+plain = answering(
+    [(b"content-type", b"application/json"), (b"content-length", b"11")], b'{"seq": 42}'
+)
+closing = answering([(b"content-length", b"2"), (b"connection", b"close")], b"ok")
+plain.__name__, closing.__name__ = "plain", "closing"
 
 
 async def not_modified(scope: Any, receive: Any, send: Any) -> None:
     await send({"type": "http.response.start", "status": 304, "headers": [(b"etag", b'"7"')]})
     await send({"type": "http.response.body", "body": b""})
-
-
-async def closing(scope: Any, receive: Any, send: Any) -> None:
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [(b"content-length", b"2"), (b"connection", b"close")],
-        }
-    )
-    await send({"type": "http.response.body", "body": b"ok"})
 
 
 async def stream(scope: Any, receive: Any, send: Any) -> None:
