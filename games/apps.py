@@ -7,6 +7,10 @@ class GamesConfig(AppConfig):
     verbose_name = "Chắn tables and hands"
 
     def ready(self) -> None:
+        # The project's Celery app, before any task is sent: shared_task binds to it
+        # (chan_api/__init__.py says why it is not imported there).
+        import chan_api.celery  # noqa: F401
+
         # ledger_check also checks the games' money (accounts does not import games).
         from accounts.ledger_selectors import LEDGER_CHECKS
         from games.audit import GAMES_LEDGER_CHECKS

@@ -282,3 +282,31 @@ def test_the_beat_sends_what_the_workers_know_without_setting_django_up() -> Non
     app.loader.import_default_modules()  # the workers' task modules (autodiscovered)
     for entry in c.beat_schedule.values():  # each name is a task the workers register
         assert entry["task"] in app.tasks
+
+
+def test_gunicorn_s_master_reads_its_configuration_without_celery_and_django_loads_the_app() -> (
+    None
+):
+    # The master only reads deploy/gunicorn.conf.py (and the worker class): it imports no
+    # Celery (chan_api/__init__.py), while a process that sets Django up sends its tasks
+    # through the project's app (GamesConfig.ready), not Celery's default one.
+    master = (
+        "import sys, runpy; runpy.run_path('deploy/gunicorn.conf.py'); "
+        "import chan_api.uvicorn_worker; print('celery' in sys.modules, 'kombu' in sys.modules)"
+    )
+    django_process = (
+        "import django, os; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'chan_api.settings'); "
+        "django.setup(); from celery import current_app; from games.tasks import hand_turn_due; "
+        "print(current_app.main, hand_turn_due.app.main, hand_turn_due.app is current_app._get_current_object())"
+    )
+    env = {**os.environ, "SECRET_KEY": os.environ.get("SECRET_KEY") or "test-only-secret"}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        for code in (master, django_process)
+    ]
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-2000:]
+    assert runs[0].stdout.split() == ["False", "False"]
+    assert runs[1].stdout.strip().splitlines()[-1].split() == ["chan_api", "chan_api", "True"]
