@@ -19,6 +19,8 @@ from typing import Any
 from django.db import DatabaseError, connection, connections, router
 from django.db.models import Field, Model
 
+from core.pipeline import after_answers
+
 
 @lru_cache(maxsize=64)
 def _insert_sql(model: type[Model], n: int, returning: bool) -> tuple[str, tuple[Field, ...]]:
@@ -36,7 +38,8 @@ def _insert_sql(model: type[Model], n: int, returning: bool) -> tuple[str, tuple
 
 def rows_insert(objs: list[Model], *, returning_pk: bool = False) -> None:
     """Insert ``objs`` (instances of one model, not saved yet) in one statement; with
-    ``returning_pk`` each gets its primary key and is marked as saved, as ``create`` does."""
+    ``returning_pk`` each gets its primary key and is marked as saved, as ``create`` does (in a
+    pipeline, once its answers are in: ``core.pipeline``)."""
     if not objs:
         return
     model = type(objs[0])
@@ -51,13 +54,23 @@ def rows_insert(objs: list[Model], *, returning_pk: bool = False) -> None:
     params: list[Any] = []
     for obj in objs:
         params += [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        if returning_pk:
+    if not returning_pk:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+        return
+    # Inside a pipeline (core.pipeline) the keys are read once the answers are in: the cursor
+    # stays open until then (a closed cursor's rows cannot be read).
+    cursor = connection.cursor()
+    cursor.execute(sql, params)
+
+    def keys_read() -> None:
+        with cursor:
             for obj, (pk,) in zip(objs, cursor.fetchall(), strict=True):
                 obj.pk = pk
                 obj._state.adding = False
                 obj._state.db = connection.alias
+
+    after_answers(keys_read)
 
 
 @lru_cache(maxsize=64)
@@ -71,16 +84,22 @@ def _update_sql(model: type[Model], names: tuple[str, ...]) -> tuple[str, tuple[
 
 def row_update(obj: Model, names: tuple[str, ...]) -> None:
     """``obj.save(update_fields=names)``: those columns (an ``auto_now`` one among them set to
-    now) written in one fixed statement; a row that is gone raises as ``save`` does."""
+    now) written in one fixed statement; a row that is gone raises as ``save`` does (in a
+    pipeline, once its answers are in: ``core.pipeline``)."""
     if connection.vendor != "postgresql":
         obj.save(update_fields=names)
         return
     sql, fields = _update_sql(type(obj), names)
     params = [f.get_db_prep_save(f.pre_save(obj, False), connection) for f in fields]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [*params, obj.pk])
-        if cursor.rowcount != 1:
-            raise DatabaseError("Save with update_fields did not affect any rows.")
+    cursor = connection.cursor()  # open until its row count is read (core.pipeline)
+    cursor.execute(sql, [*params, obj.pk])
+
+    def count_check() -> None:
+        with cursor:
+            if cursor.rowcount != 1:
+                raise DatabaseError("Save with update_fields did not affect any rows.")
+
+    after_answers(count_check)
 
 
 # --------------------------------------------------------------------------- reading rows

@@ -27,6 +27,8 @@ from django_prometheus.db.backends.postgresql.base import DatabaseWrapper as Pro
 from django_prometheus.db.common import ExportingCursorWrapper
 from psycopg import pq
 
+from core.pipeline import answers_wait
+
 
 class ServerBindingCursor(DjangoServerBindingCursor):
     """Django's server-side binding cursor, with ``mogrify`` (psycopg gives it only to its
@@ -35,6 +37,21 @@ class ServerBindingCursor(DjangoServerBindingCursor):
 
     def mogrify(self, query, params=None) -> str:
         return psycopg.ClientCursor(self.connection).mogrify(query, params)
+
+    # In a pipeline (core.pipeline) a statement's answer comes when the pipeline is synced: a
+    # row count or description read before it would be -1 or None (the ORM reads an UPDATE's
+    # count at once), so reading one waits for the answers first.
+    @property
+    def rowcount(self) -> int:
+        if self.pgresult is None:
+            answers_wait()
+        return super().rowcount
+
+    @property
+    def description(self):
+        if self.pgresult is None:
+            answers_wait()
+        return super().description
 
 
 def connection_looks_usable(connection) -> bool:

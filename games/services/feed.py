@@ -2,7 +2,8 @@
 transaction as the fact, and announce it on commit (``games.live.announce``).
 
 A player's entries are numbered 1, 2, 3 … in commit order: the writer takes the player's
-transaction-level advisory lock, reads the last seq and appends after it, so a reader that has
+transaction-level advisory lock, then appends after the last seq in a statement that starts
+once the lock is held, so a reader that has
 seen seq N will never find a later commit below N (docs/decisions.md, "The player's feed").
 Users are locked in id order and the feed is written last in every transaction that writes it
 (no wallet lock is taken after a feed lock), so the locks never wait on one another in a cycle;
@@ -14,14 +15,17 @@ from __future__ import annotations
 
 import datetime as dt
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import connection, transaction
 from django.utils import timezone
+from psycopg.types.json import Jsonb
 
 from accounts.models import User
-from core.rows import rows_insert, values_read
+from core.pipeline import after_answers
+from core.rows import values_read
 from games.live.announce import announce_on_commit, feed_topic, lobby_topic, table_topic
 from games.live.kinds import FEED_KINDS
 from games.models import FeedEntry, Hand, Seat
@@ -46,69 +50,149 @@ class FeedNote:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-# Two index lookups (the last seq: games_feed_unique_seq backwards; the known keys:
-# games_feed_unique_key), never an aggregate over the player's whole feed, which grows with every
-# hand the player ever played (one aggregate read all 750,000 rows of a long-time player's feed,
-# 2.8 s a move at 13.5 million feed rows: docs/decisions.md "The growth bench at 10,000,000 events").
-_HEAD_SQL = """
-    SELECT (SELECT coalesce(max(seq), 0) FROM games_feedentry WHERE user_id = %(user)s),
-           (SELECT coalesce(array_agg(key), '{}') FROM games_feedentry
-            WHERE user_id = %(user)s AND key = ANY(%(keys)s))
+# One statement appends a transaction's notes once their players' locks are held: each player's
+# last seq by one index lookup (games_feed_unique_seq backwards), never an aggregate over the
+# player's whole feed, which grows with every hand the player ever played (one aggregate read all
+# 750,000 rows of a long-time player's feed, 2.8 s a move at 13.5 million feed rows:
+# docs/decisions.md "The growth bench at 10,000,000 events"); the keys already there by the
+# unique (user, key); the new entries numbered after the last seq in the notes' order; and each
+# player's last seq after it returned. It runs after the lock statements, so its snapshot holds
+# every entry committed before the locks were granted.
+_APPEND_SQL = """
+    WITH note AS (
+        SELECT * FROM unnest(%(users)s::bigint[], %(ords)s::int[], %(kinds)s::text[],
+                             %(keys)s::text[], %(tables)s::bigint[], %(hands)s::bigint[],
+                             %(data)s::jsonb[])
+            AS n(user_id, ord, kind, key, table_id, hand_id, data)
+    ), head AS (
+        SELECT u.user_id,
+               coalesce((SELECT max(e.seq) FROM games_feedentry e
+                         WHERE e.user_id = u.user_id), 0) AS seq
+        FROM (SELECT DISTINCT user_id FROM note) u
+    ), fresh AS (
+        SELECT n.user_id, n.kind, n.key, n.table_id, n.hand_id, n.data,
+               h.seq + row_number() OVER (PARTITION BY n.user_id ORDER BY n.ord) AS seq
+        FROM note n JOIN head h ON h.user_id = n.user_id
+        WHERE NOT EXISTS (SELECT 1 FROM games_feedentry e
+                          WHERE e.user_id = n.user_id AND e.key = n.key)
+    ), added AS (
+        INSERT INTO games_feedentry (user_id, seq, kind, key, table_id, hand_id, data, created_at)
+        SELECT user_id, seq, kind, key, table_id, hand_id, data, %(now)s FROM fresh
+        RETURNING user_id, seq
+    )
+    SELECT h.user_id,
+           greatest(h.seq, coalesce((SELECT max(a.seq) FROM added a
+                                     WHERE a.user_id = h.user_id), 0))
+    FROM head h
 """
+_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, %s)"
+
+
+def _notes_checked(notes: list[FeedNote]) -> list[FeedNote]:
+    """``notes`` with keys cut to the column's 100 characters, each (player, key) once."""
+    seen: set[tuple[int, str]] = set()
+    kept = []
+    for note in notes:
+        if note.kind not in FEED_KINDS:
+            raise ValueError(f"not a feed kind: {note.kind}")
+        key = note.key[:100]
+        if (note.user_id, key) in seen:
+            continue
+        seen.add((note.user_id, key))
+        kept.append(note if key == note.key else replace(note, key=key))
+    return kept
+
+
+def _feed_send(notes: list[FeedNote]) -> Callable[[], dict[int, int]]:
+    """Send the append of ``notes`` (the caller's transaction is open) and return the function
+    that reads its answer: each player's last seq, announced once the transaction commits.
+    ``notes``: checked (:func:`_notes_checked`)."""
+    users = sorted({n.user_id for n in notes})
+    heads: dict[int, int] = {}
+    cursor = None
+    if connection.vendor != "postgresql":
+        heads = _feed_append_elsewhere(users, notes)
+    else:
+        with connection.cursor() as locks:
+            for user_id in users:  # in id order (module docstring)
+                locks.execute(_LOCK_SQL, [FEED_LOCK_SPACE, user_id])
+        cursor = connection.cursor()
+        cursor.execute(
+            _APPEND_SQL,
+            {
+                "users": [n.user_id for n in notes],
+                "ords": list(range(len(notes))),
+                "kinds": [n.kind for n in notes],
+                "keys": [n.key for n in notes],
+                "tables": [n.table_id for n in notes],
+                "hands": [n.hand_id for n in notes],
+                "data": [Jsonb(n.data) for n in notes],
+                "now": timezone.now(),
+            },
+        )
+
+    def answer() -> dict[int, int]:
+        if cursor is not None:
+            with cursor:
+                heads.update(cursor.fetchall())
+        for user_id, head in heads.items():
+            announce_on_commit(feed_topic(user_id), head)
+        return heads
+
+    return answer
+
+
+def _feed_append_elsewhere(users: list[int], notes: list[FeedNote]) -> dict[int, int]:
+    """The append on SQLite (embedded dev: one writer at a time anyway), by the ORM."""
+    heads = {}
+    rows = []
+    for user_id in users:
+        entries = FeedEntry.objects.filter(user_id=user_id)
+        head = max(entries.values_list("seq", flat=True), default=0)
+        mine = [n for n in notes if n.user_id == user_id]
+        known = set(entries.filter(key__in=[n.key for n in mine]).values_list("key", flat=True))
+        for note in mine:
+            if note.key in known:
+                continue
+            head += 1
+            rows.append(
+                FeedEntry(
+                    user_id=user_id,
+                    seq=head,
+                    kind=note.kind,
+                    key=note.key,
+                    table_id=note.table_id,
+                    hand_id=note.hand_id,
+                    data=note.data,
+                )
+            )
+        heads[user_id] = head
+    FeedEntry.objects.bulk_create(rows)
+    return heads
 
 
 def feed_append(*, notes: list[FeedNote]) -> dict[int, int]:
     """Append ``notes`` (a note whose ``key`` the player's feed already has is left out) and
     announce each player's new last seq once the transaction commits. Returns each player's
-    last seq. Call it last in the transaction (module docstring)."""
-    for note in notes:
-        if note.kind not in FEED_KINDS:
-            raise ValueError(f"not a feed kind: {note.kind}")
-    by_user: dict[int, list[FeedNote]] = {}
-    for note in notes:
-        by_user.setdefault(note.user_id, []).append(note)
-    heads: dict[int, int] = {}
+    last seq (in a pipeline, ``core.pipeline``, it waits for the answers: see
+    :func:`feed_append_sent`). Call it last in the transaction (module docstring)."""
+    notes = _notes_checked(notes)  # before the transaction: a wrong kind breaks nothing
+    if not notes:
+        return {}
     # No savepoint of its own inside the caller's transaction (two round trips a move): a
     # failed append fails the caller's transaction anyway; alone, it is its own transaction.
     with transaction.atomic(savepoint=False):
-        rows = []
-        for user_id in sorted(by_user):
-            mine = by_user[user_id]
-            with connection.cursor() as cursor:
-                if connection.vendor == "postgresql":
-                    cursor.execute(
-                        "SELECT pg_advisory_xact_lock(%s, %s)", [FEED_LOCK_SPACE, user_id]
-                    )
-                    cursor.execute(_HEAD_SQL, {"user": user_id, "keys": [n.key for n in mine]})
-                    head, known = cursor.fetchone()
-                else:  # SQLite (embedded dev): one writer at a time anyway
-                    entries = FeedEntry.objects.filter(user_id=user_id)
-                    head = max(entries.values_list("seq", flat=True), default=0)
-                    known = list(
-                        entries.filter(key__in=[n.key for n in mine]).values_list("key", flat=True)
-                    )
-            seen = set(known)
-            for note in mine:
-                if note.key in seen:
-                    continue
-                seen.add(note.key)
-                head += 1
-                rows.append(
-                    FeedEntry(
-                        user_id=user_id,
-                        seq=head,
-                        kind=note.kind,
-                        key=note.key[:100],
-                        table_id=note.table_id,
-                        hand_id=note.hand_id,
-                        data=note.data,
-                    )
-                )
-            heads[user_id] = head
-        rows_insert(rows)  # one fixed statement (core.rows)
-    for user_id, head in heads.items():
-        announce_on_commit(feed_topic(user_id), head)
-    return heads
+        return _feed_send(notes)()
+
+
+def feed_append_sent(*, notes: list[FeedNote]) -> None:
+    """:func:`feed_append` without the last seqs: in a pipeline nothing waits for its answer
+    (it is read, and the seqs announced, once the pipeline's answers are in)."""
+    notes = _notes_checked(notes)
+    if not notes:
+        return
+    with transaction.atomic(savepoint=False):
+        after_answers(_feed_send(notes))
 
 
 # ------------------------------------------------------------------------------ from hands
@@ -192,7 +276,7 @@ def feed_hand_changed(*, hand: Hand, state: HandState, record: str | None = None
     if not notes:
         return
     if record is None:
-        feed_append(notes=notes)
+        feed_append_sent(notes=notes)
     else:
         # A record's transaction still moves Quan after it (the pot's refunds lock wallets):
         # its entries are appended once it commits, in a transaction of their own, so that no

@@ -22,6 +22,7 @@ from core.errors import (
     PermissionDenied,
     RateLimited,
 )
+from core.pipeline import statements_pipelined
 from core.rows import row_update
 from games.clock import (
     hand_clock_on_commit,
@@ -46,8 +47,9 @@ from games.services.hand_log import hand_event_append, hand_last_hash_keep
 from games.services.idempotency import (
     StoredResponse,
     idempotency_key_check,
+    idempotency_key_valid,
+    idempotency_lookup_send,
     idempotency_record,
-    idempotency_replay,
 )
 from games.services.practice import bot_choose, bot_rng
 
@@ -72,13 +74,17 @@ _HAND_LOCK_SQL = hand_row_sql(
 )
 
 
-def hand_lock(hand_id: int) -> Hand | None:
+def hand_lock(hand_id: int, *, then: Callable[[], Any] | None = None) -> Hand | None:
     """The hand row, locked (``SELECT … FOR UPDATE``), with its table and seats, or None; in
     the same statement the hash of its last event, which the next append chains to
-    (``hand_log.hand_event_append``: no query of its own for it)."""
+    (``hand_log.hand_event_append``: no query of its own for it). ``then`` sends more
+    statements after the lock's and before its row is read: in a pipeline (``core.pipeline``)
+    they go in the lock's flight, and run once the lock is held."""
     alias = router.db_for_write(Hand)
     with connections[alias].cursor() as cursor:
         cursor.execute(_HAND_LOCK_SQL, [hand_id])
+        if then is not None:
+            then()
         row = cursor.fetchone()
     if row is None:
         return None
@@ -281,35 +287,53 @@ def move_submit(
     Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
     new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
     row, then its table's (when the move ends the hand)."""
+    # Three round trips (core.pipeline): BEGIN, the lock and the key's lookup in one flight;
+    # the event, the hand's row, the feed's entries and the key's record in the second (their
+    # checks run when its answers are in, inside the try below: a refusal carries the seq);
+    # COMMIT.
+    lookup: Callable[[str], StoredResponse | None] = _no_record
+
+    def lookup_send() -> None:  # after the lock's statement: sees a record committed meanwhile
+        nonlocal lookup
+        if idempotency_key_valid(idempotency_key):
+            lookup = idempotency_lookup_send(user=user, key=idempotency_key)
+
+    seq: int | None = None  # what every refusal after the participant check carries
     with transaction.atomic():
-        hand = hand_lock(hand_id)
-        if hand is None:
-            raise NotFound(_("No such hand."))
-        seat = hand.seat_of(user.pk)
-        if seat is None:
-            raise not_a_participant()
-        seq = hand.seq  # what every refusal carries (a refused move appends nothing)
         try:
-            _check_expected_seq(expected_seq)
-            idempotency_key_check(idempotency_key)
-            replayed = idempotency_replay(user=user, key=idempotency_key, request_hash=request_hash)
-            if replayed is not None:
-                return replayed
-            new_state = hand_move_apply(
-                hand=hand, seat=seat, move_json=move_json, expected_seq=expected_seq
-            )
-            response = StoredResponse(201, {"seq": hand.seq, "state": render(hand, new_state)})
-            idempotency_record(
-                user=user,
-                key=idempotency_key,
-                hand=hand,
-                request_hash=request_hash,
-                response=response,
-            )
+            with statements_pipelined():
+                hand = hand_lock(hand_id, then=lookup_send)
+                if hand is None:
+                    raise NotFound(_("No such hand."))
+                seat = hand.seat_of(user.pk)
+                if seat is None:
+                    raise not_a_participant()
+                seq = hand.seq  # (a refused move appends nothing)
+                _check_expected_seq(expected_seq)
+                idempotency_key_check(idempotency_key)
+                replayed = lookup(request_hash)
+                if replayed is not None:
+                    return replayed
+                new_state = hand_move_apply(
+                    hand=hand, seat=seat, move_json=move_json, expected_seq=expected_seq
+                )
+                response = StoredResponse(201, {"seq": hand.seq, "state": render(hand, new_state)})
+                idempotency_record(
+                    user=user,
+                    key=idempotency_key,
+                    hand=hand,
+                    request_hash=request_hash,
+                    response=response,
+                )
         except DomainError as exc:
-            exc.extra.setdefault("seq", seq)
+            if seq is not None:
+                exc.extra.setdefault("seq", seq)
             raise
         return response
+
+
+def _no_record(request_hash: str) -> StoredResponse | None:
+    return None
 
 
 def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:

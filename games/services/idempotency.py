@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,6 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from psycopg.types.json import Jsonb
 
 from core.errors import Conflict, InvalidInput
+from core.pipeline import after_answers
 from games.models import Hand, IdempotencyRecord
 
 
@@ -27,9 +29,14 @@ class StoredResponse:
 _KEY_RE = re.compile(r"[\x21-\x7e]{1,128}")
 
 
+def idempotency_key_valid(key: str | None) -> bool:
+    """Whether ``key`` is a key (1 to 128 visible ASCII characters)."""
+    return key is not None and _KEY_RE.fullmatch(key) is not None
+
+
 def idempotency_key_check(key: str | None) -> None:
     """A key is 1 to 128 visible ASCII characters (``invalid_idempotency_key`` otherwise)."""
-    if key is not None and not _KEY_RE.fullmatch(key):
+    if key is not None and not idempotency_key_valid(key):
         raise InvalidInput(
             _("Idempotency-Key must be 1 to 128 visible ASCII characters."),
             code="invalid_idempotency_key",
@@ -43,25 +50,34 @@ def _key_reused() -> Conflict:
     )
 
 
-def idempotency_replay(*, user: Any, key: str | None, request_hash: str) -> StoredResponse | None:
-    """The stored response of an earlier request with this key, or None; a different request
-    under the same key is refused (``idempotency_key_reused``). Call it holding the lock that
-    serialises the requests it guards (the hand row), so a retry racing its original waits
-    for it and then finds its record."""
+def idempotency_lookup_send(
+    *, user: Any, key: str | None
+) -> Callable[[str], StoredResponse | None]:
+    """Send the lookup of ``(user, key)`` now and return the function that reads its answer
+    for a request's hash: the stored response of an earlier request with this key, or None; a
+    different request under the same key is refused (``idempotency_key_reused``). Send it
+    after the lock that serialises the requests it guards (the hand row), so a retry racing its
+    original waits for it and then finds its record: in a pipeline (``core.pipeline``) it goes
+    in the lock's flight, and the server runs it once the lock is held."""
     if key is None:
-        return None
+        return lambda request_hash: None
     # A fixed statement on the unique (user, key): the ORM compiled the same query on every
     # move (4 % of a web worker's time under bench/load_bench.py; docs/decisions.md).
-    with connection.cursor() as cursor:
-        cursor.execute(_REPLAY_SQL, [user.pk, key])
-        row = cursor.fetchone()
-    if row is None:
-        return None
-    stored_hash, status, body = row
-    if stored_hash != request_hash:
-        raise _key_reused()
-    body = _BODY_FIELD.from_db_value(body, None, connection)
-    return StoredResponse(status, body, replayed=True)
+    cursor = connection.cursor()
+    cursor.execute(_REPLAY_SQL, [user.pk, key])
+
+    def answer(request_hash: str) -> StoredResponse | None:
+        with cursor:
+            row = cursor.fetchone()
+        if row is None:
+            return None
+        stored_hash, status, body = row
+        if stored_hash != request_hash:
+            raise _key_reused()
+        body = _BODY_FIELD.from_db_value(body, None, connection)
+        return StoredResponse(status, body, replayed=True)
+
+    return answer
 
 
 _REPLAY_SQL = (
@@ -75,29 +91,34 @@ def idempotency_record(
     *, user: Any, key: str | None, hand: Hand, request_hash: str, response: StoredResponse
 ) -> None:
     """Keep the response under its key (one ``INSERT … ON CONFLICT DO NOTHING``: the transaction
-    stays usable without a savepoint's two round trips). The same
+    stays usable without a savepoint's two round trips; in a pipeline its row count is checked
+    once the answers are in, ``core.pipeline``). The same
     key sent at the same time to another hand (whose lock we do not hold) may have been stored
     first: then it is refused and the caller's transaction rolls back with the exception."""
     if key is None:
         return
     table = IdempotencyRecord._meta.db_table
     now = timezone.now()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"INSERT INTO {table} (user_id, key, hand_id, request_hash, response_status, "
-            "response_body, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-            "ON CONFLICT (user_id, key) DO NOTHING RETURNING id",
-            [
-                user.pk,
-                key,
-                hand.pk,
-                request_hash,
-                response.status,
-                Jsonb(response.body),
-                now,
-                now,
-            ],
-        )
-        stored = cursor.fetchone()
-    if stored is None:
-        raise _key_reused()
+    cursor = connection.cursor()  # open until its row count is read (core.pipeline)
+    cursor.execute(
+        f"INSERT INTO {table} (user_id, key, hand_id, request_hash, response_status, "
+        "response_body, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
+        "ON CONFLICT (user_id, key) DO NOTHING",
+        [
+            user.pk,
+            key,
+            hand.pk,
+            request_hash,
+            response.status,
+            Jsonb(response.body),
+            now,
+            now,
+        ],
+    )
+
+    def stored_check() -> None:
+        with cursor:
+            if cursor.rowcount != 1:
+                raise _key_reused()
+
+    after_answers(stored_check)

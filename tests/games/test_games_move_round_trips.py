@@ -1,0 +1,46 @@
+"""A move's round trips to PostgreSQL (issue 23): counted from libpq's trace, not timed."""
+
+from __future__ import annotations
+
+import pytest
+
+from games.hand_store import hand_state
+from games.models import Hand
+from games.selectors.hands import hand_view_for_user
+from tests.db_trips import round_trips_counted
+from tests.games.test_games_services import deal, submit
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _turn_move(hand: Hand, users: list) -> tuple[object, dict]:
+    """The user whose turn it is in ``hand`` (seat i is users[i]) and a move of theirs other
+    than a change of preferences."""
+    hand.refresh_from_db()
+    user = users[hand_state(hand).turn]
+    legal = hand_view_for_user(hand=hand, user=user)["legal_moves"]
+    return user, next(m for m in legal if m["type"] != "set_prefs")
+
+
+def test_a_move_with_an_idempotency_key_is_four_round_trips(make_user) -> None:
+    # Given a dealt hand whose state and seats this process already holds (one move played)
+    users = [make_user()[0] for _ in range(4)]
+    hand = deal(users, seed=31)
+    user, move = _turn_move(hand, users)
+    submit(hand, user, move, idempotency_key="warm-up")
+    # when the next move is sent with a key
+    user, move = _turn_move(hand, users)
+    with round_trips_counted() as trips:
+        result = submit(hand, user, move, idempotency_key="counted")
+    assert result.status == 201
+    # then it is BEGIN; the hand's lock and the key's lookup; the event, the hand's row, the
+    # feed and the key's record; COMMIT (ten round trips before the pipeline)
+    assert len(trips) == 4, trips.flights
+    begin, lock, writes, commit = (" ".join(f) for f in trips.flights)
+    assert "BEGIN" in begin and "COMMIT" in commit
+    assert "FOR UPDATE" in lock and "games_idempotencyrecord" in lock
+    for table in ("games_handevent", "games_hand", "games_feedentry", "games_idempotencyrecord"):
+        assert table in writes, (table, writes)
+    # and a retry of it is answered from its record
+    again = submit(hand, user, move, idempotency_key="counted")
+    assert again.replayed and again.body == result.body
