@@ -346,8 +346,9 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
     the hand row, and a move sets the next deadline, so whichever comes second finds nothing
     due. A wake-up that comes early (a move since pushed the deadline back: a move queues no
     wake-up when one already comes before its deadline, ``games.clock.hand_clock_on_commit``)
-    queues the next one at the deadline. Locks the hand row."""
-    with transaction.atomic():
+    queues the next one at the deadline. Locks the hand row. Its writes go in one flight
+    (``core.pipeline``), as a player's move's do."""
+    with transaction.atomic(), statements_pipelined():
         hand = hand_lock(hand_id)
         if hand is None or hand.status != Hand.Status.PLAYING or hand.deadline_at is None:
             return None

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from games.hand_store import hand_state
 from games.models import Hand
 from games.selectors.hands import hand_view_for_user
+from games.services.hands import hand_clock_tick
 from tests.db_trips import round_trips_counted
 from tests.games.test_games_services import deal, submit
 
@@ -44,3 +47,22 @@ def test_a_move_with_an_idempotency_key_is_four_round_trips(make_user) -> None:
     # and a retry of it is answered from its record
     again = submit(hand, user, move, idempotency_key="counted")
     assert again.replayed and again.body == result.body
+
+
+def test_the_clocks_move_is_four_round_trips(make_user) -> None:
+    # Given a hand whose turn's deadline has passed (one move played: the state is held)
+    users = [make_user()[0] for _ in range(4)]
+    hand = deal(users, seed=32)
+    user, move = _turn_move(hand, users)
+    submit(hand, user, move)
+    hand.refresh_from_db()
+    seq = hand.seq
+    # when the clock plays the seat's move
+    with round_trips_counted() as trips:
+        played = hand_clock_tick(hand_id=hand.pk, now=hand.deadline_at + timedelta(seconds=1))
+    # then it is BEGIN; the lock; the event, the hand's row and the feed; COMMIT
+    assert played == seq + 1
+    assert len(trips) == 4, trips.flights
+    writes = " ".join(trips.flights[2])
+    for table in ("games_handevent", "games_hand", "games_feedentry"):
+        assert table in writes, (table, writes)
