@@ -60,6 +60,17 @@ def test_api_bench_plays_hands_through_gunicorn_and_prints_every_ratio() -> None
     assert {"floor", "state read", "304 poll", "move"} <= lines, result.stdout
 
 
+@pytest.mark.slow(seconds=20)
+def test_move_flights_bench_plays_both_ways_and_prints_the_ratios() -> None:
+    result = run_bench("move_flights_bench.py", "--hands", "1", scratch="flights_bench")
+
+    assert result.returncode == 0, result.stderr[-2000:]
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("flights (the code): ") and " 0 moves" not in lines[0], lines
+    assert lines[1].startswith("one at a time: ") and " 0 moves" not in lines[1], lines
+    assert lines[2].startswith("ratio flights / one at a time: wall "), lines
+
+
 @pytest.mark.slow(seconds=60)
 def test_load_bench_runs_the_procfile_stack_and_prints_every_figure() -> None:
     result = run_bench(
