@@ -23,36 +23,43 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connections
 
-_pending: ContextVar[list[Callable[[], None]] | None] = ContextVar("chan_pipeline", default=None)
-_flight: ContextVar[Any] = ContextVar("chan_pipeline_flight", default=None)  # psycopg's Pipeline
+
+@dataclass
+class _Flight:
+    pipeline: Any  # psycopg's Pipeline
+    pending: list[Callable[[], None]] = field(default_factory=list)
+
+
+_current: ContextVar[_Flight | None] = ContextVar("chan_pipeline", default=None)
 
 
 def in_pipeline() -> bool:
     """Whether the statements sent now go in a pipeline (answers arrive later)."""
-    return _pending.get() is not None
+    return _current.get() is not None
 
 
 def answers_wait() -> None:
     """Wait for the answers of every statement sent so far (one round trip; nothing outside a
     pipeline). A cursor's row count and description ask for it (``core.db_backend``): the
     ORM reads an UPDATE's or a DELETE's count right after sending it."""
-    flight = _flight.get()
+    flight = _current.get()
     if flight is not None:
-        flight.sync()
+        flight.pipeline.sync()
 
 
 def after_answers(fn: Callable[[], None]) -> None:
     """Run ``fn`` once the answers of the statements sent so far are in: at once outside a
     pipeline; at the end of the enclosing :func:`statements_pipelined` block inside one."""
-    pending = _pending.get()
-    if pending is None:
+    flight = _current.get()
+    if flight is None:
         fn()
     else:
-        pending.append(fn)
+        flight.pending.append(fn)
 
 
 @contextmanager
@@ -60,24 +67,17 @@ def statements_pipelined(using: str = "default") -> Iterator[None]:
     """Send the block's statements on connection ``using`` without waiting for each answer
     (module docstring). Nested blocks join the outer one. Errors from the server are raised as
     Django's database errors, from the statement whose rows were read or from the block's end."""
-    if _pending.get() is not None:
-        yield
-        return
     db = connections[using]
-    if db.vendor != "postgresql":
+    if _current.get() is not None or db.vendor != "postgresql":
         yield
         return
     db.ensure_connection()
-    pending: list[Callable[[], None]] = []
-    token = _pending.set(pending)
-    try:
-        with db.wrap_database_errors, db.connection.pipeline() as flight:
-            flight_token = _flight.set(flight)
-            try:
-                yield
-            finally:
-                _flight.reset(flight_token)
-    finally:
-        _pending.reset(token)
-    for fn in pending:
+    with db.wrap_database_errors, db.connection.pipeline() as pipeline:
+        flight = _Flight(pipeline)
+        token = _current.set(flight)
+        try:
+            yield
+        finally:
+            _current.reset(token)
+    for fn in flight.pending:
         fn()

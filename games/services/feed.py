@@ -3,8 +3,8 @@ transaction as the fact, and announce it on commit (``games.live.announce``).
 
 A player's entries are numbered 1, 2, 3 … in commit order: the writer takes the player's
 transaction-level advisory lock, then appends after the last seq in a statement that starts
-once the lock is held, so a reader that has
-seen seq N will never find a later commit below N (docs/decisions.md, "The player's feed").
+once the lock is held, so a reader that has seen seq N will never find a later commit below N
+(docs/decisions.md, "The player's feed").
 Users are locked in id order and the feed is written last in every transaction that writes it
 (no wallet lock is taken after a feed lock), so the locks never wait on one another in a cycle;
 a settlement's or a void's entries are appended just after its commit, since the pot's refunds

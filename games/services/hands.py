@@ -287,16 +287,16 @@ def move_submit(
     Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
     new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
     row, then its table's (when the move ends the hand)."""
-    # Three round trips (core.pipeline): BEGIN, the lock and the key's lookup in one flight;
-    # the event, the hand's row, the feed's entries and the key's record in the second (their
+    # Four round trips (core.pipeline): BEGIN; the lock and the key's lookup in one flight;
+    # the event, the hand's row, the feed's entries and the key's record in the next (their
     # checks run when its answers are in, inside the try below: a refusal carries the seq);
     # COMMIT.
-    lookup: Callable[[str], StoredResponse | None] = _no_record
+    key = idempotency_key if idempotency_key_valid(idempotency_key) else None
+    lookup = idempotency_lookup_send(user=user, key=None)  # sent after the lock, below
 
     def lookup_send() -> None:  # after the lock's statement: sees a record committed meanwhile
         nonlocal lookup
-        if idempotency_key_valid(idempotency_key):
-            lookup = idempotency_lookup_send(user=user, key=idempotency_key)
+        lookup = idempotency_lookup_send(user=user, key=key)
 
     seq: int | None = None  # what every refusal after the participant check carries
     with transaction.atomic():
@@ -330,10 +330,6 @@ def move_submit(
                 exc.extra.setdefault("seq", seq)
             raise
         return response
-
-
-def _no_record(request_hash: str) -> StoredResponse | None:
-    return None
 
 
 def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
