@@ -26,6 +26,7 @@ def serving_stack() -> Any:
 
     from chan_api.wsgi import application as django_application  # sets Django up
     from chan_api.wsgi_threads import WsgiInThreads
+    from games.api.move_direct import MoveDirectApp
     from games.live.long_poll import LongPollApp
 
     max_body = (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2**31) + 1
@@ -35,7 +36,7 @@ def serving_stack() -> Any:
         max_body=max_body,
         on_startup=process_settle,
     )
-    return LongPollApp(django_app)
+    return LongPollApp(MoveDirectApp(django_app))
 
 
 def process_settle() -> None:

@@ -133,6 +133,17 @@ def request_line(
     request_log.log(level, "request", **fields)
 
 
+def request_line_outside(request_id: str, **fields: Any) -> None:
+    """:func:`request_line` for a request answered outside Django (games.live.rearm,
+    games.api.move_direct), its id bound as :class:`RequestContextMiddleware` binds it."""
+    token = request_id_var.set(request_id)
+    try:
+        with structlog.contextvars.bound_contextvars(request_id=request_id):
+            request_line(**fields)
+    finally:
+        request_id_var.reset(token)
+
+
 # ----------------------------------------------------------------------------- 404 everywhere
 
 

@@ -1,15 +1,24 @@
 """A request answered outside Django, counted in django-prometheus's request metrics as its two
 middlewares (``PrometheusBeforeMiddleware``, ``PrometheusAfterMiddleware``) count one that goes
 through Django: the same series, the same labels. For the long poll's re-arm
-(games.live.rearm); a test holds the two countings equal series for series."""
+(games.live.rearm) and the move answered without Django (games.api.move_direct); their tests
+hold the two countings equal series for series."""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from django_prometheus.middleware import Metrics
 
 _METHODS = frozenset(
     {"GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "OPTIONS", "CONNECT", "PATCH"}
 )
+
+
+def requested_with_xhr(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether an ASGI request's headers say ``X-Requested-With: XMLHttpRequest`` (what
+    django-prometheus counts as ajax)."""
+    return any(k == b"x-requested-with" and v == b"XMLHttpRequest" for k, v in headers)
 
 
 def request_counted(
@@ -21,13 +30,17 @@ def request_counted(
     charset: str,
     body_bytes: int,
     seconds: float,
+    request_bytes: int = 0,
     template_name: str | None = None,
     ajax: bool = False,
+    exception: str | None = None,
 ) -> None:
-    """Count one request without a body that was answered ``status`` with ``body_bytes`` of
-    body in ``seconds``, by the view named ``view_name``, as django-prometheus would.
+    """Count one request (``request_bytes``: its Content-Length) that was answered ``status``
+    with ``body_bytes`` of body in ``seconds``, by the view named ``view_name``, as
+    django-prometheus would.
     ``template_name``: ``str()`` of the response's ``template_name`` when it has one (a DRF
-    ``Response`` has, and it is None: "None")."""
+    ``Response`` has, and it is None: "None"); ``exception``: the type's name of an exception
+    that went through the middleware (an answer of ``handler500``)."""
     m = Metrics.get_instance()
     label_method = method if method in _METHODS else "<invalid method>"
     m.requests_total.inc()
@@ -35,7 +48,7 @@ def request_counted(
     m.requests_by_transport.labels(transport=transport).inc()
     if ajax:  # X-Requested-With: XMLHttpRequest
         m.requests_ajax.inc()
-    m.requests_body_bytes.observe(0)
+    m.requests_body_bytes.observe(request_bytes)  # the request's Content-Length
     m.requests_by_view_transport_method.labels(
         view=view_name, transport=transport, method=label_method
     ).inc()
@@ -51,3 +64,7 @@ def request_counted(
     m.requests_latency_by_view_method.labels(view=view_name, method=method).observe(seconds)
     m.responses_total.inc()
     m.requests_latency_before.observe(seconds)
+    if exception is not None:  # (process_exception: counted, and its latency observed again)
+        m.exceptions_by_type.labels(type=exception).inc()
+        m.exceptions_by_view.labels(view=view_name).inc()
+        m.requests_latency_by_view_method.labels(view=view_name, method=method).observe(seconds)

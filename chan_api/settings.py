@@ -305,6 +305,9 @@ WEB_THREADS = int(os.environ.get("WEB_THREADS", "8"))
 # A seat's re-arm of its long poll on a hand answered in the event loop from the last one
 # Django answered for the same client (games/live/rearm.py); 0: Django answers every one.
 LONG_POLL_REARM = os.environ.get("LONG_POLL_REARM", "1") != "0"
+# A client's next move answered without the middleware and DRF once Django answered one
+# (games/api/move_direct.py); 0: every move through Django.
+MOVE_DIRECT = os.environ.get("MOVE_DIRECT", "1") != "0"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 AUTH_USER_MODEL = "accounts.User"

@@ -36,6 +36,12 @@ LONG_POLL_REARMS = Counter(
     "answered in the event loop from that answer, or by Django again (games.live.rearm).",
     ["answered_by"],
 )
+MOVES_DIRECT = Counter(
+    "chan_moves_direct_total",
+    "Moves of a client whose move Django had answered before (a template): answered without "
+    "the middleware and DRF, or by Django again (games.api.move_direct).",
+    ["answered_by"],
+)
 SETTLEMENT_LAG = Histogram(
     "chan_settlement_lag_seconds",
     "From a hand's end to its settlement booked in the ledger.",

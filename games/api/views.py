@@ -3,8 +3,6 @@ render with an output serializer. Errors are domain errors, rendered as problem+
 
 from __future__ import annotations
 
-import hashlib
-import json
 from typing import Any
 
 from django.http import HttpResponse, HttpResponseRedirect
@@ -23,6 +21,7 @@ from chan_api.represent import represented
 from chan_api.schema import COMMON_HEADERS
 from chan_api.strict_input import plain_int_query
 from games.api.live_serializers import WaitQuerySerializer
+from games.api.move_direct import move_request_hash, move_template_mark
 from games.api.schema import (
     BAD_EVALUATE,
     BAD_JOIN,
@@ -591,13 +590,6 @@ def _hand_events_stream(request: Request, hand_id: int, fmt: str, after_seq: int
     return wsgi_stream("events", hand_id, version.seat, cursor, fmt)
 
 
-def _request_hash(hand_id: int, body: Any) -> str:
-    canonical = json.dumps(
-        {"hand": hand_id, "body": body}, sort_keys=True, separators=(",", ":"), ensure_ascii=True
-    )
-    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
-
-
 class MoveSubmitApi(APIView):
     required_scope = scopes.BOT_PLAY
 
@@ -632,7 +624,7 @@ class MoveSubmitApi(APIView):
             move_json=move_json,
             expected_seq=expected_seq,
             idempotency_key=request.headers.get("Idempotency-Key"),
-            request_hash=_request_hash(hand_id, body),
+            request_hash=move_request_hash(hand_id, body),
             render=lambda hand, state: hand_view_for_user(
                 hand=hand, user=request.user, state=state
             ),
@@ -640,6 +632,7 @@ class MoveSubmitApi(APIView):
         response = Response(result.body, status=result.status)
         if result.replayed:
             response["Idempotent-Replayed"] = "true"
+        move_template_mark(request, response, result.replayed)  # (games.api.move_direct)
         return response
 
 

@@ -46,7 +46,6 @@ from collections import OrderedDict
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
-import structlog
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
@@ -57,9 +56,13 @@ from accounts.scopes import token_scopes
 from accounts.services import TOKEN_TOUCH_INTERVAL
 from accounts.token_cache import token_cache_entry
 from chan_api.deprecations import deprecation_for
-from chan_api.logs import request_id_var
-from chan_api.middleware import REQUEST_ID_HEADER, rate_limit_headers, request_id_for, request_line
-from chan_api.request_metrics import request_counted
+from chan_api.middleware import (
+    REQUEST_ID_HEADER,
+    rate_limit_headers,
+    request_id_for,
+    request_line_outside,
+)
+from chan_api.request_metrics import request_counted, requested_with_xhr
 from chan_api.throttles import LocalCount, user_request_counted
 from core import metrics
 from games.hand_store import long_poll_slot_take
@@ -183,7 +186,7 @@ def _query(scope: dict[str, Any]) -> _Query | None:
     return _Query(wait, after_seq, tags, request_id)
 
 
-def _bearer_hash(scope: dict[str, Any]) -> str | None:
+def bearer_hash(scope: dict[str, Any]) -> str | None:
     sent = [v for k, v in scope.get("headers", ()) if k == b"authorization"]
     if len(sent) != 1:
         return None
@@ -193,7 +196,7 @@ def _bearer_hash(scope: dict[str, Any]) -> str | None:
     return ApiToken.hash_key(parts[1])
 
 
-def _entry_live(entry: tuple[float, Any, Any]) -> bool:
+def entry_live(entry: tuple[float, Any, Any]) -> bool:
     """Whether Django, reading this token memory entry now, would let the request through
     without writing anything (accounts.authentication)."""
     until, user, token = entry
@@ -206,18 +209,30 @@ def _entry_live(entry: tuple[float, Any, Any]) -> bool:
     return used is not None and now - used < TOKEN_TOUCH_INTERVAL
 
 
-def _same_verdict(entry: tuple[float, Any, Any], template: _Template) -> bool:
-    """Whether a token memory entry made since the template's (the token read again when the
-    last one expired) is one Django would judge the request by as it did: the same token of
-    the same player with the same scopes (its expiry, its use and the ban are checked on every
-    re-arm by :func:`_entry_live`)."""
+def same_verdict(entry: tuple[float, Any, Any], was: tuple[float, Any, Any]) -> bool:
+    """Whether a token memory entry made since ``was`` (the token read again when the last one
+    expired) is one Django would judge the request by as it did: the same token of the same
+    player with the same scopes (its expiry, its use and the ban are checked on every request
+    by :func:`entry_live`)."""
     _, user, token = entry
-    _, was_user, was_token = template.entry
+    _, was_user, was_token = was
     return (
         token.pk == was_token.pk
         and user.pk == was_user.pk
         and token_scopes(token) == token_scopes(was_token)
     )
+
+
+def entry_current(
+    was: tuple[float, Any, Any], key_hash: str | None
+) -> tuple[float, Any, Any] | None:
+    """The token memory's entry for ``key_hash`` when Django would judge a request by it as it
+    judged the one a template was made under ``was`` (the same entry, or one read since with
+    the same verdict) and would write nothing for it; None: Django must judge."""
+    entry = token_cache_entry(key_hash or "")
+    if entry is None or not entry_live(entry):
+        return None
+    return entry if entry is was or same_verdict(entry, was) else None
 
 
 def _checked(
@@ -290,7 +305,7 @@ class Rearms:
         the view's name, the transport, the charset and the template's name, as
         django-prometheus reads them)."""
         key = _key(scope)
-        key_hash = _bearer_hash(scope)
+        key_hash = bearer_hash(scope)
         if key is None or key_hash is None:
             return
         view_name, transport, charset, template_name = rearm
@@ -326,13 +341,13 @@ class Rearms:
         query = _query(scope)
         if query is None:
             return None
-        entry = token_cache_entry(_bearer_hash(scope) or "")
-        if entry is not None and entry is not template.entry and _same_verdict(entry, template):
-            template = template._replace(entry=entry)  # the token read again, as it was
-            self._kept[key] = template
-        if entry is not template.entry or not _entry_live(entry):
+        entry = entry_current(template.entry, bearer_hash(scope))
+        if entry is None:
             self._kept.pop(key, None)  # Django makes the next one
             return None
+        if entry is not template.entry:  # the token read again, as it was
+            template = template._replace(entry=entry)
+            self._kept[key] = template
         checked = await sync_to_async(_checked, thread_sensitive=False)(
             template, query.after_seq, query.tags
         )
@@ -371,21 +386,17 @@ class Rearms:
         """The request's log line and metrics, as Django's middleware makes them: for the
         pending answer (``now`` None) or for the view's kept bytes, an ``HttpResponse`` (no
         template name, the default charset)."""
-        token = request_id_var.set(request_id)
-        try:
-            with structlog.contextvars.bound_contextvars(request_id=request_id):
-                request_line(
-                    method="GET",
-                    path=scope["path"],
-                    status=200,
-                    seconds=seconds,
-                    user_id=template.user_id,
-                    hand_id=template.hand,
-                    long_poll=now is None,
-                    seq=None if now is None else now.seq,
-                )
-        finally:
-            request_id_var.reset(token)
+        request_line_outside(
+            request_id,
+            method="GET",
+            path=scope["path"],
+            status=200,
+            seconds=seconds,
+            user_id=template.user_id,
+            hand_id=template.hand,
+            long_poll=now is None,
+            seq=None if now is None else now.seq,
+        )
         request_counted(
             method="GET",
             transport=template.transport,
@@ -395,8 +406,5 @@ class Rearms:
             body_bytes=0 if now is None else len(now.body),
             seconds=seconds,
             template_name=template.template_name if now is None else None,
-            ajax=any(
-                k == b"x-requested-with" and v == b"XMLHttpRequest"
-                for k, v in scope.get("headers", ())
-            ),
+            ajax=requested_with_xhr(scope.get("headers", ())),
         )

@@ -146,3 +146,39 @@ def win_hand(start_hand: Callable[..., dict[str, Any]]) -> dict[str, Any]:
 @pytest.fixture
 def hoa_hand(start_hand: Callable[..., dict[str, Any]]) -> dict[str, Any]:
     return start_hand(HOA_DECK)
+
+
+@pytest.fixture
+def production_memories(settings: Any) -> Iterator[None]:
+    """As in production: tokens remembered for a few seconds, throttles counted in each process
+    and exchanged with the cache every few seconds (the suite's defaults turn both off), the
+    paths that answer without Django on (games.live.rearm, games.api.move_direct), and a CORS
+    origin to answer."""
+    from accounts.token_cache import token_cache_clear
+    from chan_api import throttles
+
+    settings.CHAN_TOKEN_CACHE_SECONDS = 60
+    settings.THROTTLE_FLUSH_SECONDS = 60
+    settings.LONG_POLL_REARM = True
+    settings.MOVE_DIRECT = True
+    settings.CORS_ALLOWED_ORIGINS = ["https://app.example"]
+    token_cache_clear()
+    throttles._budgets.clear()
+    yield
+    token_cache_clear()
+    throttles._budgets.clear()
+
+
+def answers_spied(monkeypatch: pytest.MonkeyPatch, owner: type, name: str) -> list[bool]:
+    """Whether each call of the coroutine method ``owner.name`` answered (True: not None) or
+    left the request to Django (False), in order: what a path that answers without Django did."""
+    seen: list[bool] = []
+    original = getattr(owner, name)
+
+    async def spy(self: Any, *args: Any) -> Any:
+        found = await original(self, *args)
+        seen.append(found is not None)
+        return found
+
+    monkeypatch.setattr(owner, name, spy)
+    return seen

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -15,46 +15,24 @@ import pytest
 from prometheus_client import REGISTRY
 
 from accounts.token_cache import token_cache_clear
-from chan_api import throttles
 from games.live import rearm
-from tests.games.conftest import Player, start_table
+from tests.games.conftest import Player, answers_spied, start_table
 from tests.games.test_games_long_poll import _http, _move, _turn, _until_waiting
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("production_memories"),
+]
 
 # Made per request: the date, the request's id (a new one unless the client sent one) and the
 # throttle's count.
 _PER_REQUEST = {"date", "x-request-id", "ratelimit-remaining", "ratelimit-reset"}
 
 
-@pytest.fixture(autouse=True)
-def _remembered(settings: Any) -> Iterator[None]:
-    """As in production: tokens remembered for a few seconds, throttles counted in each process
-    and exchanged with the cache every few seconds (the suite's defaults turn both off)."""
-    settings.CHAN_TOKEN_CACHE_SECONDS = 60
-    settings.THROTTLE_FLUSH_SECONDS = 60
-    settings.LONG_POLL_REARM = True
-    settings.CORS_ALLOWED_ORIGINS = ["https://app.example"]
-    token_cache_clear()
-    throttles._budgets.clear()
-    yield
-    token_cache_clear()
-    throttles._budgets.clear()
-
-
 @pytest.fixture
 def answered(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     """Whether each long poll was answered here (True) or by Django (False), in order."""
-    seen: list[bool] = []
-    original = rearm.Rearms.answer
-
-    async def spy(self: rearm.Rearms, scope: dict[str, Any]) -> Any:
-        found = await original(self, scope)
-        seen.append(found is not None)
-        return found
-
-    monkeypatch.setattr(rearm.Rearms, "answer", spy)
-    return seen
+    return answers_spied(monkeypatch, rearm.Rearms, "answer")
 
 
 def _heads(r: httpx.Response) -> dict[str, str]:
