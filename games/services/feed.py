@@ -85,7 +85,13 @@ _APPEND_SQL = """
                                      WHERE a.user_id = h.user_id), 0))
     FROM head h
 """
-_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, %s)"
+# The players' locks in one statement, in the array's order (ids ascending: module docstring):
+# the rows come out of ``unnest`` in that order, and PostgreSQL evaluates a volatile function of
+# the select list after the ORDER BY's sort, row by row in the sorted order.
+_LOCKS_SQL = """
+    SELECT pg_advisory_xact_lock(%s, u.id)
+    FROM unnest(%s::int[]) WITH ORDINALITY AS u(id, ord) ORDER BY u.ord
+"""
 
 
 def _notes_checked(notes: list[FeedNote]) -> list[FeedNote]:
@@ -114,8 +120,7 @@ def _feed_send(notes: list[FeedNote]) -> Callable[[], dict[int, int]]:
         heads = _feed_append_elsewhere(users, notes)
     else:
         with connection.cursor() as locks:
-            for user_id in users:  # in id order (module docstring)
-                locks.execute(_LOCK_SQL, [FEED_LOCK_SPACE, user_id])
+            locks.execute(_LOCKS_SQL, [FEED_LOCK_SPACE, users])  # in id order (module docstring)
         cursor = connection.cursor()
         cursor.execute(
             _APPEND_SQL,

@@ -318,3 +318,40 @@ def test_my_own_reminder_comes_once_per_period_in_the_feed(make_player) -> None:
     data = first[0]["data"]
     assert data["minutes_played"] == 11 and data["reminder_minutes"] == 5 and data["net"] == 0
     assert data["next_at"].endswith("Z")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_players_feed_locks_are_one_statement_taken_in_id_order() -> None:
+    import threading
+
+    import psycopg
+
+    from games.services.feed import _LOCKS_SQL, FEED_LOCK_SPACE
+
+    s = connection.settings_dict
+    params = {"dbname": s["NAME"], "user": s["USER"], "host": s["HOST"], "port": s["PORT"]}
+    ids = [900_000_001, 900_000_002, 900_000_003]
+    with psycopg.connect(**params) as holder, psycopg.connect(**params) as taker:
+        # Given another transaction holding the middle player's feed lock,
+        holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", [FEED_LOCK_SPACE, ids[1]])
+        taker_pid = taker.info.backend_pid
+        # when the statement takes the three players' locks,
+        thread = threading.Thread(target=taker.execute, args=(_LOCKS_SQL, [FEED_LOCK_SPACE, ids]))
+        thread.start()
+        deadline = time.monotonic() + 10
+        while True:
+            with psycopg.connect(**params, autocommit=True) as probe:
+                rows = probe.execute(
+                    "SELECT objid::int, granted FROM pg_locks WHERE locktype = 'advisory' "
+                    "AND classid = %s AND pid = %s",
+                    [FEED_LOCK_SPACE, taker_pid],
+                ).fetchall()
+            if any(not granted for _, granted in rows) or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        # then it holds the first, waits for the second and has not asked for the third: the
+        # locks are taken one by one in the ids' order, in one statement.
+        assert sorted(rows) == [(ids[0], True), (ids[1], False)]
+        holder.rollback()
+        thread.join(timeout=10)
+        taker.rollback()
