@@ -17,22 +17,25 @@ request, are kept as a *template* under the request's headers (less ``Content-Le
 exactly those headers from the same address is answered here when everything Django would
 check still holds:
 
-* the token: the token memory (accounts.token_cache) still holds the entry the template was made
-  under, or one read since with the same verdict (:func:`games.live.rearm.same_verdict`), and
-  Django would write nothing for it (:func:`games.live.rearm.entry_live`: not banned, not
-  expired, its use recorded less than a minute ago);
+* the token: authenticated in the thread hop below as DRF authenticates it (the token memory,
+  accounts.token_cache, else the database; a ban; its use recorded once a minute), and the
+  verdict the template's: the same personal token of the same player with the same scopes,
+  hence the same permissions (a revoke or a ban is Django's 401 at once in the process that made
+  it, within ``CHAN_TOKEN_CACHE_SECONDS`` in the others, as for Django's own reads);
 * the body: at most ``DATA_UPLOAD_MAX_MEMORY_SIZE`` and parsed by the API's own parser
   (``StrictJSONParser``), under ``Content-Type: application/json`` exactly;
-* one thread hop does the rest: the request counted in this process's throttle budget
-  (:func:`chan_api.throttles.user_request_counted`; over the limit, Django answers the 429), then
-  the move's service, :func:`games.services.hands.move_submit`, with the arguments the view
+* one thread hop does the rest: the caller authenticated, the request counted in this
+  process's throttle budget (:func:`chan_api.throttles.user_request_counted`; over the limit,
+  Django answers the 429), then the move's service, :func:`games.services.hands.move_submit`, with the arguments the view
   gives it, in the language and the time zone Django's middleware would have activated, the
   request id bound for its log lines.
 
 Anything else is Django's: another path or method, a query string, a ``Cookie``, an ``Accept``
 with parameters (DRF indents), a body the parser refuses — and every refusal of the move itself
 (its problem+json is Django's to write): the service's transaction has rolled back, the count
-is given back, and the same request goes through Django with its body replayed.
+is given back, and the same request goes through Django with its body replayed. A failure that
+is not a refusal (a bug, the database away) is answered here as Django answers it (its 500, its
+503 with ``Retry-After``) and the move is not made again: it may have been committed.
 
 What Django adds per request is made here the same way: the request id (the client's, if tame),
 the ``RateLimit-*`` headers, ``Idempotent-Replayed`` on a replay, the request's log line and
@@ -52,6 +55,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from datetime import UTC
+from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import structlog
@@ -60,9 +64,10 @@ from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone, translation
 
+from accounts.authentication import BearerTokenAuthentication
 from accounts.models import ApiToken
 from accounts.scopes import token_scopes
-from accounts.token_cache import token_cache_entry, token_cache_get
+from accounts.token_cache import token_cache_entry
 from chan_api.deprecations import deprecation_for
 from chan_api.logs import request_id_var
 from chan_api.middleware import (
@@ -77,7 +82,7 @@ from chan_api.request_metrics import request_counted, requested_with_xhr
 from chan_api.throttles import LocalCount, user_request_counted
 from core import metrics
 from core.errors import DomainError
-from games.live.rearm import bearer_hash, entry_current
+from games.live.rearm import bearer_hash
 from games.live.render import render_json
 from games.selectors.hands import hand_view_for_user
 from games.services.hands import move_submit
@@ -150,16 +155,14 @@ def move_template_mark(request: Any, response: Any, replayed: bool) -> None:
 
 class _Template(NamedTuple):
     headers: Headers  # Django's answer's, less those made per request
-    entry: tuple[float, Any, Any]  # the token memory's (until, user, token) it was made under
+    user_id: int  # who Django authenticated, with which personal token and scopes
+    token_id: int
+    scopes: frozenset[str] | None
     view_name: str
     transport: str
     charset: str
     template_name: str
     language: str | None
-
-    @property
-    def user_id(self) -> int:
-        return int(self.entry[1].pk)
 
 
 class _Answer(NamedTuple):
@@ -267,9 +270,31 @@ def _failure(exc: Exception, path: str) -> Any:
     return response
 
 
+def _authenticated(template: _Template, authorization: str) -> Any:
+    """The caller authenticated as DRF authenticates it (``BearerTokenAuthentication``: the
+    token memory, else the database; a ban; the token's use recorded once a minute), when the
+    verdict is the template's — the same personal token of the same player with the same
+    scopes, so the same permissions; else None (nothing counted: Django judges)."""
+    try:
+        found = BearerTokenAuthentication().authenticate(
+            SimpleNamespace(META={"HTTP_AUTHORIZATION": authorization})  # type: ignore[arg-type]
+        )
+    except Exception:  # revoked, expired, banned (Django's 401), the database away (its 503)
+        return None
+    if found is None:
+        return None
+    user, token = found
+    if not isinstance(token, ApiToken) or (token.pk, user.pk) != (
+        template.token_id,
+        template.user_id,
+    ):
+        return None
+    return user if user.token_scopes == template.scopes else None
+
+
 def _submitted(
     template: _Template,
-    key_hash: str,
+    authorization: str,
     hand_id: int,
     body: Any,
     idempotency_key: str | None,
@@ -278,17 +303,30 @@ def _submitted(
 ) -> _Submitted | None:
     """In a worker thread: the request counted by the throttle, then the move made as the view
     makes it. None, with nothing counted, when Django must answer (or refuse) instead."""
-    found = token_cache_get(key_hash)
-    if found is None:
-        return None
-    user, token = found
-    counted = user_request_counted(template.user_id)
-    if counted is None:
-        return None
-    user.token_scopes = token_scopes(token)
+    close_old_connections()  # Django's request_started
+    try:
+        user = _authenticated(template, authorization)
+        counted = user_request_counted(template.user_id) if user is not None else None
+        if counted is None:
+            return None
+        return _made(template, user, counted, hand_id, body, idempotency_key, request_id, path)
+    finally:
+        close_old_connections()  # Django's request_finished
+
+
+def _made(
+    template: _Template,
+    user: Any,
+    counted: LocalCount,
+    hand_id: int,
+    body: Any,
+    idempotency_key: str | None,
+    request_id: str,
+    path: str,
+) -> _Submitted | None:
+    """The move made as the view makes it (:func:`_submitted`)."""
     move_json = dict(body) if isinstance(body, dict) else body
     expected_seq = move_json.pop("expected_seq", None) if isinstance(body, dict) else None
-    close_old_connections()  # Django's request_started
     reset = request_id_var.set(request_id)
     try:
         with (
@@ -315,7 +353,6 @@ def _submitted(
             return _Submitted(counted, None, failure, getattr(failure, "chan_exception", None))
     finally:
         request_id_var.reset(reset)
-        close_old_connections()  # Django's request_finished
 
 
 class MoveDirectApp:
@@ -368,10 +405,19 @@ class MoveDirectApp:
         entry = token_cache_entry(bearer_hash(scope) or "")
         if entry is None or any(k.lower() == b"set-cookie" for k, _ in headers):
             return
+        _, user, token = entry
         view_name, transport, charset, template_name, language = marker
         kept = [(k, v) for k, v in headers if k.lower() not in _PER_REQUEST]
         self._kept[key] = _Template(
-            kept, entry, view_name, transport, charset, template_name, language
+            kept,
+            int(user.pk),
+            int(token.pk),
+            token_scopes(token),
+            view_name,
+            transport,
+            charset,
+            template_name,
+            language,
         )
         self._kept.move_to_end(key)
         while len(self._kept) > _KEPT:
@@ -385,17 +431,10 @@ class MoveDirectApp:
         body: bytes | None,
         started: float,
     ) -> _Answer | None:
-        key_hash = bearer_hash(scope)
-        entry = entry_current(template.entry, key_hash)
-        if key_hash is None or entry is None:
-            self._kept.pop(key, None)  # Django makes the next one
-            return None
-        if entry is not template.entry:  # the token read again, as it was
-            template = template._replace(entry=entry)
-            self._kept[key] = template
+        authorization = _one_header(scope, b"authorization")
         idempotency_key = _one_header(scope, b"idempotency-key")
         sent_id = _one_header(scope, b"x-request-id")
-        if body is None or idempotency_key is False or sent_id is False:
+        if not authorization or body is None or idempotency_key is False or sent_id is False:
             return None
         try:
             data = _parsed(body)
@@ -404,7 +443,7 @@ class MoveDirectApp:
         request_id = request_id_for(sent_id or "")
         hand_id = _hand_id(scope)
         submitted = await sync_to_async(_submitted, thread_sensitive=False)(
-            template, key_hash, hand_id, data, idempotency_key, request_id, scope["path"]
+            template, authorization, hand_id, data, idempotency_key, request_id, scope["path"]
         )
         if submitted is None:
             return None

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from django.db import OperationalError
 
-from accounts.token_cache import token_cache_forget
+from accounts.token_cache import token_cache_clear, token_cache_forget
 from games.api import move_direct
 from tests.games.conftest import Player, answers_spied, start_table
 from tests.games.decks import HOA_DECK, scripted_move
@@ -305,3 +305,23 @@ def test_a_move_that_fails_is_answered_as_django_answers_it_and_not_made_again(
     # (the failure rolled the move back: neither hand moved)
     for hand_id in (django_hand, here_hand):
         assert next(iter(clients.values())).get(f"/api/v1/hands/{hand_id}").json()["seq"] == 0
+
+
+def test_the_token_read_again_keeps_the_template_unless_its_scopes_changed(
+    asgi_live_server: Any, players: list[Player], answered: list[bool]
+) -> None:
+    from accounts.models import ApiToken
+
+    clients, hand_id = _primed(asgi_live_server, players, answered)
+    # When the token memory forgets the tokens (its seconds ran out), the next move is still
+    # answered here, the token read again from the database as DRF reads it;
+    token_cache_clear()
+    _, _, r = _play(clients, hand_id)
+    assert r.status_code == 201 and answered == [True]
+    # when a token's scopes change, Django judges that player's next move.
+    player, _ = _mover(clients, hand_id)
+    ApiToken.objects.filter(user_id=player).update(scopes=["read"])
+    token_cache_clear()
+    _, _, r = _play(clients, hand_id)
+    assert answered == [True, False]
+    assert r.status_code == 403 and r.json()["code"] == "missing_scope"
