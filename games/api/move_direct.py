@@ -241,6 +241,16 @@ def _parsed(body: bytes) -> Any:
         raise ValueError("unparsed") from exc
 
 
+class _Move(NamedTuple):
+    """What the view gives the move's service, and the request's id and path."""
+
+    hand_id: int
+    body: Any  # as DRF's request.data
+    idempotency_key: str | None
+    request_id: str
+    path: str
+
+
 class _Submitted(NamedTuple):
     counted: LocalCount
     result: Any  # the service's StoredResponse; None when it failed
@@ -292,15 +302,7 @@ def _authenticated(template: _Template, authorization: str) -> Any:
     return user if user.token_scopes == template.scopes else None
 
 
-def _submitted(
-    template: _Template,
-    authorization: str,
-    hand_id: int,
-    body: Any,
-    idempotency_key: str | None,
-    request_id: str,
-    path: str,
-) -> _Submitted | None:
+def _submitted(template: _Template, authorization: str, move: _Move) -> _Submitted | None:
     """In a worker thread: the request counted by the throttle, then the move made as the view
     makes it. None, with nothing counted, when Django must answer (or refuse) instead."""
     close_old_connections()  # Django's request_started
@@ -309,22 +311,14 @@ def _submitted(
         counted = user_request_counted(template.user_id) if user is not None else None
         if counted is None:
             return None
-        return _made(template, user, counted, hand_id, body, idempotency_key, request_id, path)
+        return _made(template, user, counted, move)
     finally:
         close_old_connections()  # Django's request_finished
 
 
-def _made(
-    template: _Template,
-    user: Any,
-    counted: LocalCount,
-    hand_id: int,
-    body: Any,
-    idempotency_key: str | None,
-    request_id: str,
-    path: str,
-) -> _Submitted | None:
+def _made(template: _Template, user: Any, counted: LocalCount, move: _Move) -> _Submitted | None:
     """The move made as the view makes it (:func:`_submitted`)."""
+    hand_id, body, request_id = move.hand_id, move.body, move.request_id
     move_json = dict(body) if isinstance(body, dict) else body
     expected_seq = move_json.pop("expected_seq", None) if isinstance(body, dict) else None
     reset = request_id_var.set(request_id)
@@ -339,7 +333,7 @@ def _made(
                 user=user,
                 move_json=move_json,
                 expected_seq=expected_seq,
-                idempotency_key=idempotency_key,
+                idempotency_key=move.idempotency_key,
                 request_hash=move_request_hash(hand_id, body),
                 render=lambda hand, state: hand_view_for_user(hand=hand, user=user, state=state),
             )
@@ -349,7 +343,7 @@ def _made(
         return None
     except Exception as exc:
         with structlog.contextvars.bound_contextvars(request_id=request_id):
-            failure = _failure(exc, path)
+            failure = _failure(exc, move.path)
             return _Submitted(counted, None, failure, getattr(failure, "chan_exception", None))
     finally:
         request_id_var.reset(reset)
@@ -443,7 +437,9 @@ class MoveDirectApp:
         request_id = request_id_for(sent_id or "")
         hand_id = _hand_id(scope)
         submitted = await sync_to_async(_submitted, thread_sensitive=False)(
-            template, authorization, hand_id, data, idempotency_key, request_id, scope["path"]
+            template,
+            authorization,
+            _Move(hand_id, data, idempotency_key, request_id, scope["path"]),
         )
         if submitted is None:
             return None
