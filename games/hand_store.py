@@ -481,16 +481,68 @@ def _slot_count_add(key: str, step: int, limit: int | None = None) -> int:
         return wanted
 
 
+# An ended poll's slot is parked in its process for SLOT_PARK_SECONDS before it is given back
+# (games.live.long_poll frees the parked ones in batches): the same token's next poll in this
+# process (chan-bot polls again at once) takes it with no round trip to the cache. What a token
+# is counted for in the cache is then too high by its parked slots, for at most those seconds.
+# A slot is only taken from the park while this process's last count of that token in the
+# cache is younger than half the count's expiry, so the count never expires under live polls.
+SLOT_PARK_SECONDS = 1.0
+_parked: dict[str, list[float]] = {}  # slot key -> when each parked slot was parked
+_counted_at: dict[str, float] = {}  # slot key -> when this process last counted it in the cache
+_parked_lock = threading.Lock()
+
+
+def long_poll_slot_park(key: str) -> None:
+    """A poll that held ``key``'s slot ended: park the slot (see ``SLOT_PARK_SECONDS``)."""
+    with _parked_lock:
+        _parked.setdefault(key, []).append(time.monotonic())
+
+
+def _slot_unparked(key: str) -> bool:
+    with _parked_lock:
+        times = _parked.get(key)
+        fresh = time.monotonic() - _counted_at.get(key, -1e9) < _SLOT_TTL_SECONDS / 2
+        if not times or not fresh:
+            return False
+        times.pop()
+        if not times:
+            del _parked[key]
+        return True
+
+
+def long_poll_slots_due() -> tuple[list[str], float | None]:
+    """The parked slots to give back now (parked ``SLOT_PARK_SECONDS`` ago or more), and the
+    seconds until the next one is due (None: none left parked)."""
+    now = time.monotonic()
+    due: list[str] = []
+    with _parked_lock:
+        for key in list(_parked):
+            times = _parked[key]
+            while times and now - times[0] >= SLOT_PARK_SECONDS:
+                due.append(key)
+                times.pop(0)
+            if not times:
+                del _parked[key]
+        for key in [k for k, at in _counted_at.items() if now - at >= _SLOT_TTL_SECONDS / 2]:
+            del _counted_at[key]  # (too old to take a parked slot by: forgotten)
+        oldest = min((times[0] for times in _parked.values()), default=None)
+    return due, None if oldest is None else oldest + SLOT_PARK_SECONDS - now
+
+
 def long_poll_slot_take(*, token_id: int | str | None) -> str | None:
     """Take one of the token's ``LONG_POLLS_PER_TOKEN`` waiting slots, so one client cannot
-    take every waiter; beyond them ``RateLimited`` (429, retry in a second). Counted in the
-    cache, shared by every web process, atomically on every backend (Redis: one INCR; else
-    under a lock, see :func:`_slots_locked`); when the cache does not answer the poll waits
-    uncounted (as the throttles fail open). Returns the key to give to
-    :func:`long_poll_slots_free` when the poll ends (None: nothing was counted)."""
+    take every waiter; beyond them ``RateLimited`` (429, retry in a second). A slot parked in
+    this process is taken first (``SLOT_PARK_SECONDS``); else it is counted in the cache, shared
+    by every web process, atomically on every backend (Redis: one INCR; else under a lock, see
+    :func:`_slots_locked`); when the cache does not answer the poll waits uncounted (as the
+    throttles fail open). Returns the key to give to :func:`long_poll_slot_park` when the poll
+    ends (None: nothing was counted)."""
     if token_id is None:
         return None
     key = f"games:long-polls:{token_id}"
+    if _slot_unparked(key):
+        return key
     redis = hasattr(cache, "incr_expiring")  # chan_api/redis_cache.py: one round trip
     try:
         if redis:
@@ -501,6 +553,8 @@ def long_poll_slot_take(*, token_id: int | str | None) -> str | None:
         logger.warning("long polls of token %s: the cache did not answer", token_id)
         metrics.cache_failed(use="long_poll_slots")
         return None
+    with _parked_lock:
+        _counted_at[key] = time.monotonic()
     if waiting > LONG_POLLS_PER_TOKEN:
         if redis:  # counted anyway: give it back (the locked count never stored it)
             long_poll_slots_free([key])

@@ -57,7 +57,12 @@ from accounts.authentication import credential_key
 from accounts.models import ApiToken
 from core import metrics
 from games.api.serializers import HandEventPageSerializer
-from games.hand_store import long_poll_slot_take, long_poll_slots_free
+from games.hand_store import (
+    long_poll_slot_park,
+    long_poll_slot_take,
+    long_poll_slots_due,
+    long_poll_slots_free,
+)
 from games.live import rearm, streams
 from games.live.render import hand_view_rendered, hand_views_rendered, render_json
 from games.live.subscription import Subscription as HandFeed
@@ -402,7 +407,6 @@ class LongPollApp:
         self.app = app
         self.answers = _Answers()
         self.rearms = rearm.Rearms()
-        self._slots_to_free: list[str] = []
         self._freeing: asyncio.Task[None] | None = None
         self._waiting: set[asyncio.Future[int]] = set()
         self._stopping = False
@@ -589,16 +593,22 @@ class LongPollApp:
             _settle(woken, _TIMED_OUT)
 
     def _free_slot(self, slot: str) -> None:
-        """Free waiting slots in batches, in a worker thread, after the answers are sent."""
-        self._slots_to_free.append(slot)
+        """Park an ended poll's waiting slot for the same token's next poll
+        (``games.hand_store.SLOT_PARK_SECONDS``); those no poll took are freed in batches, in a
+        worker thread, after the answers are sent."""
+        long_poll_slot_park(slot)
         if self._freeing is None or self._freeing.done():
             self._freeing = asyncio.ensure_future(self._free_slots())
 
     async def _free_slots(self) -> None:
-        await asyncio.sleep(0.02)  # after the other answers of the same wake-up: no thread then
-        while self._slots_to_free:
-            slots, self._slots_to_free = self._slots_to_free, []
-            try:
-                await sync_to_async(long_poll_slots_free, thread_sensitive=False)(slots)
-            except Exception:
-                logger.warning("could not free %s long-poll slots", len(slots), exc_info=True)
+        while True:
+            slots, wait = long_poll_slots_due()
+            if slots:
+                try:
+                    await sync_to_async(long_poll_slots_free, thread_sensitive=False)(slots)
+                except Exception:
+                    logger.warning("could not free %s long-poll slots", len(slots), exc_info=True)
+            if wait is None:
+                return
+            # (at least 20 ms: after the other answers of the same wake-up, no thread then)
+            await asyncio.sleep(max(wait, 0.02))

@@ -87,3 +87,42 @@ def test_a_slot_freed_twice_never_counts_below_zero(slot_cache, tmp_path) -> Non
     long_poll_slots_free([key, key])
     if slot_cache != "redis":  # DECR of Redis counts what it is told; the lock keeps it ≥ 0
         assert cache.get(key) == 0
+
+
+@pytest.fixture
+def park_emptied() -> Iterator[None]:
+    from games import hand_store
+
+    hand_store._parked.clear()
+    yield
+    hand_store._parked.clear()
+
+
+def test_an_ended_polls_slot_is_parked_for_the_same_tokens_next_poll_then_given_back(
+    slot_cache, tmp_path, park_emptied, monkeypatch
+) -> None:
+    from games import hand_store
+
+    token = token_id(tmp_path)
+    key = f"games:long-polls:{token}"
+    # Given a poll that took its slot (counted once in the cache) and ended: its slot parked,
+    slot = long_poll_slot_take(token_id=token)
+    assert slot == key and cache.get(key) == 1
+    hand_store.long_poll_slot_park(slot)
+    # when the same token polls again, it takes the parked slot: nothing more is counted;
+    assert long_poll_slot_take(token_id=token) == key and cache.get(key) == 1
+    hand_store.long_poll_slot_park(key)
+    assert hand_store.long_poll_slots_due()[0] == []  # (parked, not due yet)
+    # once SLOT_PARK_SECONDS have passed with no poll to take it, it is due to be given back,
+    monkeypatch.setattr(hand_store, "SLOT_PARK_SECONDS", 0.0)
+    due, wait = hand_store.long_poll_slots_due()
+    assert due == [key] and wait is None
+    long_poll_slots_free(due)
+    assert cache.get(key, 0) == 0
+    # and a parked slot is not taken once this process's count of the token in the cache is
+    # older than half its expiry (a fresh count renews the expiry under live polls).
+    monkeypatch.setattr(hand_store, "SLOT_PARK_SECONDS", 60.0)
+    assert long_poll_slot_take(token_id=token) == key and cache.get(key) == 1
+    hand_store.long_poll_slot_park(key)
+    hand_store._counted_at[key] -= hand_store._SLOT_TTL_SECONDS
+    assert long_poll_slot_take(token_id=token) == key and cache.get(key) == 2
