@@ -7,12 +7,31 @@ hold the two countings equal series for series."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from django_prometheus.middleware import Metrics
 
 _METHODS = frozenset(
     {"GET", "HEAD", "POST", "PUT", "DELETE", "TRACE", "OPTIONS", "CONNECT", "PATCH"}
 )
+
+
+# Labelled children already looked up: (metric, label values) → child. prometheus_client's
+# ``labels()`` takes a lock and checks its arguments on each call (2 % of a web worker's samples,
+# a dozen per request); the children never change, and the labels' values are few (views,
+# statuses, methods). Bounded all the same.
+_CHILDREN_KEPT = 4096
+_children: dict[tuple[Any, tuple[str, ...]], Any] = {}
+
+
+def _child(metric: Any, *values: str) -> Any:
+    key = (metric, values)  # the metric itself: a registry made again has new metrics
+    child = _children.get(key)
+    if child is None:
+        if len(_children) >= _CHILDREN_KEPT:
+            _children.clear()
+        child = _children[key] = metric.labels(*values)
+    return child
 
 
 def requested_with_xhr(headers: Iterable[tuple[bytes, bytes]]) -> bool:
@@ -44,27 +63,24 @@ def request_counted(
     m = Metrics.get_instance()
     label_method = method if method in _METHODS else "<invalid method>"
     m.requests_total.inc()
-    m.requests_by_method.labels(method=label_method).inc()
-    m.requests_by_transport.labels(transport=transport).inc()
+    _child(m.requests_by_method, label_method).inc()
+    _child(m.requests_by_transport, transport).inc()
     if ajax:  # X-Requested-With: XMLHttpRequest
         m.requests_ajax.inc()
     m.requests_body_bytes.observe(request_bytes)  # the request's Content-Length
-    m.requests_by_view_transport_method.labels(
-        view=view_name, transport=transport, method=label_method
-    ).inc()
+    # (positional label values: in the order each metric declares its labels)
+    _child(m.requests_by_view_transport_method, view_name, transport, label_method).inc()
     status_label = str(status)
-    m.responses_by_status.labels(status=status_label).inc()
-    m.responses_by_status_view_method.labels(
-        status=status_label, view=view_name, method=label_method
-    ).inc()
+    _child(m.responses_by_status, status_label).inc()
+    _child(m.responses_by_status_view_method, status_label, view_name, label_method).inc()
     if template_name is not None:
-        m.responses_by_templatename.labels(templatename=template_name).inc()
-    m.responses_by_charset.labels(charset=charset).inc()
+        _child(m.responses_by_templatename, template_name).inc()
+    _child(m.responses_by_charset, charset).inc()
     m.responses_body_bytes.observe(body_bytes)
-    m.requests_latency_by_view_method.labels(view=view_name, method=method).observe(seconds)
+    _child(m.requests_latency_by_view_method, view_name, method).observe(seconds)
     m.responses_total.inc()
     m.requests_latency_before.observe(seconds)
     if exception is not None:  # (process_exception: counted, and its latency observed again)
-        m.exceptions_by_type.labels(type=exception).inc()
-        m.exceptions_by_view.labels(view=view_name).inc()
-        m.requests_latency_by_view_method.labels(view=view_name, method=method).observe(seconds)
+        _child(m.exceptions_by_type, exception).inc()
+        _child(m.exceptions_by_view, view_name).inc()
+        _child(m.requests_latency_by_view_method, view_name, method).observe(seconds)

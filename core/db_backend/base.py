@@ -21,12 +21,13 @@ from contextlib import contextmanager
 from functools import cached_property
 
 import psycopg
+from django.db.backends.postgresql import base as postgresql
 from django.db.backends.postgresql.base import Cursor as ClientBindingCursor
 from django.db.backends.postgresql.base import ServerBindingCursor as DjangoServerBindingCursor
 from django_prometheus.db.backends.postgresql.base import DatabaseWrapper as PrometheusWrapper
-from django_prometheus.db.common import ExportingCursorWrapper
 from psycopg import pq
 
+from core.db_backend.counted_cursor import counted_cursor_class
 from core.pipeline import answers_wait
 
 
@@ -74,11 +75,13 @@ def connection_looks_usable(connection) -> bool:
 
 class DatabaseWrapper(PrometheusWrapper):
     def get_connection_params(self) -> dict:
-        params = super().get_connection_params()
+        # Django's parameters, its cursor counted by core.db_backend.counted_cursor rather than
+        # django-prometheus's wrapper (the same metrics, without a label lookup per statement).
+        params = postgresql.DatabaseWrapper.get_connection_params(self)
+        cursor = params["cursor_factory"]
         if self.settings_dict["OPTIONS"].get("server_side_binding") is True:
-            params["cursor_factory"] = ExportingCursorWrapper(
-                ServerBindingCursor, self.alias, self.vendor
-            )
+            cursor = ServerBindingCursor
+        params["cursor_factory"] = counted_cursor_class(cursor, self.alias, self.vendor)
         return params
 
     def close_if_health_check_failed(self) -> None:
@@ -93,7 +96,7 @@ class DatabaseWrapper(PrometheusWrapper):
 
     @cached_property
     def _client_binding_cursor(self) -> type:
-        return ExportingCursorWrapper(ClientBindingCursor, self.alias, self.vendor)
+        return counted_cursor_class(ClientBindingCursor, self.alias, self.vendor)
 
     @contextmanager
     def client_side_binding(self) -> Iterator[None]:

@@ -77,3 +77,39 @@ def test_a_connection_in_a_transaction_or_closed_is_not_taken_as_idle() -> None:
     assert connection_looks_usable(raw)
     connection.close()
     assert not connection_looks_usable(raw)
+
+
+def _sample(name: str, **labels: str) -> float:
+    from prometheus_client import REGISTRY
+
+    return (
+        REGISTRY.get_sample_value(name, {"alias": "default", "vendor": "postgresql", **labels})
+        or 0.0
+    )
+
+
+def test_statements_are_counted_in_django_prometheus_series() -> None:
+    """core.db_backend.counted_cursor counts what django-prometheus's wrapper counts: each
+    statement, its duration, each executemany's rows, and a failed statement by its type."""
+    before = {
+        "exec": _sample("django_db_execute_total"),
+        "many": _sample("django_db_execute_many_total"),
+        "timed": _sample("django_db_query_duration_seconds_count"),
+        "errors": _sample("django_db_errors_total", type="UndefinedTable"),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+        cursor.executemany("SELECT %s", [(1,), (2,), (3,)])
+        with pytest.raises(Exception, match="no_such_table"):
+            cursor.execute("SELECT * FROM no_such_table")
+    assert _sample("django_db_execute_total") - before["exec"] == 5
+    assert _sample("django_db_execute_many_total") - before["many"] == 3
+    assert _sample("django_db_query_duration_seconds_count") - before["timed"] == 3
+    assert _sample("django_db_errors_total", type="UndefinedTable") - before["errors"] == 1
+
+
+def test_client_side_binding_cursors_are_counted_too() -> None:
+    before = _sample("django_db_execute_total")
+    with connection.client_side_binding(), connection.cursor() as cursor:
+        cursor.execute("SELECT 1; SELECT 2")
+    assert _sample("django_db_execute_total") - before == 1
