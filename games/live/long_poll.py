@@ -153,10 +153,11 @@ def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
         close_old_connections()
 
 
-def _hand_answers(hand_id: int, seats: list[int]) -> dict[int | None, tuple[str, bytes]]:
-    """:func:`_hand_answer` for several seats of one hand: one read of the hand, one state."""
+def _hand_answers(hand_id: int, seq: int, seats: list[int]) -> dict[int | None, tuple[str, bytes]]:
+    """:func:`_hand_answer` for several seats of one hand, woken at ``seq``: one read of the
+    hand (none if this process committed that seq), one state."""
     try:
-        views = hand_views_rendered(hand_id=hand_id, seats=seats)
+        views = hand_views_rendered(hand_id=hand_id, seats=seats, seq=seq)
         return {seat: (etag, body) for seat, (etag, body, _seq) in views.items()}
     finally:
         close_old_connections()
@@ -485,7 +486,7 @@ class LongPollApp:
             return  # (replayed waits: Django answers each)
         futures = [self.answers.future(key, render) for key, render in jobs.items()]
         if seats_of:
-            render_all = functools.partial(_hand_answers, hand_id)
+            render_all = functools.partial(_hand_answers, hand_id, seq)
             futures += self.answers.futures_together(seats_of, render_all)
         await asyncio.wait(futures)
         logger.info(

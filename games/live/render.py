@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from rest_framework.renderers import JSONRenderer
 
-from games.hand_store import hand_state
+from games.hand_store import hand_committed_at, hand_state
 from games.selectors.hands import hand_etag, hand_get, hand_view_for_seat
 
 VIEWS_KEPT = 512  # a view is 3–8 KB of JSON: about 4 MB a process at most
@@ -83,13 +83,21 @@ def hand_view_rendered(
     return hand_views_rendered(hand_id=hand_id, seats=[seat])[seat]
 
 
-def hand_views_rendered(*, hand_id: int, seats: Iterable[int | None]) -> dict[int | None, Rendered]:
+def hand_views_rendered(
+    *, hand_id: int, seats: Iterable[int | None], seq: int | None = None
+) -> dict[int | None, Rendered]:
     """The views of ``seats`` (None: a spectator's) at the hand's current seq, from one read of
     the hand and one state, each kept as :func:`hand_view_rendered` keeps it. A wake-up
     renders every seat waiting in this process at once (``games.live.long_poll``): one read
     of the row where each seat's render used to make its own. Views already kept at the
-    current seq are not rendered again."""
-    hand = hand_get(hand_id=hand_id)
+    current seq are not rendered again.
+
+    ``seq``: the seq a wake-up was announced at; if this process committed that move (and no
+    later one of the hand), the hand as it committed it is rendered, with no read at all
+    (``hand_store.hand_committed_at``): a view of that seq, as the announcement promised."""
+    hand = hand_committed_at(hand_id, seq) if seq is not None else None
+    if hand is None:
+        hand = hand_get(hand_id=hand_id)
     state = None
     found: dict[int | None, Rendered] = {}
     for seat in seats:

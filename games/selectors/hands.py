@@ -13,7 +13,14 @@ from django.utils.translation import gettext_lazy as _
 from accounts.selectors import user_is_auditor
 from core.errors import InvalidInput, Message, NotFound, PermissionDenied
 from core.rows import row_values
-from games.hand_store import hand_deck, hand_replay, hand_seats_load, hand_state
+from games.hand_store import (
+    hand_deck,
+    hand_last_hash_keep,
+    hand_last_hash_kept,
+    hand_replay,
+    hand_seats_load,
+    hand_state,
+)
 from games.models import Hand, HandEvent, HandSeat, Table
 from games.rules import HandState
 from games.rules.analysis import analysis_for
@@ -183,10 +190,16 @@ def _hand_fields(hand: Hand, view: dict[str, Any]) -> dict[str, Any]:
 
 
 def hand_head_hash(hand: Hand) -> str | None:
-    """The hash of the hand's last event (seq ``hand.seq``): the head of its hash chain."""
-    return (
+    """The hash of the hand's last event (seq ``hand.seq``): the head of its hash chain. Kept
+    on the instance: the views of several seats rendered from one read ask once."""
+    kept = hand_last_hash_kept(hand)
+    if kept is not None:
+        return kept
+    digest = (
         HandEvent.objects.of_hand(hand).filter(seq=hand.seq).values_list("hash", flat=True).first()
     )
+    hand_last_hash_keep(hand, hand.seq, digest)
+    return digest
 
 
 def hand_view_for_user(*, hand: Hand, user: Any, state: HandState | None = None) -> dict[str, Any]:

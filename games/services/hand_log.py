@@ -14,7 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from core.rows import rows_insert
-from games.hand_store import hand_publish_on_commit, hand_state
+from games.hand_store import (
+    hand_last_hash_keep,
+    hand_last_hash_kept,
+    hand_publish_on_commit,
+    hand_state,
+)
 from games.models import Hand, HandEvent
 from games.rules.chain import event_hash
 from games.rules.records import is_record
@@ -28,21 +33,9 @@ def _hash_at(hand: Hand, seq: int) -> str:
     return digest or ""
 
 
-_LAST_HASH = "_chan_last_hash"  # (seq, hash) of the hand's last event, kept on the instance
-
-
-def hand_last_hash_keep(hand: Hand, seq: int, digest: str | None) -> None:
-    """Remember on the locked ``hand`` the hash of its event ``seq`` (read with the lock, or
-    just appended), so that the next append needs no query for it."""
-    if digest:
-        setattr(hand, _LAST_HASH, (seq, digest))
-
-
 def _prev_hash(hand: Hand) -> str:
-    kept = getattr(hand, _LAST_HASH, None)
-    if kept is not None and kept[0] == hand.seq:
-        return kept[1]
-    return _hash_at(hand, hand.seq)
+    kept = hand_last_hash_kept(hand)
+    return kept if kept is not None else _hash_at(hand, hand.seq)
 
 
 def hand_event_append(

@@ -31,7 +31,12 @@ from games.clock import (
     hand_seat_is_bot,
     hand_settle_on_commit,
 )
-from games.hand_store import hand_publish_on_commit, hand_seats_load, hand_state
+from games.hand_store import (
+    hand_last_hash_keep,
+    hand_publish_on_commit,
+    hand_seats_load,
+    hand_state,
+)
 from games.models import Hand, HandEvent, Seat, Table
 from games.rule_errors import rule_error
 from games.rules import HandState, apply, move_from_dict
@@ -43,7 +48,7 @@ from games.rules.state import Phase
 from games.rules.views import result_of
 from games.selectors.hands import hand_from_row, hand_row_sql, not_a_participant
 from games.services.feed import feed_hand_changed
-from games.services.hand_log import hand_event_append, hand_last_hash_keep
+from games.services.hand_log import hand_event_append
 from games.services.idempotency import (
     StoredResponse,
     idempotency_key_check,

@@ -23,7 +23,13 @@ from games.clock import (
     hand_deadline,
     table_clock_on_commit,
 )
-from games.hand_store import hand_deck, hand_publish_on_commit, hand_ruleset, hand_state
+from games.hand_store import (
+    hand_committed_forget,
+    hand_deck,
+    hand_publish_on_commit,
+    hand_ruleset,
+    hand_state,
+)
 from games.models import (
     DEFAULT_ROOM,
     MAX_BOT_DELAY_SECONDS,
@@ -502,6 +508,8 @@ def _hurry_the_clock(hand: Hand, user: Any) -> None:
     if hurry:
         hand.deadline_at = due
     hand.save(update_fields=["deadline_at", "seats_version", "updated_at"])
+    # (the processes that committed its last move kept its row: games.hand_store)
+    transaction.on_commit(lambda: hand_committed_forget(hand.pk))
     if hurry:
         hand_clock_on_commit(hand)
 

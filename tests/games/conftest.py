@@ -11,7 +11,7 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
-from games.hand_store import state_lru
+from games.hand_store import hand_committed_forget, state_lru
 from games.live.render import kept_views
 from tests.db_owner import as_owner
 from tests.games.decks import HOA_DECK, WIN_DECK
@@ -20,9 +20,10 @@ from tests.games.decks import HOA_DECK, WIN_DECK
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> None:
     """Throttle counts and hand versions live in the cache (Redis in CI); states in an LRU,
-    rendered views in another."""
+    rendered views in another, the hands as this process committed them in a third."""
     cache.clear()
     state_lru.clear()
+    hand_committed_forget()
     kept_views.clear()
 
 

@@ -262,7 +262,7 @@ def test_the_database_refuses_a_record_with_a_seat_or_at_seq_0(players, win_hand
 
 def test_the_lock_reads_the_hash_the_next_event_chains_to(players, win_hand) -> None:
     # given: a hand a few moves in
-    from games.services.hand_log import _LAST_HASH
+    from games.hand_store import hand_last_hash_kept
     from games.services.hands import hand_lock
     from tests.games.test_games_live_render import play
 
@@ -274,7 +274,7 @@ def test_the_lock_reads_the_hash_the_next_event_chains_to(players, win_hand) -> 
     # then: its row, its table and the last event's hash, read from its partition
     assert hand is not None and hand.seq == last.seq == 3
     assert hand.table.pk == win_hand["table"]
-    assert getattr(hand, _LAST_HASH) == (3, last.hash)
+    assert hand_last_hash_kept(hand) == last.hash
     assert hand.seat_list()[0].user_id == players[0].id
     with transaction.atomic():
         assert hand_lock(10**12) is None

@@ -118,6 +118,49 @@ def test_seats_rendered_together_read_the_hand_once_and_each_gets_its_own_view(
         assert (r["ETag"], r.content) == (views[seat].etag, views[seat].body)
 
 
+def test_a_wake_up_at_the_seq_this_process_committed_renders_without_reading(
+    players, win_hand, django_assert_num_queries, django_capture_on_commit_callbacks
+) -> None:
+    # given: a move committed here (its hooks run: the hand is kept as committed)
+    with django_capture_on_commit_callbacks(execute=True):
+        play(players, win_hand, 1)
+    seq = Hand.objects.get(pk=win_hand["hand"]).seq
+    kept_views.clear()
+    # when: its announcement's waiters are rendered at that seq
+    with django_assert_num_queries(0):
+        views = hand_views_rendered(hand_id=win_hand["hand"], seats=[0, 1, 2, 3], seq=seq)
+    # then: no read of the row, and every seat's view is the one rendered from the database
+    for seat in range(4):
+        assert views[seat].seq == seq
+        assert views[seat].body == fresh_body(win_hand["hand"], seat)
+    # and an older seq (a move since) reads the row as before
+    kept_views.clear()
+    with django_assert_num_queries(1):
+        hand_views_rendered(hand_id=win_hand["hand"], seats=[0], seq=seq - 1)
+
+
+def test_a_hand_whose_seats_changed_or_that_ended_is_read_again(
+    players, win_hand, django_capture_on_commit_callbacks
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        play(players, win_hand, 1)
+    seq = Hand.objects.get(pk=win_hand["hand"]).seq
+    assert hand_store.hand_committed_at(win_hand["hand"], seq) is not None
+    # a player leaving mid-hand changes the row without a move: forgotten
+    with django_capture_on_commit_callbacks(execute=True):
+        r = players[3].client.post(f"/api/v1/tables/{win_hand['table']}/leave", {}, format="json")
+    assert r.status_code == 200, r.content
+    assert hand_store.hand_committed_at(win_hand["hand"], seq) is None
+    kept_views.clear()
+    views = hand_views_rendered(hand_id=win_hand["hand"], seats=[1], seq=seq)
+    assert json.loads(views[1].body)["players"][3]["left"] is True
+    # an ended hand is not kept (its JSON columns read back in their own key order)
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    hand.status = Hand.Status.ENDED
+    hand_store.hand_committed_keep(hand)
+    assert hand_store.hand_committed_at(hand.pk, hand.seq) is None
+
+
 def test_kept_renders_are_bounded() -> None:
     kept_views.clear()
     for i in range(kept_views.size + 10):
