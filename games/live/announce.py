@@ -13,6 +13,9 @@ import logging
 import re
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import redis
 from django.conf import settings
@@ -68,16 +71,57 @@ def feed_channel() -> str:
     return settings.HAND_FEED_CHANNEL or f"chan:hand-seq:{connection.settings_dict['NAME']}"
 
 
+# The announcements of the block of :func:`announcements_batched` running in this context, or
+# None outside one.
+_batched: ContextVar[list[str] | None] = ContextVar("chan_announcements", default=None)
+
+
+@contextmanager
+def announcements_batched() -> Iterator[None]:
+    """Hold the announcements made inside the block (by the commit hooks of a transaction it
+    wraps) and send them together when it ends: one round trip to Redis for all of them,
+    where a move's commit made one for its hand and one for each player's feed. Wrap the
+    ``transaction.atomic()`` block, so that its commit hooks run inside; a transaction that
+    rolls back runs no hook and announces nothing. Nested: the outermost block sends."""
+    if _batched.get() is not None:
+        yield
+        return
+    token = _batched.set([])
+    try:
+        yield
+    finally:
+        messages = _batched.get() or []
+        _batched.reset(token)
+        _publish(messages)
+
+
 def announce(topic: Topic, seq: int) -> None:
-    """Publish that ``topic`` is at ``seq`` (after the commit). Without Redis there is nothing
-    to do: the subscriptions read PostgreSQL. A failure is logged and counted, never raised."""
-    client = _publisher_client()
+    """Publish that ``topic`` is at ``seq`` (after the commit; inside
+    :func:`announcements_batched`, when its block ends). Without Redis there is nothing to do:
+    the subscriptions read PostgreSQL. A failure is logged and counted, never raised."""
+    message = f"{topic}:{seq}"
+    batch = _batched.get()
+    if batch is not None:
+        batch.append(message)
+    else:
+        _publish([message])
+
+
+def _publish(messages: list[str]) -> None:
+    client = _publisher_client() if messages else None
     if client is None:
         return
+    channel = feed_channel()
     try:
-        client.publish(feed_channel(), f"{topic}:{seq}")
+        if len(messages) == 1:
+            client.publish(channel, messages[0])
+        else:
+            with client.pipeline(transaction=False) as pipe:
+                for message in messages:
+                    pipe.publish(channel, message)
+                pipe.execute()
     except redis.RedisError:
-        logger.warning("%s: could not announce seq %s", topic, seq, exc_info=True)
+        logger.warning("could not announce %s", ", ".join(messages), exc_info=True)
         metrics.cache_failed(use="hand_feed")
 
 

@@ -37,6 +37,7 @@ from games.hand_store import (
     hand_seats_load,
     hand_state,
 )
+from games.live.announce import announcements_batched
 from games.models import Hand, HandEvent, Seat, Table
 from games.rule_errors import rule_error
 from games.rules import HandState, apply, move_from_dict
@@ -304,7 +305,8 @@ def move_submit(
         lookup = idempotency_lookup_send(user=user, key=key)
 
     seq: int | None = None  # what every refusal after the participant check carries
-    with transaction.atomic():
+    # (the commit's announcements — the hand's and its players' feeds' — in one round trip)
+    with announcements_batched(), transaction.atomic():
         try:
             with statements_pipelined():
                 hand = hand_lock(hand_id, then=lookup_send)
@@ -349,7 +351,7 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
     wake-up when one already comes before its deadline, ``games.clock.hand_clock_on_commit``)
     queues the next one at the deadline. Locks the hand row. Its writes go in one flight
     (``core.pipeline``), as a player's move's do."""
-    with transaction.atomic(), statements_pipelined():
+    with announcements_batched(), transaction.atomic(), statements_pipelined():
         hand = hand_lock(hand_id)
         if hand is None or hand.status != Hand.Status.PLAYING or hand.deadline_at is None:
             return None

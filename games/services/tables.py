@@ -30,6 +30,7 @@ from games.hand_store import (
     hand_ruleset,
     hand_state,
 )
+from games.live.announce import announcements_batched
 from games.models import (
     DEFAULT_ROOM,
     MAX_BOT_DELAY_SECONDS,
@@ -522,6 +523,7 @@ _LEAVING_SQL = (
 )
 
 
+@announcements_batched()  # the deal's announcements (hand, feeds, table, lobby) in one trip
 @transaction.atomic
 def seat_ready(
     *,
