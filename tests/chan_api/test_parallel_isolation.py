@@ -4,8 +4,6 @@ on one Redis server they keep their cache keys and their Celery queues apart (ch
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -23,20 +21,10 @@ REDIS_SETTINGS = (
 @pytest.fixture
 def redis_url(tmp_path) -> Iterator[str]:
     """The suite's Redis (CACHE_URL), else a private redis-server."""
-    url = os.environ.get("CACHE_URL", "")
-    if url.startswith("redis://"):
-        yield url
-        return
-    if shutil.which("redis-server") is None:
-        pytest.skip("no Redis: neither CACHE_URL nor a redis-server binary")
-    from tests.faults.harness import free_port, process_stop, redis_server
+    from tests.faults.harness import suite_redis
 
-    port = free_port()
-    server = redis_server(port, tmp_path)
-    try:
-        yield f"redis://127.0.0.1:{port}/0"
-    finally:
-        process_stop(server)
+    with suite_redis(tmp_path) as url:
+        yield url
 
 
 def test_an_xdist_worker_names_its_cache_keys_and_broker_queues(tmp_path) -> None:

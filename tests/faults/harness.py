@@ -7,6 +7,7 @@ import fcntl
 import itertools
 import os
 import random
+import shutil
 import socket
 import subprocess
 import sys
@@ -88,6 +89,26 @@ def process_stop(proc: subprocess.Popen[Any]) -> None:
     except subprocess.TimeoutExpired:
         proc.kill()
         proc.wait()
+
+
+@contextmanager
+def suite_redis(workdir: Path) -> Iterator[str]:
+    """The URL of the suite's Redis (``CACHE_URL``), else of a private redis-server kept for the
+    block; the test is skipped when there is neither."""
+    import pytest
+
+    url = os.environ.get("CACHE_URL", "")
+    if url.startswith("redis://"):
+        yield url
+        return
+    if shutil.which("redis-server") is None:
+        pytest.skip("no Redis: neither CACHE_URL nor a redis-server binary")
+    port = free_port()
+    server = redis_server(port, workdir)
+    try:
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process_stop(server)
 
 
 def redis_server(port: int, workdir: Path) -> subprocess.Popen[bytes]:

@@ -5,8 +5,6 @@ redis-server), as the long polls hear them."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -24,22 +22,11 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def redis_url(settings: Any, tmp_path: Any) -> Iterator[str]:
-    url = os.environ.get("CACHE_URL", "")
-    if url.startswith("redis"):
+    from tests.faults.harness import suite_redis
+
+    with suite_redis(tmp_path) as url:
         settings.HAND_FEED_URL = url
         yield url
-        return
-    if shutil.which("redis-server") is None:
-        pytest.skip("no Redis: neither CACHE_URL nor a redis-server binary")
-    from tests.faults.harness import free_port, process_stop, redis_server
-
-    port = free_port()
-    server = redis_server(port, tmp_path)
-    try:
-        settings.HAND_FEED_URL = f"redis://127.0.0.1:{port}/0"
-        yield settings.HAND_FEED_URL
-    finally:
-        process_stop(server)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 import logging
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -44,22 +43,11 @@ def feed(request: pytest.FixtureRequest, settings: Any, tmp_path: Any) -> Iterat
         settings.HAND_FEED_POLL_SECONDS = 0.1
         yield "postgresql"
         return
-    url = os.environ.get("CACHE_URL", "")
-    if url.startswith("redis"):
+    from tests.faults.harness import suite_redis
+
+    with suite_redis(tmp_path) as url:
         settings.HAND_FEED_URL = url
         yield "redis"
-        return
-    if shutil.which("redis-server") is None:
-        pytest.skip("no Redis: neither CACHE_URL nor a redis-server binary")
-    from tests.faults.harness import free_port, process_stop, redis_server
-
-    port = free_port()
-    server = redis_server(port, tmp_path)
-    try:
-        settings.HAND_FEED_URL = f"redis://127.0.0.1:{port}/0"
-        yield "redis"
-    finally:
-        process_stop(server)
 
 
 def _move(view: dict[str, Any]) -> dict[str, Any]:
