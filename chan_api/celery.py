@@ -17,6 +17,12 @@ from typing import Any
 from celery import Celery, Task
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chan_api.settings")
+# Celery's Django fixup runs Django's system checks when a worker starts, which loads the URL
+# conf and with it every view, DRF, the schema and the admin's pages: 7 MB of the worker's
+# resident memory for modules no task uses (bench/load_bench.py's RSS goal). gunicorn runs no
+# checks either; `manage.py migrate`, the release step before them (deploy/compose.yaml, make
+# serve), runs them, and so does the suite (tests/chan_api/test_deploy.py).
+os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 logger = logging.getLogger(__name__)
 RUNNING_TTL_SECONDS = 3 * 3600  # above the longest wait of a clock task (Redis visibility)

@@ -310,3 +310,14 @@ def test_gunicorn_s_master_reads_its_configuration_without_celery_and_django_loa
         assert run.returncode == 0, run.stderr[-2000:]
     assert runs[0].stdout.split() == ["False", "False"]
     assert runs[1].stdout.strip().splitlines()[-1].split() == ["chan_api", "chan_api", "True"]
+
+
+def test_the_system_checks_pass_here_since_the_worker_skips_them() -> None:
+    # A worker skips Django's system checks (chan_api/celery.py: they load every view), as
+    # gunicorn does; `migrate` runs them before the stack starts, and so does the suite.
+    from django.core.management import call_command
+
+    import chan_api.celery  # noqa: F401  (sets the worker's default)
+
+    assert os.environ["CELERY_SKIP_CHECKS"] == "1"
+    call_command("check", fail_level="ERROR")
