@@ -414,11 +414,16 @@ def hand_committed_keep(hand: Hand) -> None:
             _committed.popitem(last=False)
 
 
-def hand_committed_at(hand_id: int, seq: int) -> Hand | None:
-    """The hand as this process committed it at ``seq``, if that is the last it committed."""
+def hand_committed_at(hand_id: int, seq: int, seats_version: int | None = None) -> Hand | None:
+    """The hand as this process committed it at ``seq`` (and ``seats_version``, if given), if
+    that is the last it committed."""
     with _committed_lock:
         kept = _committed.get(hand_id)
-    return copy.copy(kept) if kept is not None and kept.seq == seq else None
+    if kept is None or kept.seq != seq:
+        return None
+    if seats_version is not None and kept.seats_version != seats_version:
+        return None
+    return copy.copy(kept)
 
 
 def hand_committed_forget(hand_id: int | None = None) -> None:

@@ -80,11 +80,18 @@ def hand_view_rendered(
         found = kept_views.get((hand_id, seq, seats_version, seat))
         if found is not None:
             return found
+        return hand_views_rendered(
+            hand_id=hand_id, seats=[seat], seq=seq, seats_version=seats_version
+        )[seat]
     return hand_views_rendered(hand_id=hand_id, seats=[seat])[seat]
 
 
 def hand_views_rendered(
-    *, hand_id: int, seats: Iterable[int | None], seq: int | None = None
+    *,
+    hand_id: int,
+    seats: Iterable[int | None],
+    seq: int | None = None,
+    seats_version: int | None = None,
 ) -> dict[int | None, Rendered]:
     """The views of ``seats`` (None: a spectator's) at the hand's current seq, from one read of
     the hand and one state, each kept as :func:`hand_view_rendered` keeps it. A wake-up
@@ -92,10 +99,16 @@ def hand_views_rendered(
     of the row where each seat's render used to make its own. Views already kept at the
     current seq are not rendered again.
 
-    ``seq``: the seq a wake-up was announced at; if this process committed that move (and no
-    later one of the hand), the hand as it committed it is rendered, with no read at all
-    (``hand_store.hand_committed_at``): a view of that seq, as the announcement promised."""
-    hand = hand_committed_at(hand_id, seq) if seq is not None else None
+    ``seq``: the seq a wake-up was announced at, or a version read (with ``seats_version``)
+    found; if this process committed that move (and no later one of the hand), the hand as it
+    committed it is rendered, with no read at all (``hand_store.hand_committed_at``): a view
+    of that seq, as the announcement or the version promised. Not for a spectator's view."""
+    seats = list(seats)
+    # (a spectator's view asks the table whether it may be watched: read as it is now)
+    players_only = None not in seats
+    hand = (
+        hand_committed_at(hand_id, seq, seats_version) if seq is not None and players_only else None
+    )
     if hand is None:
         hand = hand_get(hand_id=hand_id)
     state = None

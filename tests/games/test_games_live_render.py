@@ -133,10 +133,22 @@ def test_a_wake_up_at_the_seq_this_process_committed_renders_without_reading(
     for seat in range(4):
         assert views[seat].seq == seq
         assert views[seat].body == fresh_body(win_hand["hand"], seat)
-    # and an older seq (a move since) reads the row as before
+    # and so is a read whose version (seq, seats' version) is the one committed here
+    kept_views.clear()
+    version = Hand.objects.get(pk=win_hand["hand"]).seats_version
+    with django_assert_num_queries(0):
+        one = hand_view_rendered(hand_id=win_hand["hand"], seat=2, seq=seq, seats_version=version)
+    assert one.body == fresh_body(win_hand["hand"], 2)
+    # but an older seq (a move since), another seats' version or a spectator reads the row
+    for seq_asked, version_asked, seat in ((seq - 1, None, 0), (seq, version + 1, 0)):
+        kept_views.clear()
+        with django_assert_num_queries(1):
+            hand_views_rendered(
+                hand_id=win_hand["hand"], seats=[seat], seq=seq_asked, seats_version=version_asked
+            )
     kept_views.clear()
     with django_assert_num_queries(1):
-        hand_views_rendered(hand_id=win_hand["hand"], seats=[0], seq=seq - 1)
+        hand_views_rendered(hand_id=win_hand["hand"], seats=[0, None], seq=seq)
 
 
 def test_a_hand_whose_seats_changed_or_that_ended_is_read_again(
