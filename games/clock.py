@@ -117,35 +117,54 @@ def _send_on_commit(task: str, object_id: int, at: datetime | None) -> None:
     transaction.on_commit(send, robust=True)
 
 
-# The hands' wake-ups this process has queued and that have not come yet: hand id -> when. A
-# move whose deadline is not earlier than one of them sends nothing: that wake-up comes first,
-# finds the hand not due, and queues the next (``hand_clock_rearm``). So a hand costs about one
-# message per deadline that passes rather than one per move. Best effort like the messages: if
-# the remembered one is lost the sweep catches it. Bounded; an entry forgotten costs one
-# message more.
+# The wake-ups this process has queued and that have not come yet: a hand's id, or ("table",
+# its id) for a table's ready clock -> when. A move (or a ready) whose deadline is not earlier
+# than one of them sends nothing: that wake-up comes first, finds nothing due, and queues the
+# next (``hand_clock_rearm``, ``table_clock_on_commit(force=True)``). So a hand costs about one
+# message per deadline that passes rather than one per move, and a table's readies one per
+# ready deadline rather than one per ready. Best effort like the messages: if the remembered
+# one is lost the sweep catches it. Bounded; an entry forgotten costs one message more.
 _ARMED_KEPT = 4096
-_armed: OrderedDict[int, datetime] = OrderedDict()
+_armed: OrderedDict[int | tuple[str, int], datetime] = OrderedDict()
 _armed_lock = threading.Lock()
 
 
-def _hand_wake_needed(hand_id: int, at: datetime, *, force: bool = False) -> bool:
+def _wake_needed(key: int | tuple[str, int], at: datetime, *, force: bool = False) -> bool:
     """Whether a wake-up at ``at`` is news to this process (and, if so, remember it as armed)."""
     now = timezone.now()
     with _armed_lock:
-        armed = _armed.get(hand_id)
+        armed = _armed.get(key)
         if not force and armed is not None and now < armed <= at:
             return False
-        _armed[hand_id] = at
-        _armed.move_to_end(hand_id)
+        _armed[key] = at
+        _armed.move_to_end(key)
         while len(_armed) > _ARMED_KEPT:
             _armed.popitem(last=False)
     return True
 
 
-def _hand_wake_failed(hand_id: int, at: datetime) -> None:
+def _wake_failed(key: int | tuple[str, int], at: datetime) -> None:
     with _armed_lock:
-        if _armed.get(hand_id) == at:
-            del _armed[hand_id]
+        if _armed.get(key) == at:
+            del _armed[key]
+
+
+def _wake_on_commit(
+    task: str, object_id: int, key: int | tuple[str, int], at: datetime, *, force: bool
+) -> None:
+    """Queue ``task(object_id)`` at ``at`` after commit unless a wake-up this process queued
+    under ``key`` comes at or before it (``force``: whatever this process queued)."""
+
+    def send() -> None:
+        if not _wake_needed(key, at, force=force):
+            return
+        try:
+            current_app.send_task(task, args=(object_id,), eta=at)
+        except Exception:
+            _wake_failed(key, at)
+            raise
+
+    transaction.on_commit(send, robust=True)
 
 
 def hand_clock_on_commit(hand: Hand, *, force: bool = False) -> None:
@@ -154,18 +173,7 @@ def hand_clock_on_commit(hand: Hand, *, force: bool = False) -> None:
     ``force``: whatever this process queued."""
     if hand.deadline_at is None or not settings.CHAN_CLOCK:
         return
-    hand_id, at = hand.pk, hand.deadline_at
-
-    def send() -> None:
-        if not _hand_wake_needed(hand_id, at, force=force):
-            return
-        try:
-            current_app.send_task(HAND_TURN_TASK, args=(hand_id,), eta=at)
-        except Exception:
-            _hand_wake_failed(hand_id, at)
-            raise
-
-    transaction.on_commit(send, robust=True)
+    _wake_on_commit(HAND_TURN_TASK, hand.pk, hand.pk, hand.deadline_at, force=force)
 
 
 def hand_clock_rearm(hand: Hand, now: datetime) -> None:
@@ -177,9 +185,14 @@ def hand_clock_rearm(hand: Hand, now: datetime) -> None:
         hand_clock_on_commit(hand, force=True)
 
 
-def table_clock_on_commit(table: Table, at: datetime) -> None:
-    """Wake ``games.tasks.table_deal_due`` at the table's ready deadline after commit."""
-    _send_on_commit(TABLE_DEAL_TASK, table.pk, at)
+def table_clock_on_commit(table: Table, at: datetime, *, force: bool = False) -> None:
+    """Wake ``games.tasks.table_deal_due`` at the table's ready deadline after commit, unless a
+    wake-up this process queued comes at or before it (a ready after the first: the deadline
+    runs from the first); ``force``: whatever this process queued (the wake-up itself, come a
+    hair early, re-arming at the deadline)."""
+    if not settings.CHAN_CLOCK:
+        return
+    _wake_on_commit(TABLE_DEAL_TASK, table.pk, ("table", table.pk), at, force=force)
 
 
 def hand_settle_on_commit(hand: Hand) -> None:

@@ -591,18 +591,19 @@ def table_deal_if_due(*, table_id: int) -> Hand | None:
     table = Table.objects.select_for_update().filter(pk=table_id).first()
     if table is None:
         return None
-    return _deal_if_ready(table)
+    return _deal_if_ready(table, woken=True)
 
 
 # A seat the server stood up before a deal: why (feed.UNSEAT_*) and, for a limit, which.
 Unseated = tuple[Seat, str, str | None]
 
 
-def _deal_if_ready(table: Table) -> Hand | None:
+def _deal_if_ready(table: Table, *, woken: bool = False) -> Hand | None:
     """The table's ready rule (RULES.md §12). Every seated player ready, two at least: deal.
     Otherwise, once the ready deadline has passed, unseat the players who are not ready and
-    deal to the others if they are two or more; before it, wake the ready clock at it. The
-    caller holds the table row lock."""
+    deal to the others if they are two or more; before it, wake the ready clock at it
+    (``woken``: by the clock's own wake-up, which re-arms whatever this process remembers).
+    The caller holds the table row lock."""
     if table.status != Table.Status.OPEN:
         return None
     seats = list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
@@ -613,7 +614,7 @@ def _deal_if_ready(table: Table) -> Hand | None:
     if deadline is not None and now >= deadline:
         return _deal_at_the_deadline(table, seats, now)
     if deadline is not None:
-        table_clock_on_commit(table, deadline)
+        table_clock_on_commit(table, deadline, force=woken)
         return None
     if len(seats) >= 2 and all(s.ready for s in seats):
         return _deal_those_who_can_pay(table, seats)
@@ -636,7 +637,7 @@ def _deal_at_the_deadline(table: Table, seats: list[Seat], now: datetime) -> Han
         return _deal_those_who_can_pay(table, ready, gone)
     newcomers = [s.created_at + grace for s in seats if not s.ready and s not in idle]
     if newcomers:
-        table_clock_on_commit(table, min(newcomers))
+        table_clock_on_commit(table, min(newcomers), force=True)
     _unseated_tell(table, gone)
     return None
 

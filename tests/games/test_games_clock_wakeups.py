@@ -12,7 +12,7 @@ from django.utils import timezone
 from test_games_services import deal, submit
 
 from games import clock
-from games.models import Hand
+from games.models import Hand, Seat
 from games.selectors.hands import hand_view_for_user
 from games.services.hands import hand_clock_tick
 
@@ -98,3 +98,56 @@ def test_a_wake_up_past_its_time_does_not_hold_back_the_next(
     clock._armed[hand.pk] = timezone.now() - timedelta(seconds=1)  # it has come already
     hand = play(hand, users, 1, django_capture_on_commit_callbacks)
     assert len(sent) == 2
+
+
+@pytest.fixture
+def table_wakeups(settings, monkeypatch) -> Iterator[list[tuple[int, object]]]:
+    """The table's ready wake-ups sent to the broker: (table id, eta)."""
+    settings.CHAN_CLOCK = True
+    clock._armed.clear()
+    messages: list[tuple[int, object]] = []
+
+    def send_task(name, args=(), eta=None, **kw):
+        if name == clock.TABLE_DEAL_TASK:
+            messages.append((args[0], eta))
+
+    monkeypatch.setattr(clock.current_app, "send_task", send_task)
+    yield messages
+    clock._armed.clear()
+
+
+def test_readies_after_the_first_send_no_ready_wake_up_and_the_wake_up_re_arms(
+    players, table_wakeups, django_capture_on_commit_callbacks
+) -> None:
+    from games.services.tables import table_deal_if_due
+    from tests.games.test_games_tables_api import create, join, ready
+
+    # Given four players at a table with a ready clock, three of them saying ready in turn
+    table_id = create(players[0], timeouts={"ready": 30}).json()["id"]
+    for p in players[1:]:
+        join(p, table_id)
+    for p in players[:3]:
+        with django_capture_on_commit_callbacks(execute=True):
+            assert ready(p, table_id).json()["hand_id"] is None
+    # then one wake-up only, at the deadline the first ready started
+    first = Seat.objects.get(table_id=table_id, player_id=players[0].id).ready_at
+    assert table_wakeups == [(table_id, first + timedelta(seconds=30))]
+    # and the wake-up itself, come a hair early, queues the next one although this process
+    # remembers one at that time (it may be that one)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert table_deal_if_due(table_id=table_id) is None
+    assert table_wakeups[1:] == [(table_id, first + timedelta(seconds=30))]
+
+
+def test_a_ready_deadline_earlier_than_the_one_remembered_is_sent(
+    players, table_wakeups, django_capture_on_commit_callbacks
+) -> None:
+    from tests.games.test_games_tables_api import create, join, ready
+
+    table_id = create(players[0], timeouts={"ready": 30}).json()["id"]
+    join(players[1], table_id)
+    join(players[2], table_id)
+    clock._armed[("table", table_id)] = timezone.now() + timedelta(hours=1)
+    with django_capture_on_commit_callbacks(execute=True):
+        ready(players[0], table_id)
+    assert [t for t, _ in table_wakeups] == [table_id]
