@@ -19,20 +19,25 @@ from games.services.hands import hand_clock_tick
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def sent(settings, monkeypatch) -> Iterator[list[tuple[int, object]]]:
-    """The wake-ups sent to the broker: (hand id, eta)."""
+def _wakeups(settings, monkeypatch, task: str) -> Iterator[list[tuple[int, object]]]:
+    """The wake-ups of ``task`` sent to the broker: (object id, eta)."""
     settings.CHAN_CLOCK = True
     clock._armed.clear()
     messages: list[tuple[int, object]] = []
 
     def send_task(name, args=(), eta=None, **kw):
-        if name == clock.HAND_TURN_TASK:
+        if name == task:
             messages.append((args[0], eta))
 
     monkeypatch.setattr(clock.current_app, "send_task", send_task)
     yield messages
     clock._armed.clear()
+
+
+@pytest.fixture
+def sent(settings, monkeypatch) -> Iterator[list[tuple[int, object]]]:
+    """The hands' wake-ups sent to the broker: (hand id, eta)."""
+    yield from _wakeups(settings, monkeypatch, clock.HAND_TURN_TASK)
 
 
 def play(hand: Hand, users, n: int, capture) -> Hand:
@@ -102,18 +107,8 @@ def test_a_wake_up_past_its_time_does_not_hold_back_the_next(
 
 @pytest.fixture
 def table_wakeups(settings, monkeypatch) -> Iterator[list[tuple[int, object]]]:
-    """The table's ready wake-ups sent to the broker: (table id, eta)."""
-    settings.CHAN_CLOCK = True
-    clock._armed.clear()
-    messages: list[tuple[int, object]] = []
-
-    def send_task(name, args=(), eta=None, **kw):
-        if name == clock.TABLE_DEAL_TASK:
-            messages.append((args[0], eta))
-
-    monkeypatch.setattr(clock.current_app, "send_task", send_task)
-    yield messages
-    clock._armed.clear()
+    """The tables' ready wake-ups sent to the broker: (table id, eta)."""
+    yield from _wakeups(settings, monkeypatch, clock.TABLE_DEAL_TASK)
 
 
 def test_readies_after_the_first_send_no_ready_wake_up_and_the_wake_up_re_arms(
