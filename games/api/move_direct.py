@@ -336,6 +336,7 @@ def _made(template: _Template, user: Any, counted: LocalCount, move: _Move) -> _
                 idempotency_key=move.idempotency_key,
                 request_hash=move_request_hash(hand_id, body),
                 render=lambda hand, state: hand_view_for_user(hand=hand, user=user, state=state),
+                encode=render_json,  # once, for the answer and the key's record
             )
             return _Submitted(counted, result)
     except DomainError:  # refused, its transaction rolled back: Django refuses it and answers
@@ -445,7 +446,7 @@ class MoveDirectApp:
             return None
         result, counted = submitted.result, submitted.counted
         if result is not None:
-            status, content = result.status, render_json(result.body)
+            status, content = result.status, result.encoded or render_json(result.body)
             headers = [*template.headers]
             if result.replayed:
                 headers.append((b"Idempotent-Replayed", b"true"))

@@ -285,10 +285,13 @@ def move_submit(
     render: MoveRenderer,
     expected_seq: Any = None,
     idempotency_key: str | None = None,
+    encode: Callable[[dict[str, Any]], bytes] | None = None,
 ) -> StoredResponse:
     """A player's move request: lock the hand, answer a repeated ``Idempotency-Key`` from its
     record, else apply the move and keep the response (``render``'s view) under the key. Every
     refusal after the participant check carries the hand's ``seq`` (a malformed key included).
+    ``encode``: how the caller will encode the body (to JSON); given, the body is encoded once,
+    here, and the response carries it (``StoredResponse.encoded``) as its key's record does.
 
     Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
     new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
@@ -324,7 +327,8 @@ def move_submit(
                 new_state = hand_move_apply(
                     hand=hand, seat=seat, move_json=move_json, expected_seq=expected_seq
                 )
-                response = StoredResponse(201, {"seq": hand.seq, "state": render(hand, new_state)})
+                body = {"seq": hand.seq, "state": render(hand, new_state)}
+                response = StoredResponse(201, body, encoded=encode(body) if encode else None)
                 idempotency_record(
                     user=user,
                     key=idempotency_key,

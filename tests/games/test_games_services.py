@@ -228,6 +228,28 @@ def test_idempotent_submit_appends_once(make_user) -> None:
     assert HandEvent.objects.filter(hand=hand).count() == 2
 
 
+def test_a_body_encoded_by_the_caller_is_encoded_once_and_stored_as_it_was(make_user) -> None:
+    # Given a caller that encodes the body itself (games.api.move_direct),
+    users = [make_user()[0] for _ in range(2)]
+    hand = deal(users, seed=8)
+    move = hand_view_for_user(hand=hand, user=users[0])["legal_moves"][0]
+    calls: list[dict[str, Any]] = []
+
+    def encode(body: dict[str, Any]) -> bytes:
+        calls.append(body)
+        return json.dumps(body, separators=(",", ":")).encode()
+
+    # when a move is submitted with a key,
+    first = submit(hand, users[0], move, idempotency_key="enc", encode=encode)
+    # then the body was encoded once, the response carries those bytes, the key's record holds
+    # the same JSON, and a repeat is answered from it.
+    assert calls == [first.body] and json.loads(first.encoded) == first.body
+    record = IdempotencyRecord.objects.get(hand=hand, key="enc")
+    assert record.response_body == first.body
+    again = submit(hand, users[0], move, idempotency_key="enc", encode=encode)
+    assert again.replayed and again.body == first.body and len(calls) == 1
+
+
 def _rule_error_classes(cls: type = RuleError) -> list[type]:
     return [cls] + [c for sub in cls.__subclasses__() for c in _rule_error_classes(sub)]
 
