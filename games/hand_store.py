@@ -389,10 +389,11 @@ def _as_json(value: Any) -> Any:
 # ------------------------------------------------------------------ hands as committed here
 
 # The playing hands this process last committed a move of, as it committed them (row, table,
-# seats), by hand id: a long poll woken by that move's announcement renders its seats' views
-# from here instead of reading the row again (``games.live.render``; 4 % of a web worker's
-# samples). Only a hand at exactly the announced seq is used: one moved on since, or committed
-# by another process, is read as before. Ended hands are not kept: their result and settlement
+# seats), by hand id: a long poll woken by that move's announcement, and a read or a re-arm whose
+# version query found that seq, render their seats' views from here instead of reading the row
+# again (``games.live.render``; 4 % of a web worker's samples). Only a hand at exactly that seq
+# (and seats' version, when known) is used: one moved on since, or committed by another process,
+# is read as before. Ended hands are not kept: their result and settlement
 # are JSON columns, which read back in the column's key order. A player leaving mid-hand changes
 # the row without a move: the process that writes it forgets the hand; another that kept it
 # still renders the announced seq's views from it, with the seats as they were at that seq (the
@@ -404,11 +405,12 @@ _committed_lock = threading.Lock()
 
 def hand_committed_keep(hand: Hand) -> None:
     """Remember ``hand`` as its transaction committed it (a copy: the caller's goes on)."""
+    kept = copy.copy(hand) if hand.status == Hand.Status.PLAYING else None
     with _committed_lock:
-        if hand.status != Hand.Status.PLAYING:
+        if kept is None:
             _committed.pop(hand.pk, None)
             return
-        _committed[hand.pk] = copy.copy(hand)
+        _committed[hand.pk] = kept
         _committed.move_to_end(hand.pk)
         while len(_committed) > COMMITTED_HANDS_KEPT:
             _committed.popitem(last=False)

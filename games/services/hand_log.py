@@ -14,28 +14,19 @@ from __future__ import annotations
 from typing import Any
 
 from core.rows import rows_insert
-from games.hand_store import (
-    hand_last_hash_keep,
-    hand_last_hash_kept,
-    hand_publish_on_commit,
-    hand_state,
-)
+from games.hand_store import hand_last_hash_keep, hand_publish_on_commit, hand_state
 from games.models import Hand, HandEvent
 from games.rules.chain import event_hash
 from games.rules.records import is_record
 from games.rules.replay import EVENT_VERSION
+from games.selectors.hands import hand_head_hash
 from games.services.feed import feed_hand_changed
 
 
-def _hash_at(hand: Hand, seq: int) -> str:
-    """The hash of the hand's event ``seq`` ("" when there is none: the trigger refuses it)."""
-    digest = HandEvent.objects.of_hand(hand).filter(seq=seq).values_list("hash", flat=True).first()
-    return digest or ""
-
-
 def _prev_hash(hand: Hand) -> str:
-    kept = hand_last_hash_kept(hand)
-    return kept if kept is not None else _hash_at(hand, hand.seq)
+    """The hash the next event chains to: the hand's head ("" when it has none: the trigger
+    refuses it), kept on the instance by the lock or the last append."""
+    return hand_head_hash(hand) or ""
 
 
 def hand_event_append(
