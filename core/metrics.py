@@ -36,6 +36,13 @@ LONG_POLL_REARMS = Counter(
     "answered in the event loop from that answer, or by Django again (games.live.rearm).",
     ["answered_by"],
 )
+HAND_POLLS = Counter(
+    "chan_hand_polls_total",
+    "A seat's plain polls of a hand (If-None-Match, no wait) whose last 304 Django had made "
+    "for the same client: answered in the event loop while the ETag holds, or by Django "
+    "(games.live.rearm).",
+    ["answered_by"],
+)
 MOVES_DIRECT = Counter(
     "chan_moves_direct_total",
     "Moves of a client whose move Django had answered before (a template): answered without "

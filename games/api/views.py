@@ -71,7 +71,12 @@ from games.api.serializers import (
 from games.export import hand_export_for_user
 from games.hand_store import hand_wait_for_seq, long_poll_slot
 from games.live.announce import lobby_topic, table_topic
-from games.live.long_poll import Pending, long_poll_deferrable, long_poll_pending
+from games.live.long_poll import (
+    Pending,
+    long_poll_deferrable,
+    long_poll_pending,
+    poll_not_modified_marked,
+)
 from games.live.rearm import etag_matches, if_none_match_tags
 from games.live.render import hand_view_rendered
 from games.live.streams import STREAM_RENDERERS, resume_cursor, stream_format, wsgi_stream
@@ -512,7 +517,10 @@ class HandDetailApi(APIView):
                     hand_wait_for_seq(hand_id=hand_id, after_seq=after_seq, timeout=wait)
                 version = hand_etag_for_user(hand_id=hand_id, user=request.user)
             if tags is not None and etag_matches(tags, version.etag):
-                return _not_modified(version.etag)
+                unchanged = _not_modified(version.etag)
+                if not wait:  # the template of this client's next polls (games.live.rearm)
+                    poll_not_modified_marked(request, unchanged, hand=hand_id, seat=version.seat)
+                return unchanged
         else:
             version = hand_etag_for_user(hand_id=hand_id, user=request.user)  # 404 / 403 first
         if request.accepted_media_type != JSONRenderer.media_type:  # ?indent=… and the like

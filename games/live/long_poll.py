@@ -73,6 +73,7 @@ from games.selectors.hands import hand_etag, hand_events_for_seat, hand_get
 logger = logging.getLogger(__name__)
 
 SCOPE_FLAG = "chan.long_poll"  # set by LongPollApp: the views may answer "pending"
+POLL_FLAG = "chan.poll"  # set by LongPollApp on a plain conditional GET: a 304 may be a template
 MARKER_HEADER = "X-Chan-Long-Poll"
 _MARKER = MARKER_HEADER.lower().encode("ascii")
 _REPLACED = {_MARKER, b"content-length", b"content-type", b"etag"}
@@ -89,7 +90,8 @@ class Pending(NamedTuple):
 
     kind: str  # "hand" (the view, with an ETag), "events" (a page after after_seq), "feed" (a
     # player's page after after_seq, with an ETag), "replay" (Django answers once woken: a
-    # table, the lobby) or "stream" (games.live.streams)
+    # table, the lobby) or "stream" (games.live.streams); "poll": not a wait but Django's 304
+    # to a plain poll of a hand, a template for the next (poll_not_modified_marked)
     hand: int  # the hand's id ("hand", "events", a hand's stream); else 0
     seq: int  # the hand's seq when Django checked it
     after_seq: int
@@ -127,15 +129,37 @@ def long_poll_pending(request: Request, pending: Pending) -> Response:
     slot = long_poll_slot_take(token_id=credential_key(request.auth))
     response = Response(status=200)
     if pending.kind == "hand" and pending.seat is not None and isinstance(request.auth, ApiToken):
-        match = request.resolver_match
-        transport = "https" if request.is_secure() else "http"
-        view_name = (match.view_name if match else None) or "<unnamed view>"
-        # (a DRF Response has a template_name: None, which django-prometheus counts as "None")
-        template = str(response.template_name) if hasattr(response, "template_name") else None
-        pending = pending._replace(rearm=[view_name, transport, str(response.charset), template])
+        pending = pending._replace(rearm=_labels(request, response))
     response[MARKER_HEADER] = json.dumps(pending._replace(slot=slot)._asdict())
     response.chan_long_poll = True  # type: ignore[attr-defined]  # for the request's log line
     return response
+
+
+def poll_not_modified_marked(
+    request: Request, response: Response, *, hand: int, seat: int | None
+) -> None:
+    """Mark Django's 304 to a seat's plain poll of a hand (``GET /hands/{id}`` with
+    ``If-None-Match``, no query) as the template of that client's next polls, which
+    :class:`LongPollApp` then answers without Django while the ETag holds
+    (``games.live.rearm``). Only for a request that came through it, from a personal token."""
+    scope = request.META.get("asgi.scope")
+    if not (scope and scope.get(POLL_FLAG)) or seat is None:
+        return
+    if not isinstance(request.auth, ApiToken):
+        return
+    pending = Pending("poll", hand, 0, 0, seat, 0, rearm=_labels(request, response))
+    response[MARKER_HEADER] = json.dumps(pending._asdict())
+
+
+def _labels(request: Request, response: Response) -> list[str | None]:
+    """The view's name, the transport, the charset and the template's name, as
+    django-prometheus labels ``response`` (``Pending.rearm``)."""
+    match = request.resolver_match
+    transport = "https" if request.is_secure() else "http"
+    view_name = (match.view_name if match else None) or "<unnamed view>"
+    # (a DRF Response has a template_name: None, which django-prometheus counts as "None")
+    template = str(response.template_name) if hasattr(response, "template_name") else None
+    return [view_name, transport, str(response.charset), template]
 
 
 # ---------------------------------------------------------------------------------- answers
@@ -420,6 +444,8 @@ class LongPollApp:
             and scope["method"] == "GET"
             and (b"wait=" in scope.get("query_string", b"") or streams.asks_for_stream(scope))
         ):
+            if rearm.enabled() and rearm.plain_conditional_get(scope):
+                return await self._poll(scope, receive, send)
             return await self.app(scope, receive, send)
         feed = hand_feed()
         await feed.start()  # subscribed before Django reads the seq: no announcement is missed
@@ -464,6 +490,30 @@ class LongPollApp:
                     scope, pending.rearm, pending.hand, pending.seat, start["headers"]
                 )
             await self._wait_and_answer(scope, pending, start, receive, send, feed, epoch)
+
+    async def _poll(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A plain conditional GET (``If-None-Match``, no query): a seat's poll of a hand whose
+        last 304 Django marked as a template is answered here while its ETag holds (one
+        thread hop: the throttle's count and the hand's version, ``games.live.rearm``);
+        every other one, and a template's first, by Django."""
+        found = await self.rearms.answer(scope)
+        if found is not None:
+            await _request_read(receive)  # (as Django does: what comes next is a disconnect)
+            unchanged = _Answer(304, b"", hand_etag(found.hand, found.seq))
+            return await _send_answer(send, found.headers, unchanged)
+
+        async def template_kept(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                sent: list[tuple[bytes, bytes]] = message["headers"]
+                marked = _marker(sent)
+                if marked is not None:
+                    headers = [(k, v) for k, v in sent if k.lower() != _MARKER]
+                    message = {**message, "headers": headers}
+                    if marked.rearm is not None and marked.seat is not None:
+                        self.rearms.remember(scope, marked.rearm, marked.hand, marked.seat, headers)
+            await send(message)
+
+        await self.app({**scope, POLL_FLAG: True}, receive, template_kept)
 
     async def _prepare(self, hand_id: int, seq: int, pendings: list[Pending]) -> None:
         """Render the answers an announcement's waiters will need, before they wake

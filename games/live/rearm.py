@@ -144,7 +144,7 @@ def _key(scope: dict[str, Any]) -> tuple[Any, ...] | None:
     if scope.get("type") != "http" or scope.get("method") != "GET":
         return None
     names = tuple(sorted(name for name, _ in _query_pairs(scope)))
-    if names not in (("after_seq", "wait"), ("wait",)):
+    if names not in (("after_seq", "wait"), ("wait",), ()):
         return None
     client = scope.get("client")
     headers = tuple(sorted((k, v) for k, v in scope.get("headers", ()) if k not in _UNKEYED))
@@ -169,19 +169,33 @@ def _number(text: str, highest: int) -> int | None:
     return value if value <= highest else None
 
 
+def plain_conditional_get(scope: dict[str, Any]) -> bool:
+    """Whether ``scope`` is a GET with no query and one ``If-None-Match``: a plain poll, which
+    a template made from Django's 304 may answer (a wait is a re-arm)."""
+    if scope.get("type") != "http" or scope.get("method") != "GET" or scope.get("query_string"):
+        return False
+    return sum(1 for k, _ in scope.get("headers", ()) if k == b"if-none-match") == 1
+
+
 def _query(scope: dict[str, Any]) -> _Query | None:
-    """The re-arm's wait, after_seq, If-None-Match and request id; None where Django must
-    judge (a value out of range or not plainly written: its 400 says why)."""
+    """The re-arm's wait, after_seq, If-None-Match and request id (a plain poll's wait is 0:
+    it has no query but its If-None-Match); None where Django must judge (a value out of
+    range or not plainly written: its 400 says why)."""
     params = dict(_query_pairs(scope))
-    wait = _number(params["wait"], _MAX_WAIT)
-    after_seq = _number(params["after_seq"], _MAX_SEQ) if "after_seq" in params else None
-    if not wait or ("after_seq" in params and after_seq is None):
-        return None
+    if params:
+        wait = _number(params["wait"], _MAX_WAIT)
+        after_seq = _number(params["after_seq"], _MAX_SEQ) if "after_seq" in params else None
+        if not wait or ("after_seq" in params and after_seq is None):
+            return None
+    else:
+        wait, after_seq = 0, None
     tags_sent = [v for k, v in scope.get("headers", ()) if k == b"if-none-match"]
     ids_sent = [v for k, v in scope.get("headers", ()) if k == b"x-request-id"]
     if len(tags_sent) > 1 or len(ids_sent) > 1:
         return None
     tags = if_none_match_tags(tags_sent[0].decode("latin-1")) if tags_sent else None
+    if not wait and tags is None:
+        return None  # a plain poll that no ETag matches: Django's view
     request_id = request_id_for(ids_sent[0].decode("latin-1") if ids_sent else "")
     return _Query(wait, after_seq, tags, request_id)
 
@@ -236,18 +250,25 @@ def entry_current(
 
 
 def _checked(
-    template: _Template, after_seq: int | None, tags: list[str] | None
+    template: _Template, query: _Query
 ) -> tuple[HandVersion, int, str | None, LocalCount, Rendered | None] | None:
     """In a worker thread: the request counted by the throttle and the hand's version read;
     then, when Django's view would wait (``HandDetailApi.get``), the token's waiting slot
-    taken, and when it would answer the new view at once, that view (its kept render). None,
+    taken, and when it would answer the new view at once, that view (its kept render). A
+    plain poll (wait 0) is answered here only when Django's view would answer 304. None,
     with nothing counted or taken, when Django must answer (or fail) instead."""
+    after_seq, tags = query.after_seq, query.tags
     counted = user_request_counted(template.user_id)
     if counted is None:
         return None
     try:
         version = hand_etag_for_user(hand_id=template.hand, user=template.entry[1])
         after = version.seq if after_seq is None else after_seq
+        if not query.wait:  # a plain poll: Django's 304 while the seat's ETag holds
+            if version.seat == template.seat and tags and etag_matches(tags, version.etag):
+                return version, after, None, counted, None
+            counted.give_back()  # Django's view: the new one, or its error
+            return None
         if version.seat != template.seat or version.final:
             counted.give_back()  # Django counts it
             return None
@@ -328,11 +349,14 @@ class Rearms:
         """The re-arm of ``scope`` answered from its template, or None: Django answers it."""
         started = time.perf_counter()
         key = _key(scope)
-        template = self._kept.get(key) if key is not None else None
+        if key is None:
+            return None
+        template = self._kept.get(key)
         if template is None:
             return None
         found = await self._answer(scope, key, template, started)
-        metrics.LONG_POLL_REARMS.labels(answered_by="event_loop" if found else "django").inc()
+        counter = metrics.LONG_POLL_REARMS if key[4] else metrics.HAND_POLLS  # (the names)
+        counter.labels(answered_by="event_loop" if found else "django").inc()
         return found
 
     async def _answer(
@@ -348,9 +372,7 @@ class Rearms:
         if entry is not template.entry:  # the token read again, as it was
             template = template._replace(entry=entry)
             self._kept[key] = template
-        checked = await sync_to_async(_checked, thread_sensitive=False)(
-            template, query.after_seq, query.tags
-        )
+        checked = await sync_to_async(_checked, thread_sensitive=False)(template, query)
         if checked is None:
             return None
         version, after_seq, slot, counted, now = checked
@@ -362,7 +384,8 @@ class Rearms:
             headers += [
                 (k.encode("ascii"), v.encode("ascii")) for k, v in rate_limit_headers(counted.quota)
             ]
-        self._counted(scope, template, query.request_id, time.perf_counter() - started, now)
+        seconds = time.perf_counter() - started
+        self._counted(scope, template, query.request_id, seconds, now, polled=not query.wait)
         return Rearm(
             template.hand,
             version.seq,
@@ -382,26 +405,29 @@ class Rearms:
         request_id: str,
         seconds: float,
         now: Rendered | None,
+        *,
+        polled: bool,
     ) -> None:
         """The request's log line and metrics, as Django's middleware makes them: for the
-        pending answer (``now`` None) or for the view's kept bytes, an ``HttpResponse`` (no
-        template name, the default charset)."""
+        pending answer (``now`` None), a plain poll's 304 (``polled``), or for the view's kept
+        bytes, an ``HttpResponse`` (no template name, the default charset)."""
+        status = 304 if polled else 200
         request_line_outside(
             request_id,
             method="GET",
             path=scope["path"],
-            status=200,
+            status=status,
             seconds=seconds,
             user_id=template.user_id,
             hand_id=template.hand,
-            long_poll=now is None,
+            long_poll=now is None and not polled,
             seq=None if now is None else now.seq,
         )
         request_counted(
             method="GET",
             transport=template.transport,
             view_name=template.view_name,
-            status=200,
+            status=status,
             charset=template.charset if now is None else settings.DEFAULT_CHARSET,
             body_bytes=0 if now is None else len(now.body),
             seconds=seconds,
