@@ -127,9 +127,13 @@ class _Budgets:
         with self._lock:
             self._budgets.clear()
 
-    def take(self, throttle: SimpleRateThrottle, now: float) -> tuple[bool, _History]:
+    def take(
+        self, throttle: SimpleRateThrottle, now: float, *, exchange: bool = True
+    ) -> tuple[bool, _History] | None:
         """Count a request of ``throttle.key`` at ``now`` if its budget allows it (exchanging
-        the budget with the cache first when that is due): (allowed, history)."""
+        the budget with the cache first when that is due): (allowed, history). Without
+        ``exchange`` (the event loop, which must not wait on the cache): None, with nothing
+        counted, when an exchange is due."""
         key, duration, limit = throttle.key, throttle.duration, throttle.num_requests
         with self._lock:
             budget = self._budgets.get(key)
@@ -142,6 +146,8 @@ class _Budgets:
             due = now - budget.synced_at >= _flush_seconds() or len(budget.pending) >= getattr(
                 settings, "THROTTLE_FLUSH_REQUESTS", 50
             )
+        if due and not exchange:
+            return None
         if due and budget.syncing.acquire(blocking=False):  # one thread exchanges, others go on
             try:
                 self._exchange(throttle, budget, now)
@@ -202,7 +208,9 @@ class _WaitMixin(SimpleRateThrottle):
         if self.key is None:
             return True
         self.now = self.timer()
-        allowed, self.history = _budgets.take(self, self.now)
+        taken = _budgets.take(self, self.now)
+        assert taken is not None  # (it exchanges when due)
+        allowed, self.history = taken
         return allowed or self.throttle_failure()
 
     def allow_request(self, request: Any, view: Any) -> bool:
@@ -277,13 +285,14 @@ class LocalCount(NamedTuple):
             _budgets.give_back(self.key, self.at)
 
 
-def user_request_counted(user_id: int) -> LocalCount | None:
+def user_request_counted(user_id: int, *, exchange: bool = True) -> LocalCount | None:
     """Count an authenticated request of ``user_id`` as the API's throttles would
     (``UserThrottle``; ``AnonThrottle`` does not count a player) in this process's budget,
     exchanging it with the cache when due: for a request answered without Django
     (games.live.rearm; in a worker thread). None, with nothing counted, where Django must
     answer: batching off (``THROTTLE_FLUSH_SECONDS=0``), the request over the limit (its 429),
-    the cache not answering (Django lets it through and says so)."""
+    the cache not answering (Django lets it through and says so). Without ``exchange`` (in
+    the event loop): None too when the budget's exchange is due (count it in a thread)."""
     if _flush_seconds() <= 0:
         return None
     throttle = UserThrottle()
@@ -292,9 +301,12 @@ def user_request_counted(user_id: int) -> LocalCount | None:
     throttle.key = throttle.cache_format % {"scope": throttle.scope, "ident": user_id}
     throttle.now = throttle.timer()
     try:
-        allowed, throttle.history = _budgets.take(throttle, throttle.now)
+        taken = _budgets.take(throttle, throttle.now, exchange=exchange)
     except Exception:  # as allow_request: Django's pass will say what it does about it
         return None
+    if taken is None:
+        return None
+    allowed, throttle.history = taken
     if not allowed:
         return None
     return LocalCount(_quota(throttle), throttle.key, throttle.now)

@@ -428,6 +428,13 @@ def hand_committed_at(hand_id: int, seq: int, seats_version: int | None = None) 
     return copy.copy(kept)
 
 
+def hand_committed_playing(hand_id: int, seq: int) -> bool:
+    """Whether this process's last commit of the hand left it at ``seq``, still being played."""
+    with _committed_lock:
+        kept = _committed.get(hand_id)
+        return kept is not None and kept.seq == seq
+
+
 def hand_committed_forget(hand_id: int | None = None) -> None:
     """The hand's row changed without a move (a player left it: its seats' version): read it
     again next time. None: forget every hand."""
@@ -600,6 +607,14 @@ def long_poll_slots_due() -> tuple[list[str], float | None]:
             del _counted_at[key]  # (too old to take a parked slot by: forgotten)
         oldest = min((times[0] for times in _parked.values()), default=None)
     return due, None if oldest is None else oldest + SLOT_PARK_SECONDS - now
+
+
+def long_poll_slot_take_parked(*, token_id: str) -> str | None:
+    """:func:`long_poll_slot_take` when one of the token's slots is parked in this process (its
+    last poll just ended): taken with no round trip, from the event loop. None: none is parked
+    (take one the usual way, in a thread)."""
+    key = f"games:long-polls:{token_id}"
+    return key if _slot_unparked(key) else None
 
 
 def long_poll_slot_take(*, token_id: int | str | None) -> str | None:

@@ -64,7 +64,7 @@ from games.hand_store import (
     long_poll_slots_free,
 )
 from games.live import rearm, streams
-from games.live.render import hand_view_rendered, hand_views_rendered, render_json
+from games.live.render import Rendered, hand_view_rendered, hand_views_rendered, render_json
 from games.live.subscription import Subscription as HandFeed
 from games.live.subscription import hand_feed
 from games.selectors.feed import feed_page, feed_page_etag
@@ -107,6 +107,7 @@ class Pending(NamedTuple):
     # pending answer: a seat's wait on a hand, authenticated by a personal token, whose next
     # re-arm may be answered without Django (games.live.rearm)
     rearm: list[str | None] | None = None
+    read: bool = True  # False: a re-arm judged with no read (games.live.rearm): read at timeout
 
     @property
     def key(self) -> int | str:
@@ -165,24 +166,22 @@ def _labels(request: Request, response: Response) -> list[str | None]:
 # ---------------------------------------------------------------------------------- answers
 
 
-def _hand_answer(hand_id: int, seat: int | None) -> tuple[str, bytes]:
-    """The hand's ETag and view for ``seat`` as they are now (as ``HandDetailApi`` renders
+def _hand_answer(hand_id: int, seat: int | None) -> Rendered:
+    """The hand's view for ``seat`` as it is now, with its ETag (as ``HandDetailApi`` renders
     them, and kept for its reads: games.live.render). Runs in a worker thread of the event
     loop's executor, which keeps its connection for ``CONN_MAX_AGE`` as Django's own threads
     do."""
     try:
-        etag, body, _seq = hand_view_rendered(hand_id=hand_id, seat=seat)
-        return etag, body
+        return hand_view_rendered(hand_id=hand_id, seat=seat)
     finally:
         close_old_connections()
 
 
-def _hand_answers(hand_id: int, seq: int, seats: list[int]) -> dict[int | None, tuple[str, bytes]]:
+def _hand_answers(hand_id: int, seq: int, seats: list[int]) -> dict[int | None, Rendered]:
     """:func:`_hand_answer` for several seats of one hand, woken at ``seq``: one read of the
     hand (none if this process committed that seq), one state."""
     try:
-        views = hand_views_rendered(hand_id=hand_id, seats=seats, seq=seq)
-        return {seat: (etag, body) for seat, (etag, body, _seq) in views.items()}
+        return hand_views_rendered(hand_id=hand_id, seats=seats, seq=seq)
     finally:
         close_old_connections()
 
@@ -297,6 +296,7 @@ class _Answer(NamedTuple):
     status: int
     body: bytes
     etag: str | None = None
+    view: Rendered | None = None  # the hand's view it answers with (or whose ETag is the 304's)
 
 
 def _job(p: Pending, seq: int) -> tuple[tuple[Any, ...], Callable[[], Any]]:
@@ -327,10 +327,11 @@ async def _answer(pending: Pending, seq: int | None, answers: _Answers) -> _Answ
         result = await answers.get(key, render)
     if p.kind == "events":
         return _Answer(200, result)
-    etag, body = result
+    view = result if isinstance(result, Rendered) else None
+    etag, body = (result.etag, result.body) if view is not None else result
     if p.tags is not None and rearm.etag_matches(p.tags, etag):
-        return _Answer(304, b"", etag)
-    return _Answer(200, body, etag)
+        return _Answer(304, b"", etag, view)
+    return _Answer(200, body, etag, view)
 
 
 # --------------------------------------------------------------------------- the ASGI side
@@ -451,7 +452,7 @@ class LongPollApp:
         await feed.start()  # subscribed before Django reads the seq: no announcement is missed
         epoch = feed.epoch  # (and if one is missed from now on, the epoch moves)
         if rearm.enabled():
-            found = await self.rearms.answer(scope)
+            found = await self.rearms.answer(scope, feed.seq_known)
             if found is not None:
                 await _request_read(receive)  # (as Django does: what comes next is a disconnect)
                 if found.now is not None:  # the hand moved on: its new view, at once
@@ -466,6 +467,7 @@ class LongPollApp:
                     found.wait,
                     tags=found.tags,
                     slot=found.slot,
+                    read=found.read,
                 )
                 start = {"type": "http.response.start", "status": 200, "headers": found.headers}
                 return await self._wait_and_answer(
@@ -487,7 +489,12 @@ class LongPollApp:
             pending, start = held[0]
             if pending.rearm is not None and pending.seat is not None and rearm.enabled():
                 self.rearms.remember(
-                    scope, pending.rearm, pending.hand, pending.seat, start["headers"]
+                    scope,
+                    pending.rearm,
+                    pending.hand,
+                    pending.seat,
+                    start["headers"],
+                    waits_at=pending.seq,  # (Django's view found that it waits there)
                 )
             await self._wait_and_answer(scope, pending, start, receive, send, feed, epoch)
 
@@ -588,7 +595,8 @@ class LongPollApp:
             if pending.kind == "replay":  # Django answers: the request again, without wait
                 return await self.app(_without_wait(scope), _replayed_body(receive), send)
             if seq == _TIMED_OUT:  # the seq is the same unless the feed missed something
-                seq = feed.seq_if_known(pending.key, pending.seq, epoch)
+                # (or, for a wait judged with no read, unless an announcement was never sent)
+                seq = feed.seq_if_known(pending.key, pending.seq, epoch) if pending.read else None
             try:
                 if seq == -1:
                     raise LookupError("the hand is gone")
@@ -601,6 +609,8 @@ class LongPollApp:
                 )
                 return await self.app(_without_wait(scope), _replayed_body(receive), send)
             await _send_answer(send, kept, answer)
+            if answer.view is not None and pending.seat is not None and pending.kind == "hand":
+                self.rearms.shown(scope, pending.hand, pending.seat, answer.view)
         finally:
             _gauge.add(-1)
             if timer is not None:

@@ -43,6 +43,7 @@ from __future__ import annotations
 import re
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
@@ -65,9 +66,13 @@ from chan_api.middleware import (
 from chan_api.request_metrics import request_counted, requested_with_xhr
 from chan_api.throttles import LocalCount, user_request_counted
 from core import metrics
-from games.hand_store import long_poll_slot_take
+from games.hand_store import (
+    hand_committed_playing,
+    long_poll_slot_take,
+    long_poll_slot_take_parked,
+)
 from games.live.render import Rendered, hand_view_rendered
-from games.selectors.hands import HandVersion, hand_etag_for_user
+from games.selectors.hands import HandVersion, hand_etag, hand_etag_for_user
 
 _KEPT = 20_000  # templates, least recently used forgotten first
 _MAX_SEQ = 2**31 - 1
@@ -128,6 +133,10 @@ class _Template(NamedTuple):
     charset: str
     template_name: str | None
     plain_accept: bool  # no parameters in Accept: Django answers the view's kept bytes
+    # The seq at which a read last found that this seat's wait waits (the caller's seat, the
+    # hand not settled): Django's pending answer, a read here, or a view of the hand still
+    # being played sent to this client. None: never (a poll's template).
+    waits_at: int | None = None
 
     @property
     def user_id(self) -> int:
@@ -293,6 +302,36 @@ def _checked(
         close_old_connections()
 
 
+def _checked_unread(
+    template: _Template, query: _Query, seq_known: Callable[[int], int | None] | None
+) -> tuple[HandVersion, int, str | None, LocalCount, None] | None:
+    """:func:`_checked` with no read and no round trip, in the event loop, for the common
+    re-arm: the client asks to wait after the seq the subscription last heard of the hand
+    (its ETag that seq's), and at that very seq a read found that this seat's wait waits
+    (``_Template.waits_at``; a seat's hand changes only with its seq) or this process
+    committed the hand still being played (the mover's own re-arm). The throttle counts it
+    here unless its exchange with the cache is due, and the token's waiting slot is one its
+    last poll parked. None: :func:`_checked` judges it, in a thread."""
+    if not query.wait or seq_known is None:
+        return None
+    seq = seq_known(template.hand)
+    if seq is None or query.after_seq not in (None, seq):
+        return None
+    if seq != template.waits_at and not hand_committed_playing(template.hand, seq):
+        return None
+    etag = hand_etag(template.hand, seq)
+    if query.tags is not None and not etag_matches(query.tags, etag):
+        return None
+    counted = user_request_counted(template.user_id, exchange=False)
+    if counted is None:
+        return None
+    slot = long_poll_slot_take_parked(token_id=template.credential)
+    if slot is None:
+        counted.give_back()
+        return None
+    return HandVersion(etag, seq, False, template.seat), seq, slot, counted, None
+
+
 class Rearm(NamedTuple):
     """A re-arm answered here: what to wait for and the answer's headers so far."""
 
@@ -305,6 +344,8 @@ class Rearm(NamedTuple):
     slot: str | None
     headers: Headers
     now: Rendered | None  # the answer to send at once (the hand moved on); None: wait
+    read: bool = True  # False: judged by what the subscription heard, with no read (the wait
+    # reads the hand at its timeout: an announcement its announcer failed to send is found)
 
 
 class Rearms:
@@ -320,11 +361,12 @@ class Rearms:
         hand: int,
         seat: int,
         headers: Headers,
+        waits_at: int | None = None,
     ) -> None:
         """Keep Django's pending answer to ``scope`` (its ``headers``; a wait on ``hand`` for
-        ``seat``) as a template. ``rearm`` is what the view marked it with (``Pending.rearm``:
-        the view's name, the transport, the charset and the template's name, as
-        django-prometheus reads them)."""
+        ``seat``, at the hand's seq ``waits_at``) or its 304 to a plain poll as a template.
+        ``rearm`` is what the view marked it with (``Pending.rearm``: the view's name, the
+        transport, the charset and the template's name, as django-prometheus reads them)."""
         key = _key(scope)
         key_hash = bearer_hash(scope)
         if key is None or key_hash is None:
@@ -339,14 +381,35 @@ class Rearms:
         accepts = [v for k, v in scope.get("headers", ()) if k == b"accept"]
         plain_accept = all(b";" not in v for v in accepts)
         self._kept[key] = _Template(
-            kept, hand, seat, entry, view_name, transport, charset, template_name, plain_accept
+            kept,
+            hand,
+            seat,
+            entry,
+            view_name,
+            transport,
+            charset,
+            template_name,
+            plain_accept,
+            waits_at,
         )
         self._kept.move_to_end(key)
         while len(self._kept) > _KEPT:
             self._kept.popitem(last=False)
 
-    async def answer(self, scope: dict[str, Any]) -> Rearm | None:
-        """The re-arm of ``scope`` answered from its template, or None: Django answers it."""
+    def shown(self, scope: dict[str, Any], hand: int, seat: int, rendered: Rendered) -> None:
+        """A view of ``hand`` was sent to ``scope``'s client for ``seat`` (a wake-up's answer):
+        if the hand was still being played at its seq, that client's next wait there waits."""
+        key = _key(scope) if rendered.playing else None
+        template = self._kept.get(key) if key is not None else None
+        if template is not None and (template.hand, template.seat) == (hand, seat):
+            self._kept[key] = template._replace(waits_at=rendered.seq)  # type: ignore[index]
+
+    async def answer(
+        self, scope: dict[str, Any], seq_known: Callable[[int], int | None] | None = None
+    ) -> Rearm | None:
+        """The re-arm of ``scope`` answered from its template, or None: Django answers it.
+        ``seq_known``: what the process's subscription heard of a hand's seq
+        (``Subscription.seq_known``), for a re-arm judged with no read at all."""
         started = time.perf_counter()
         key = _key(scope)
         if key is None:
@@ -354,13 +417,19 @@ class Rearms:
         template = self._kept.get(key)
         if template is None:
             return None
-        found = await self._answer(scope, key, template, started)
+        found = await self._answer(scope, key, template, started, seq_known)
         counter = metrics.LONG_POLL_REARMS if key[4] else metrics.HAND_POLLS  # (the names)
-        counter.labels(answered_by="event_loop" if found else "django").inc()
+        by = "django" if found is None else "event_loop" if found.read else "event_loop_no_read"
+        counter.labels(answered_by=by).inc()
         return found
 
     async def _answer(
-        self, scope: dict[str, Any], key: tuple[Any, ...], template: _Template, started: float
+        self,
+        scope: dict[str, Any],
+        key: tuple[Any, ...],
+        template: _Template,
+        started: float,
+        seq_known: Callable[[int], int | None] | None,
     ) -> Rearm | None:
         query = _query(scope)
         if query is None:
@@ -372,10 +441,16 @@ class Rearms:
         if entry is not template.entry:  # the token read again, as it was
             template = template._replace(entry=entry)
             self._kept[key] = template
-        checked = await sync_to_async(_checked, thread_sensitive=False)(template, query)
+        checked = _checked_unread(template, query, seq_known)
+        read = checked is None
+        if checked is None:
+            checked = await sync_to_async(_checked, thread_sensitive=False)(template, query)
         if checked is None:
             return None
         version, after_seq, slot, counted, now = checked
+        if query.wait and read and (now is None or now.playing):  # a read found it waits there
+            waits_at = version.seq if now is None else now.seq
+            self._kept[key] = template._replace(waits_at=waits_at)
         headers = [
             *template.headers,
             (REQUEST_ID_HEADER.encode("ascii"), query.request_id.encode()),
@@ -396,6 +471,7 @@ class Rearms:
             slot,
             headers,
             now,
+            read,
         )
 
     @staticmethod

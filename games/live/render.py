@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from rest_framework.renderers import JSONRenderer
 
 from games.hand_store import hand_committed_at, hand_state
+from games.models import Hand
 from games.selectors.hands import hand_etag, hand_get, hand_view_for_seat
 
 VIEWS_KEPT = 512  # a view is 3–8 KB of JSON: about 4 MB a process at most
@@ -28,11 +29,13 @@ ViewKey = tuple[int, int, int, int | None]  # hand id, seq, seats' version, seat
 
 
 class Rendered(NamedTuple):
-    """A view as sent: its ETag, its bytes and the seq it shows."""
+    """A view as sent: its ETag, its bytes, the seq it shows and whether the hand was still being
+    played at that seq (not ended: a long poll on it waits, games.live.rearm)."""
 
     etag: str
     body: bytes
     seq: int
+    playing: bool = False
 
 
 def render_json(data: Any) -> bytes:
@@ -120,7 +123,8 @@ def hand_views_rendered(
             if state is None:
                 state = hand_state(hand)
             view = render_json(hand_view_for_seat(hand=hand, seat=seat, state=state))
-            rendered = Rendered(hand_etag(hand.pk, hand.seq), view, hand.seq)
+            playing = hand.status == Hand.Status.PLAYING
+            rendered = Rendered(hand_etag(hand.pk, hand.seq), view, hand.seq, playing)
             kept_views.put(key, rendered)
         found[seat] = rendered
     return found

@@ -143,6 +143,17 @@ class Subscription:
             return None
         return max(seq, self._latest.get(hand_id, -1))
 
+    def seq_known(self, hand_id: int) -> int | None:
+        """The hand's seq as the last announcement heard on the open subscription said it, or
+        None: no subscription (no Redis, or down), or nothing heard of the hand since it opened
+        (what was heard before is forgotten when it opens or drops). An announcement made
+        before a request came may still be on its way (it wakes a waiter when it arrives); one
+        the announcer failed to send is never heard: a caller that trusts this without a read
+        must read once in a while (games.live.rearm: at the wait's timeout)."""
+        if not self.url or not self._subscribed.is_set():
+            return None
+        return self._latest.get(hand_id)
+
     @property
     def waiting(self) -> int:
         return sum(len(w) for w in self._waiters.values())
@@ -212,6 +223,7 @@ class Subscription:
                 async with client.pubsub(ignore_subscribe_messages=True) as pubsub:
                     channel = feed_channel()
                     await pubsub.subscribe(channel)
+                    self._latest.clear()  # (heard before: maybe missed something since)
                     self._subscribed.set()
                     logger.info("the hand feed listens on %s", channel)
                     pause = 0.25
@@ -230,6 +242,7 @@ class Subscription:
                 if self._subscribed.is_set():
                     self.epoch += 1
                 self._subscribed.clear()
+                self._latest.clear()
                 with suppress(Exception):
                     await client.aclose()
             await asyncio.sleep(pause)

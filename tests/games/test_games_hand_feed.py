@@ -112,3 +112,51 @@ def test_a_hand_that_is_gone_wakes_its_waiters_without_preparing() -> None:
         return await waiter
 
     assert run(scenario()) == -1
+
+
+def test_what_the_subscription_heard_is_forgotten_when_it_drops(tmp_path) -> None:
+    """``seq_known`` (a re-arm judged with no read trusts it): a hand's seq as heard on the open
+    subscription; nothing while it is down, and nothing heard before it opened again."""
+    import redis
+
+    from games.live.announce import feed_channel
+    from tests.faults.harness import free_port, process_stop, redis_server
+
+    port = free_port()
+    server = redis_server(port, tmp_path)  # (its own: the test kills its subscribers)
+    url = f"redis://127.0.0.1:{port}/0"
+    publisher = redis.Redis.from_url(url)
+
+    async def until(check: Any) -> None:
+        for _ in range(200):
+            if check():
+                return
+            await asyncio.sleep(0.02)
+        raise AssertionError("not within 4 s")
+
+    async def scenario() -> list[int | None]:
+        f = HandFeed(url=url, poll_seconds=3600)
+        await f.start()
+        seen = [f.seq_known(5)]  # nothing heard yet
+        publisher.publish(feed_channel(), "5:7")
+        await until(lambda: f.seq_known(5) == 7)
+        seen += [f.seq_known(5), f.seq_known(6)]
+        epoch = f.epoch
+        publisher.client_kill_filter(_type="pubsub")
+        await until(lambda: f.epoch > epoch)
+        seen.append(f.seq_known(5))  # down, or open again: forgotten either way
+        await until(f._subscribed.is_set)
+        seen.append(f.seq_known(5))
+        publisher.publish(feed_channel(), "5:8")
+        await until(lambda: f.seq_known(5) == 8)
+        seen.append(f.seq_known(5))
+        assert f._started is not None and f._poller is not None
+        f._started.cancel()
+        f._poller.cancel()
+        return seen
+
+    try:
+        assert run(scenario()) == [None, 7, None, None, None, 8]
+    finally:
+        publisher.close()
+        process_stop(server)

@@ -96,7 +96,7 @@ def test_an_indented_read_is_rendered_as_asked_not_from_the_kept_bytes(players, 
 
 
 def test_the_long_polls_render_is_kept_for_the_reads(players, win_hand) -> None:
-    etag, body, seq = hand_view_rendered(hand_id=win_hand["hand"], seat=0)  # as a wake-up does
+    etag, body, seq, _playing = hand_view_rendered(hand_id=win_hand["hand"], seat=0)  # a wake-up
     r = players[0].client.get(hand_url(win_hand))
     assert (r["ETag"], r.content, r.json()["seq"]) == (etag, body, seq)
 

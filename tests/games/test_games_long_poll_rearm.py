@@ -60,6 +60,19 @@ def _waiter(
     return hand_id, mover, view, waiter, client, etag
 
 
+def woken_by_move(
+    client: httpx.Client, mover: Player, hand_id: int, view: dict[str, Any], etag: str
+) -> httpx.Response:
+    """``client``'s long poll at ``view``'s seq, woken by ``mover``'s move."""
+    url = f"/api/v1/hands/{hand_id}?wait=20&after_seq={view['seq']}"
+    with ThreadPoolExecutor(1) as pool:
+        poll = pool.submit(client.get, url, headers={"If-None-Match": etag})
+        _until_waiting(1)
+        r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
+        assert r.status_code == 201, r.content
+        return poll.result(timeout=10)
+
+
 VARIANTS = {
     "plain": {},
     "cross-origin app": {"Origin": "https://app.example"},
@@ -112,13 +125,7 @@ def test_a_move_wakes_a_rearm_answered_here_with_the_views_answer(
     # Given a player whose long poll's template Django made
     hand_id, mover, view, _, client, etag = _waiter(asgi_live_server, players)
     # when its re-arm, answered here, waits and a move wakes it
-    url = f"/api/v1/hands/{hand_id}?wait=20&after_seq={view['seq']}"
-    with ThreadPoolExecutor(1) as pool:
-        poll = pool.submit(client.get, url, headers={"If-None-Match": etag})
-        _until_waiting(1)
-        r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
-        assert r.status_code == 201, r.content
-        woken = poll.result(timeout=10)
+    woken = woken_by_move(client, mover, hand_id, view, etag)
     assert answered == [False, True]
     # then it gets the new view, as a plain read gives it.
     now = client.get(f"/api/v1/hands/{hand_id}")
