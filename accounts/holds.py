@@ -58,9 +58,20 @@ def hold_hash(
 def wallets_lock(users: Iterable[Any]) -> dict[int, LedgerAccount]:
     """The users' wallets (opened on first use), locked ``FOR UPDATE`` in ascending id, by user
     id. Call it after any hand or table lock."""
-    ids = [wallet_for(user).pk for user in users]
-    locked = LedgerAccount.objects.select_for_update().filter(pk__in=ids).order_by("pk")
-    return {account.user_id: account for account in locked}
+    users = list(users)
+    # (the wallets that exist in one read; one opened for each player that has none yet)
+    found = set(
+        LedgerAccount.objects.filter(
+            kind=LedgerAccount.Kind.WALLET, user_id__in=[u.pk for u in users]
+        ).values_list("user_id", flat=True)
+    )
+    for user in users:
+        if user.pk not in found:
+            wallet_for(user)
+    locked = LedgerAccount.objects.select_for_update().filter(
+        kind=LedgerAccount.Kind.WALLET, user_id__in=[u.pk for u in users]
+    )
+    return {account.user_id: account for account in locked.order_by("pk")}
 
 
 def insufficient_funds(*, needed: int, balance: int, held: int) -> Conflict:
@@ -83,11 +94,14 @@ def hold_set(
     amount: int,
     reason: str,
     hand: Any = None,
+    current: int | None = None,
 ) -> LedgerHold | None:
     """Make the wallet's hold at ``table`` ``amount`` Quan (0 releases it): one hold event, or
     nothing when it already is. ``account`` must be locked by the caller (:func:`wallets_lock`);
-    its ``held`` is brought up to date. The database refuses a hold beyond the balance."""
-    current = hold_amount(account_id=account.pk, table_id=table.pk)
+    its ``held`` is brought up to date. The database refuses a hold beyond the balance.
+    ``current``: the hold there now, when the caller read it under the same lock."""
+    if current is None:
+        current = hold_amount(account_id=account.pk, table_id=table.pk)
     if amount == current:
         return None
     if current == 0:

@@ -83,6 +83,10 @@ def limits_in_force(user: Any, now: dt.datetime | None = None) -> dict[str, Limi
     """Every limit of ``user`` at ``now``, by kind (all five kinds, none set → value None)."""
     now = now or timezone.now()
     rows = {row.kind: row for row in rows_read(PlayerLimit, "user_id = %s", [user.pk])}
+    return _limits_from(rows, now)
+
+
+def _limits_from(rows: dict[str, PlayerLimit], now: dt.datetime) -> dict[str, LimitState]:
     return {kind: limit_state(rows.get(kind), kind, now) for kind in LIMIT_KINDS}
 
 
@@ -136,7 +140,10 @@ def exclusion_active(
     )
     if kind is not None:
         rows = rows.filter(kind=kind)
-    active = list(rows)
+    return _exclusion_in_force(list(rows))
+
+
+def _exclusion_in_force(active: list[PlayerExclusion]) -> PlayerExclusion | None:
     if not active:
         return None
     forever = dt.datetime.max.replace(tzinfo=dt.UTC)
@@ -177,7 +184,12 @@ def loss_limit_refusal(user: Any, now: dt.datetime | None = None) -> Conflict | 
     """409 ``loss_limit_reached`` (with ``limit``, ``period``, ``lost``, ``resets_at``) when
     ``user`` lost at least one of its loss limits in force in that limit's period, else None."""
     now = now or timezone.now()
-    limits = limits_in_force(user, now)
+    return _loss_limit_refusal(user, limits_in_force(user, now), now)
+
+
+def _loss_limit_refusal(
+    user: Any, limits: dict[str, LimitState], now: dt.datetime
+) -> Conflict | None:
     for kind, period in LOSS_PERIODS.items():
         limit = limits[kind].value
         if limit is None:
@@ -213,6 +225,34 @@ def play_refusal(
     if exclusion is not None:
         return exclusion_refusal(exclusion)
     return loss_limit_refusal(user, now) if stakes else None
+
+
+def play_refusals(
+    users: list[Any], now: dt.datetime | None = None, *, stakes: bool = True
+) -> dict[int, Conflict | None]:
+    """:func:`play_refusal` of several players by id, their exclusions and limits read once for
+    all of them (before a deal); the losses only of those with a loss limit."""
+    now = now or timezone.now()
+    ids = [user.pk for user in users]
+    exclusions: dict[int, list[PlayerExclusion]] = {}
+    in_force = PlayerExclusion.objects.filter(user_id__in=ids, starts_at__lte=now)
+    for exclusion in in_force.exclude(ends_at__lte=now):
+        exclusions.setdefault(exclusion.user_id, []).append(exclusion)
+    limits: dict[int, dict[str, PlayerLimit]] = {}
+    if stakes:
+        for row in PlayerLimit.objects.filter(user_id__in=ids):
+            limits.setdefault(row.user_id, {})[row.kind] = row
+    refusals: dict[int, Conflict | None] = {}
+    for user in users:
+        exclusion = _exclusion_in_force(exclusions.get(user.pk, []))
+        if exclusion is not None:
+            refusals[user.pk] = exclusion_refusal(exclusion)
+        elif stakes:
+            own = _limits_from(limits.get(user.pk, {}), now)
+            refusals[user.pk] = _loss_limit_refusal(user, own, now)
+        else:
+            refusals[user.pk] = None
+    return refusals
 
 
 def play_check(user: Any, now: dt.datetime | None = None, *, stakes: bool = True) -> None:

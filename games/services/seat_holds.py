@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from accounts.hold_selectors import hold_amount
+from accounts.hold_selectors import hold_amount, hold_amounts
 from accounts.holds import hold_place, hold_release, hold_set, wallets_lock
 from accounts.models import LedgerAccount
 
@@ -61,14 +61,15 @@ def seat_holds_for_deal(*, table: Any, seats: Sequence[Any]) -> list[Any]:
         return []
     needed = SIT_STAKES * table.stake
     wallets = wallets_lock([s.player for s in seats])
+    holds = hold_amounts(account_ids=[w.pk for w in wallets.values()], table_id=table.pk)
     poor = []
     for seat in seats:
         account = wallets[seat.player_id]
-        here = hold_amount(account_id=account.pk, table_id=table.pk)
+        here = holds[account.pk]
         if account.balance - account.held + here < needed:
             poor.append(seat)
             continue
-        hold_set(account=account, table=table, amount=needed, reason="deal")
+        hold_set(account=account, table=table, amount=needed, reason="deal", current=here)
     return poor
 
 

@@ -21,7 +21,7 @@ from accounts.limit_selectors import (
     exclusion_active,
     max_stake_in_force,
     play_check,
-    play_refusal,
+    play_refusals,
     stake_check,
 )
 from accounts.models import User
@@ -78,13 +78,11 @@ def seats_within_limits(
     (``reason`` limit; told once the deal is done: the feed is written last). The reason is
     also logged and shown to the player in ``GET /me/limits`` (``play_blocked``) and in the 409
     of its next attempt to sit."""
-    now = timezone.now()
+    players = [seat.player for seat in seats if not seat.player.is_bot]
+    refusals = play_refusals(players, timezone.now(), stakes=not table.practice)
     kept, unseated = [], []
     for seat in seats:
-        if seat.player.is_bot:
-            kept.append(seat)
-            continue
-        refusal = play_refusal(seat.player, now, stakes=not table.practice)
+        refusal = refusals.get(seat.player_id)
         if refusal is None:
             kept.append(seat)
             continue
