@@ -236,12 +236,12 @@ def play_refusals(
     ids = [user.pk for user in users]
     exclusions: dict[int, list[PlayerExclusion]] = {}
     in_force = PlayerExclusion.objects.filter(user_id__in=ids, starts_at__lte=now)
-    for exclusion in in_force.exclude(ends_at__lte=now):
-        exclusions.setdefault(exclusion.user_id, []).append(exclusion)
+    for row in in_force.exclude(ends_at__lte=now):
+        exclusions.setdefault(row.user_id, []).append(row)
     limits: dict[int, dict[str, PlayerLimit]] = {}
     if stakes:
-        for row in PlayerLimit.objects.filter(user_id__in=ids):
-            limits.setdefault(row.user_id, {})[row.kind] = row
+        for limit in PlayerLimit.objects.filter(user_id__in=ids):
+            limits.setdefault(limit.user_id, {})[limit.kind] = limit
     refusals: dict[int, Conflict | None] = {}
     for user in users:
         exclusion = _exclusion_in_force(exclusions.get(user.pk, []))
