@@ -107,7 +107,10 @@ class Pending(NamedTuple):
     # pending answer: a seat's wait on a hand, authenticated by a personal token, whose next
     # re-arm may be answered without Django (games.live.rearm)
     rearm: list[str | None] | None = None
-    read: bool = True  # False: a re-arm judged with no read (games.live.rearm): read at timeout
+    # True: at its timeout the wait reads the hand rather than trust the subscription's seq: a
+    # wait whose client's next re-arm may be judged with no read (games.live.rearm), so that
+    # an announcement its announcer failed to send delays that client one wait, never two
+    reads_at_timeout: bool = False
 
     @property
     def key(self) -> int | str:
@@ -467,7 +470,7 @@ class LongPollApp:
                     found.wait,
                     tags=found.tags,
                     slot=found.slot,
-                    read=found.read,
+                    reads_at_timeout=True,
                 )
                 start = {"type": "http.response.start", "status": 200, "headers": found.headers}
                 return await self._wait_and_answer(
@@ -488,6 +491,7 @@ class LongPollApp:
         if held:
             pending, start = held[0]
             if pending.rearm is not None and pending.seat is not None and rearm.enabled():
+                pending = pending._replace(reads_at_timeout=True)
                 self.rearms.remember(
                     scope,
                     pending.rearm,
@@ -595,8 +599,11 @@ class LongPollApp:
             if pending.kind == "replay":  # Django answers: the request again, without wait
                 return await self.app(_without_wait(scope), _replayed_body(receive), send)
             if seq == _TIMED_OUT:  # the seq is the same unless the feed missed something
-                # (or, for a wait judged with no read, unless an announcement was never sent)
-                seq = feed.seq_if_known(pending.key, pending.seq, epoch) if pending.read else None
+                # (or unless an announcement was never sent: read it where a template may judge
+                # the next wait with no read; not while the server stops, when every waiter
+                # times out at once and polls again elsewhere)
+                trusted = not pending.reads_at_timeout or self._stopping
+                seq = feed.seq_if_known(pending.key, pending.seq, epoch) if trusted else None
             try:
                 if seq == -1:
                     raise LookupError("the hand is gone")

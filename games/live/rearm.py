@@ -315,7 +315,7 @@ def _checked_unread(
     if not query.wait or seq_known is None:
         return None
     seq = seq_known(template.hand)
-    if seq is None or query.after_seq not in (None, seq):
+    if seq is None or query.after_seq != seq:  # (without after_seq Django reads the seq)
         return None
     if seq != template.waits_at and not hand_committed_playing(template.hand, seq):
         return None
@@ -330,6 +330,11 @@ def _checked_unread(
         counted.give_back()
         return None
     return HandVersion(etag, seq, False, template.seat), seq, slot, counted, None
+
+
+class _Where(NamedTuple):
+    hand: int
+    seat: int
 
 
 class Rearm(NamedTuple):
@@ -397,12 +402,20 @@ class Rearms:
             self._kept.popitem(last=False)
 
     def shown(self, scope: dict[str, Any], hand: int, seat: int, rendered: Rendered) -> None:
-        """A view of ``hand`` was sent to ``scope``'s client for ``seat`` (a wake-up's answer):
-        if the hand was still being played at its seq, that client's next wait there waits."""
+        """A view of ``hand`` was sent to ``scope``'s client for ``seat`` (a wake-up's answer,
+        or its timeout's read): if the hand was still being played at its seq, that client's
+        next wait there waits."""
         key = _key(scope) if rendered.playing else None
-        template = self._kept.get(key) if key is not None else None
-        if template is not None and (template.hand, template.seat) == (hand, seat):
-            self._kept[key] = template._replace(waits_at=rendered.seq)  # type: ignore[index]
+        if key is not None:
+            self._waits_at(key, _Where(hand, seat), rendered.seq)
+
+    def _waits_at(self, key: tuple[Any, ...], where: Any, seq: int) -> None:
+        """Record on the template kept now under ``key`` (still the same client's wait on
+        ``where``'s hand for its seat: it may have been replaced or dropped meanwhile) that
+        its wait at ``seq`` waits."""
+        template = self._kept.get(key)
+        if template is not None and (template.hand, template.seat) == (where.hand, where.seat):
+            self._kept[key] = template._replace(waits_at=seq)
 
     async def answer(
         self, scope: dict[str, Any], seq_known: Callable[[int], int | None] | None = None
@@ -449,8 +462,7 @@ class Rearms:
             return None
         version, after_seq, slot, counted, now = checked
         if query.wait and read and (now is None or now.playing):  # a read found it waits there
-            waits_at = version.seq if now is None else now.seq
-            self._kept[key] = template._replace(waits_at=waits_at)
+            self._waits_at(key, template, version.seq if now is None else now.seq)
         headers = [
             *template.headers,
             (REQUEST_ID_HEADER.encode("ascii"), query.request_id.encode()),

@@ -104,6 +104,7 @@ class Subscription:
         # failed read): a waiter that saw the same epoch at its start and at its end knows the
         # hand's seq without asking PostgreSQL (:meth:`seq_if_known`).
         self.epoch = 0
+        self._opened = 0  # how many times the subscription opened (a read from before is stale)
         self._started: asyncio.Task[None] | None = None
         self._poller: asyncio.Task[None] | None = None
 
@@ -208,7 +209,10 @@ class Subscription:
         hand_ids = list(self._waiters)
         if not hand_ids:
             return
+        opened = self._opened
         seqs = await sync_to_async(_topic_seqs, thread_sensitive=False)(hand_ids)
+        if self._opened != opened:
+            return  # read before the subscription opened again: the opening's own read counts
         for hand_id, seq in seqs.items():
             self.announce(hand_id, seq)
 
@@ -224,6 +228,7 @@ class Subscription:
                     channel = feed_channel()
                     await pubsub.subscribe(channel)
                     self._latest.clear()  # (heard before: maybe missed something since)
+                    self._opened += 1
                     self._subscribed.set()
                     logger.info("the hand feed listens on %s", channel)
                     pause = 0.25

@@ -160,3 +160,24 @@ def test_what_the_subscription_heard_is_forgotten_when_it_drops(tmp_path) -> Non
     finally:
         publisher.close()
         process_stop(server)
+
+
+def test_a_read_from_before_the_subscription_opened_again_is_not_taken_as_heard(
+    monkeypatch,
+) -> None:
+    """A read of the waited hands' seqs started while the subscription was down and answered
+    after it opened again (whose own read counts) neither wakes nor is remembered."""
+    f = HandFeed(url="redis://127.0.0.1:1/0", poll_seconds=3600)
+
+    def read_while_it_reopens(topics: list[Any]) -> dict[Any, int]:
+        f._opened += 1  # (the subscription opened again meanwhile)
+        return {topic: 3 for topic in topics}
+
+    monkeypatch.setattr(hand_feed, "_topic_seqs", read_while_it_reopens)
+
+    async def scenario() -> tuple[bool, int | None]:
+        waiter = f.wait_future(5, 0)
+        await f.read_waited_hands()
+        return waiter.done(), f._latest.get(5)
+
+    assert run(scenario()) == (False, None)

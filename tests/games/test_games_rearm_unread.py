@@ -132,3 +132,32 @@ def test_the_movers_own_rearm_after_its_move_waits_with_no_read(
     r = _poll(client, hand_id, seq, f'"{hand_id}-{seq}"')
     assert r.status_code == 304
     assert len(reads) == reads_before
+
+
+def test_a_wait_django_judged_reads_the_hand_at_its_timeout_too(
+    asgi_live_server: Any, players: list[Player], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Django's own pending answer is a template too (its client's next re-arm may be judged with
+    no read): a move whose announcement is lost while it waits reaches it at its timeout, not
+    one wait later."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.games.test_games_long_poll import _http, _until_waiting
+
+    hand_id = start_table(players)["hand"]
+    mover, view = _turn(players, hand_id)
+    waiter = next(p for p in players if p is not mover)
+    client = _http(asgi_live_server, waiter)
+    etag = client.get(f"/api/v1/hands/{hand_id}").headers["etag"]
+    dropped: list[list[str]] = []
+    with ThreadPoolExecutor(1) as pool:
+        # (its first long poll: Django judges it and makes the template)
+        poll = pool.submit(_poll, client, hand_id, view["seq"], etag)
+        _until_waiting(1)
+        monkeypatch.setattr(announce, "_publish", dropped.append)
+        r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(view), format="json")
+        assert r.status_code == 201, r.content
+        answered = poll.result(timeout=10)
+    assert dropped  # (the move was never announced)
+    assert answered.status_code == 200, answered.content
+    assert answered.json()["seq"] == view["seq"] + 1
