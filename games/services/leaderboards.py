@@ -12,9 +12,15 @@ A closed season's rows are its final standings: neither a late settlement nor a 
 its hands writes them (``games.services.seasons.periods_writable``). The boards' histogram
 (``games_boardbucket``) follows every write of these rows by the table's triggers (games 0027).
 
-Lock order: after the rating rows, the board rows in (board, period, room, user) order — the
+Lock order: after the rating rows, the boards' lock (``BOARDS_LOCK_SPACE``: one for every
+board, held to the commit), then the board rows in (board, period, room, user) order — the
 order of the statement's rows (its JSON array's, kept by ``ORDER BY`` their ordinality), which is
-the order PostgreSQL takes their row locks in.
+the order PostgreSQL takes their row locks in. The boards' lock is there for the histogram: its
+bucket rows are shared by every player, and the triggers move a row's count out of its old
+buckets (an ``UPDATE`` in no order) and into its new ones, so two settlements could take two
+buckets in opposite orders. They did, under the load bench: "deadlock detected" on the upsert,
+a ready's inline settlement answered 503 (docs/decisions.md, the twelfth round). A board write
+is the settlement's last few statements, so waiting for the one before costs little.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ from games.rating_terms import RATING_PREFIX, periods_of
 from games.selectors.leaderboards import board_versions_forget
 from games.services.ratings import Rated, hand_family
 from games.services.seasons import periods_writable
+
+BOARDS_LOCK_SPACE = 22_002  # pg_advisory_xact_lock(space, 0): every board's rows and buckets
 
 _UPSERT = """
 INSERT INTO games_boardscore (board, period, room, user_id, score, hands, updated_at)
@@ -53,6 +61,8 @@ def _upsert(rows: Iterable[tuple[str, str, str, int, int, int]]) -> None:
     if not rows:
         return
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, 0)", [BOARDS_LOCK_SPACE])
         cursor.execute(_UPSERT, {"now": timezone.now(), "rows": json.dumps(rows)})
     # This process reads its boards anew at once (the triggers bumped their versions); once
     # more on commit, in case a read in between remembered the version before it.
