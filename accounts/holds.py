@@ -59,19 +59,15 @@ def wallets_lock(users: Iterable[Any]) -> dict[int, LedgerAccount]:
     """The users' wallets (opened on first use), locked ``FOR UPDATE`` in ascending id, by user
     id. Call it after any hand or table lock."""
     users = list(users)
-    # (the wallets that exist in one read; one opened for each player that has none yet)
-    found = set(
-        LedgerAccount.objects.filter(
-            kind=LedgerAccount.Kind.WALLET, user_id__in=[u.pk for u in users]
-        ).values_list("user_id", flat=True)
+    wallets = LedgerAccount.objects.filter(
+        kind=LedgerAccount.Kind.WALLET, user_id__in=[u.pk for u in users]
     )
+    # (the wallets that exist in one read; one opened for each player that has none yet)
+    found = set(wallets.values_list("user_id", flat=True))
     for user in users:
         if user.pk not in found:
             wallet_for(user)
-    locked = LedgerAccount.objects.select_for_update().filter(
-        kind=LedgerAccount.Kind.WALLET, user_id__in=[u.pk for u in users]
-    )
-    return {account.user_id: account for account in locked.order_by("pk")}
+    return {account.user_id: account for account in wallets.select_for_update().order_by("pk")}
 
 
 def insufficient_funds(*, needed: int, balance: int, held: int) -> Conflict:

@@ -613,8 +613,12 @@ def long_poll_slot_take_parked(*, token_id: str) -> str | None:
     """:func:`long_poll_slot_take` when one of the token's slots is parked in this process (its
     last poll just ended): taken with no round trip, from the event loop. None: none is parked
     (take one the usual way, in a thread)."""
-    key = f"games:long-polls:{token_id}"
+    key = _slot_key(token_id)
     return key if _slot_unparked(key) else None
+
+
+def _slot_key(token_id: int | str) -> str:
+    return f"games:long-polls:{token_id}"
 
 
 def long_poll_slot_take(*, token_id: int | str | None) -> str | None:
@@ -627,7 +631,7 @@ def long_poll_slot_take(*, token_id: int | str | None) -> str | None:
     ends (None: nothing was counted)."""
     if token_id is None:
         return None
-    key = f"games:long-polls:{token_id}"
+    key = _slot_key(token_id)
     if _slot_unparked(key):
         return key
     redis = hasattr(cache, "incr_expiring")  # chan_api/redis_cache.py: one round trip

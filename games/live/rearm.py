@@ -332,11 +332,6 @@ def _checked_unread(
     return HandVersion(etag, seq, False, template.seat), seq, slot, counted, None
 
 
-class _Where(NamedTuple):
-    hand: int
-    seat: int
-
-
 class Rearm(NamedTuple):
     """A re-arm answered here: what to wait for and the answer's headers so far."""
 
@@ -349,8 +344,8 @@ class Rearm(NamedTuple):
     slot: str | None
     headers: Headers
     now: Rendered | None  # the answer to send at once (the hand moved on); None: wait
-    read: bool = True  # False: judged by what the subscription heard, with no read (the wait
-    # reads the hand at its timeout: an announcement its announcer failed to send is found)
+    read: bool = True  # False: judged by what the subscription heard, with no read (as every
+    # wait a template answers, it reads the hand at its timeout: Pending.reads_at_timeout)
 
 
 class Rearms:
@@ -407,14 +402,14 @@ class Rearms:
         next wait there waits."""
         key = _key(scope) if rendered.playing else None
         if key is not None:
-            self._waits_at(key, _Where(hand, seat), rendered.seq)
+            self._waits_at(key, hand, seat, rendered.seq)
 
-    def _waits_at(self, key: tuple[Any, ...], where: Any, seq: int) -> None:
+    def _waits_at(self, key: tuple[Any, ...], hand: int, seat: int, seq: int) -> None:
         """Record on the template kept now under ``key`` (still the same client's wait on
-        ``where``'s hand for its seat: it may have been replaced or dropped meanwhile) that
+        ``hand`` for ``seat``: it may have been replaced or dropped meanwhile) that
         its wait at ``seq`` waits."""
         template = self._kept.get(key)
-        if template is not None and (template.hand, template.seat) == (where.hand, where.seat):
+        if template is not None and (template.hand, template.seat) == (hand, seat):
             self._kept[key] = template._replace(waits_at=seq)
 
     async def answer(
@@ -462,7 +457,8 @@ class Rearms:
             return None
         version, after_seq, slot, counted, now = checked
         if query.wait and read and (now is None or now.playing):  # a read found it waits there
-            self._waits_at(key, template, version.seq if now is None else now.seq)
+            waits_at = version.seq if now is None else now.seq
+            self._waits_at(key, template.hand, template.seat, waits_at)
         headers = [
             *template.headers,
             (REQUEST_ID_HEADER.encode("ascii"), query.request_id.encode()),
