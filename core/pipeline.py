@@ -14,6 +14,14 @@ registered with :func:`after_answers` and runs once the answers are in: at once 
 pipeline, when the block ends inside one. A check that raises there raises from the block, before
 the transaction around it commits, so its ``transaction.atomic`` rolls back as it would have.
 
+A block entered inside a transaction not yet begun (``transaction.atomic()`` has turned
+autocommit off; psycopg sends ``BEGIN`` with the first statement) sends ``BEGIN`` without a
+Sync and without waiting for its answer: it goes in the flight of the block's first statements.
+psycopg's own ``BEGIN`` in a pipeline waits for its answer, a round trip of its own before every
+pipelined transaction's first statement (6.9 % of a move's time under bench/api_bench.py:
+docs/decisions.md, "The thirteenth round"). An error in the block's statements still aborts the
+transaction, whose rollback Django runs as before.
+
 On another database than PostgreSQL the block changes nothing and the registered functions run
 at once.
 """
@@ -27,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import connections
+from psycopg import pq
 
 
 @dataclass
@@ -63,6 +72,26 @@ def after_answers(fn: Callable[[], None]) -> None:
 
 
 @contextmanager
+def _begun_unanswered(raw: Any) -> Iterator[None]:
+    """Inside psycopg connection ``raw``'s pipeline: queue ``BEGIN``, without the Sync and the
+    wait for its answer psycopg's ``_start_query`` adds, if a transaction is to begin
+    (autocommit off, none open). It goes with the block's first statements; its answer comes
+    with theirs. libpq learns that the transaction is open only from the server's next
+    ReadyForQuery (at a Sync), so until the block ends psycopg is told autocommit is on: it
+    would otherwise send a ``BEGIN`` of its own, and wait, once the first answers are read."""
+    if raw.autocommit or raw.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+        yield
+        return
+    with raw.lock:
+        raw.wait(raw._exec_command(raw._get_tx_start_command()))
+    raw._autocommit = True
+    try:
+        yield
+    finally:
+        raw._autocommit = False
+
+
+@contextmanager
 def statements_pipelined(using: str = "default") -> Iterator[None]:
     """Send the block's statements on connection ``using`` without waiting for each answer
     (module docstring). Nested blocks join the outer one. Errors from the server are raised as
@@ -72,7 +101,11 @@ def statements_pipelined(using: str = "default") -> Iterator[None]:
         yield
         return
     db.ensure_connection()
-    with db.wrap_database_errors, db.connection.pipeline() as pipeline:
+    with (
+        db.wrap_database_errors,
+        db.connection.pipeline() as pipeline,
+        _begun_unanswered(db.connection),
+    ):
         flight = _Flight(pipeline)
         token = _current.set(flight)
         try:

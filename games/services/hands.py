@@ -296,7 +296,7 @@ def move_submit(
     Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
     new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
     row, then its table's (when the move ends the hand)."""
-    # Four round trips (core.pipeline): BEGIN; the lock and the key's lookup in one flight;
+    # Three round trips (core.pipeline): BEGIN, the lock and the key's lookup in one flight;
     # the event, the hand's row, the feed's entries and the key's record in the next (their
     # checks run when its answers are in, inside the try below: a refusal carries the seq);
     # COMMIT.

@@ -31,9 +31,10 @@ def test_statements_in_a_block_go_in_one_flight_and_the_orm_reads_its_counts(mak
         assert not in_pipeline()
     assert (changed, gone) == (1, 0)
     assert User.objects.get(pk=user.pk).last_name == "D"
-    # BEGIN (psycopg waits for its answer); the two SELECTs and the first UPDATE; the second
-    # UPDATE; the last one (the block's end waits for it); COMMIT
-    assert len(trips) == 5, trips.flights
+    # BEGIN, the two SELECTs and the first UPDATE (BEGIN's answer is not waited for); the
+    # second UPDATE; the last one (the block's end waits for it); COMMIT
+    assert len(trips) == 4, trips.flights
+    assert "BEGIN" in trips.flights[0][0] and "SELECT 1" in " ".join(trips.flights[0])
 
 
 def test_a_check_run_after_the_answers_rolls_the_transaction_back(make_user) -> None:
@@ -92,3 +93,42 @@ def test_a_statement_sent_after_a_lock_in_the_same_flight_sees_what_the_holder_c
     thread.join(10)
     # then the read ran once the lock was granted: it sees the holder's commit
     assert last_name == "written while locked"
+
+
+def test_an_error_in_the_first_flight_after_begin_rolls_the_whole_transaction_back(
+    make_user,
+) -> None:
+    user, _ = make_user()
+    with (  # noqa: PT012
+        pytest.raises(DatabaseError),
+        transaction.atomic(),
+        statements_pipelined(),
+        connection.cursor() as cursor,
+    ):
+        User.objects.filter(pk=user.pk).update(first_name="never")
+        cursor.execute("SELECT 1 / 0")
+    # the connection is whole again: the next transaction runs, and the first left nothing
+    with transaction.atomic(), statements_pipelined():
+        User.objects.filter(pk=user.pk).update(last_name="after")
+    user.refresh_from_db()
+    assert (user.first_name != "never", user.last_name) == (True, "after")
+
+
+def test_a_savepoint_inside_a_block_rolls_back_alone_and_psycopg_is_told_the_truth_after(
+    make_user,
+) -> None:
+    user, _ = make_user()
+    with transaction.atomic():
+        with statements_pipelined():
+            User.objects.filter(pk=user.pk).update(first_name="kept")
+            try:
+                with transaction.atomic():
+                    User.objects.filter(pk=user.pk).update(last_name="undone")
+                    raise RuntimeError
+            except RuntimeError:
+                pass
+        # after the block psycopg's own view is back: a transaction, not autocommit
+        assert connection.connection.autocommit is False
+        assert connection.connection.info.transaction_status.name == "INTRANS"
+    first_name, last_name = User.objects.values_list("first_name", "last_name").get(pk=user.pk)
+    assert (first_name, last_name) == ("kept", user.last_name)
