@@ -19,6 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
+from datetime import datetime
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -30,6 +31,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from core import metrics
 from core.errors import RateLimited
+from core.pipeline import in_pipeline
 from games.archive import hand_events_archived
 from games.live.announce import hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
@@ -254,6 +256,8 @@ class StateLru:
         self.size = size
         self._data: OrderedDict[tuple[int, int, str], HandState] = OrderedDict()
         self._latest: dict[tuple[int, str], int] = {}
+        # each hand's latest put: its seed hash and the hand's creation time, when given
+        self._seed_of: dict[int, tuple[str, datetime | None]] = {}
         self._lock = threading.Lock()
 
     def get(self, key: tuple[int, int, str]) -> HandState | None:
@@ -273,22 +277,42 @@ class StateLru:
             state = self._data.get((hand_id, latest, seed_hash))
             return None if state is None else (latest, state)
 
-    def put(self, key: tuple[int, int, str], state: HandState) -> None:
+    def latest_of(self, hand_id: int) -> tuple[tuple[int, int, str], HandState, datetime] | None:
+        """The key, state and hand's creation time of hand ``hand_id``'s kept state with the
+        highest seq (of its latest seed), or None (none kept, or put without the time)."""
+        with self._lock:
+            seed_hash, created_at = self._seed_of.get(hand_id, (None, None))
+            if seed_hash is None or created_at is None:
+                return None
+            key = (hand_id, self._latest[(hand_id, seed_hash)], seed_hash)
+            state = self._data.get(key)
+            return None if state is None else (key, state, created_at)
+
+    def put(
+        self, key: tuple[int, int, str], state: HandState, created_at: datetime | None = None
+    ) -> None:
+        """Keep ``state`` under ``key``; ``created_at``, the hand's creation time, lets
+        :func:`hand_state_carry_send` read the events after it."""
         hand_id, seq, seed_hash = key
         with self._lock:
             self._data[key] = state
             self._data.move_to_end(key)
             if self._latest.get((hand_id, seed_hash), -1) < seq:
                 self._latest[(hand_id, seed_hash)] = seq
+            if self._latest[(hand_id, seed_hash)] == seq:
+                self._seed_of[hand_id] = (seed_hash, created_at)
             while len(self._data) > self.size:
                 (h, q, sh), _ = self._data.popitem(last=False)
                 if self._latest.get((h, sh)) == q:
                     del self._latest[(h, sh)]
+                    if self._seed_of.get(h, (None,))[0] == sh:
+                        del self._seed_of[h]
 
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
             self._latest.clear()
+            self._seed_of.clear()
         with _seat_rows_lock:
             _seat_rows.clear()
 
@@ -315,7 +339,7 @@ def hand_state(hand: Hand) -> HandState:
         state = _carried_on(hand, *earlier) if earlier is not None else None
         if state is None:
             state = hand_replay(hand, upto=hand.seq)
-        state_lru.put(key, state)
+        state_lru.put(key, state, hand.created_at)
     return state
 
 
@@ -336,9 +360,19 @@ def _carried_on(hand: Hand, seq: int, state: HandState) -> HandState | None:
     with connection.cursor() as cursor:
         cursor.execute(_EVENTS_AFTER_SQL, [hand.pk, hand.created_at, seq, hand.seq])
         rows = cursor.fetchall()
+    return _folded_on(hand, seq, state, rows)
+
+
+def _folded_on(
+    hand: Hand, seq: int, state: HandState, rows: list[tuple[int, str, Any]]
+) -> HandState | None:
+    """``state`` (at ``seq``) folded on by the event rows (seq, type, payload) up to
+    ``hand.seq``; None unless they are every event in between."""
     load = _PAYLOAD_FIELD.from_db_value
     events = [
-        {"seq": s, "type": t, "payload": load(payload, None, connection)} for s, t, payload in rows
+        {"seq": s, "type": t, "payload": load(payload, None, connection)}
+        for s, t, payload in rows
+        if s <= hand.seq
     ]
     if [e["seq"] for e in events] != list(range(seq + 1, hand.seq + 1)):
         return None
@@ -346,6 +380,50 @@ def _carried_on(hand: Hand, seq: int, state: HandState) -> HandState | None:
     for _event, after in replay_from(state, events):  # noqa: B007
         pass
     return after
+
+
+# The events after a kept state, sent before the hand's row is read (no upper bound: the
+# caller drops what is past the row's seq). The hand's creation time, the log's partition key,
+# is kept with the state: read from the row in the same statement, the partitions are pruned
+# only as it runs, and planning it costs 0.9 ms against 0.25.
+_EVENTS_SINCE_SQL = (
+    f"SELECT seq, type, payload FROM {HandEvent._meta.db_table} "
+    "WHERE hand_id = %s AND hand_created_at = %s AND seq > %s ORDER BY seq"
+)
+
+
+def hand_state_carry_send(hand_id: int) -> Callable[[Hand | None], None]:
+    """Inside a pipeline (``core.pipeline``), send the read of hand ``hand_id``'s events after
+    the latest state this process keeps of it, in the flight of the statements sent with it;
+    the function returned, given the hand as read after it (locked; None: no such hand),
+    carries that state on to the hand's seq and keeps it, so that :func:`hand_state` finds it without a query. Sent by
+    ``hand_lock`` after the lock's statement: it runs once the lock is held and sees every
+    event up to the locked row's seq. Nothing is sent outside a pipeline (it would be a round
+    trip of its own, needed only when another process moved) or when no state is kept."""
+    kept = state_lru.latest_of(hand_id) if in_pipeline() else None
+    if kept is None:
+        return _nothing_carried
+    (_, seq, seed_hash), state, created_at = kept
+    cursor = connection.cursor()
+    cursor.execute(_EVENTS_SINCE_SQL, [hand_id, created_at, seq])
+
+    def carry(hand: Hand | None) -> None:
+        with cursor:
+            rows = cursor.fetchall()
+        if hand is None:
+            return
+        key = _lru_key(hand)
+        if hand.seed_hash != seed_hash or hand.seq <= seq or state_lru.get(key) is not None:
+            return
+        after = _folded_on(hand, seq, state, rows)
+        if after is not None:
+            state_lru.put(key, after, hand.created_at)
+
+    return carry
+
+
+def _nothing_carried(hand: Hand | None) -> None:
+    pass
 
 
 def hand_store_problems(hand: Hand) -> list[str]:
@@ -501,7 +579,7 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
     key, seq, hand_id = _lru_key(hand), hand.seq, hand.pk
 
     def publish() -> None:
-        state_lru.put(key, state)
+        state_lru.put(key, state, hand.created_at)
         hand_committed_keep(hand)
         version_key = hand_version_key(hand_id)
         try:

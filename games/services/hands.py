@@ -36,6 +36,7 @@ from games.hand_store import (
     hand_publish_on_commit,
     hand_seats_load,
     hand_state,
+    hand_state_carry_send,
 )
 from games.live.announce import announcements_batched
 from games.models import Hand, HandEvent, Seat, Table
@@ -85,18 +86,24 @@ def hand_lock(hand_id: int, *, then: Callable[[], Any] | None = None) -> Hand | 
     the same statement the hash of its last event, which the next append chains to
     (``hand_log.hand_event_append``: no query of its own for it). ``then`` sends more
     statements after the lock's and before its row is read: in a pipeline (``core.pipeline``)
-    they go in the lock's flight, and run once the lock is held."""
+    they go in the lock's flight, and run once the lock is held. In a pipeline the flight
+    also reads the events after the state this process keeps of the hand, and the state is
+    carried on to the locked seq (``hand_store.hand_state_carry_send``): when another process
+    made the last moves, no round trip of its own for them."""
     alias = router.db_for_write(Hand)
     with connections[alias].cursor() as cursor:
         cursor.execute(_HAND_LOCK_SQL, [hand_id])
+        carry = hand_state_carry_send(hand_id)
         if then is not None:
             then()
         row = cursor.fetchone()
     if row is None:
+        carry(None)
         return None
     hand, (last_hash,) = hand_from_row(alias, row)
     hand_last_hash_keep(hand, hand.seq, last_hash)
     hand_seats_load(hand)
+    carry(hand)
     return hand
 
 

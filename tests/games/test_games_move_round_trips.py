@@ -6,7 +6,8 @@ from datetime import timedelta
 
 import pytest
 
-from games.hand_store import hand_state
+from games import hand_store
+from games.hand_store import StateLru, hand_replay, hand_state
 from games.models import Hand
 from games.selectors.hands import hand_view_for_user
 from games.services.hands import hand_clock_tick
@@ -66,3 +67,32 @@ def test_the_clocks_move_is_three_round_trips(make_user) -> None:
     writes = " ".join(trips.flights[1])
     for table in ("games_handevent", "games_hand", "games_feedentry"):
         assert table in writes, (table, writes)
+
+
+def test_a_move_after_another_process_moved_reads_the_missed_events_in_the_locks_flight(
+    make_user, monkeypatch
+) -> None:
+    # Given a hand this process last saw one move ago: another process played the last move
+    users = [make_user()[0] for _ in range(4)]
+    hand = deal(users, seed=33)
+    user, move = _turn_move(hand, users)
+    submit(hand, user, move)
+    hand.refresh_from_db()
+    seen_seq, seen = hand.seq, hand_state(hand)
+    user, move = _turn_move(hand, users)
+    submit(hand, user, move)  # "the other process"
+    user, move = _turn_move(hand, users)
+    kept = StateLru(8)
+    kept.put((hand.pk, seen_seq, hand.seed_hash), seen, hand.created_at)
+    monkeypatch.setattr(hand_store, "state_lru", kept)
+    # when this process plays the next move
+    with round_trips_counted() as trips:
+        result = submit(hand, user, move)
+    # then the events it missed are read in the lock's flight: still three round trips
+    assert result.status == 201
+    assert len(trips) == 3, trips.flights
+    lock = " ".join(trips.flights[0])
+    assert lock.index("FOR UPDATE") < lock.index("seq > $3 ORDER BY seq"), lock
+    # and the state it kept is the replay of the whole log
+    hand.refresh_from_db()
+    assert kept.get((hand.pk, hand.seq, hand.seed_hash)) == hand_replay(hand, upto=hand.seq)
