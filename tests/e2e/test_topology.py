@@ -119,6 +119,14 @@ def unsettled(env: dict[str, str]) -> int:
     return int(out.stdout.split()[-1])
 
 
+def _log_problems(path: Path) -> list[str]:
+    """The stack log's lines that tell why a bot failed: its own last words, errors, tracebacks'
+    last lines (the log is the private directory's, gone after the test)."""
+    words = ("chan-bot", "Error", "error", "Traceback", "deadlock", " 5")
+    lines = path.read_text(errors="replace").splitlines()
+    return [line[:500] for line in lines if any(w in line for w in words)][-60:]
+
+
 @pytest.mark.slow(seconds=80)
 @pytest.mark.parametrize("pooler", ["direct", "pgbouncer"])
 def test_twenty_bots_play_ten_tables_on_the_production_topology(
@@ -250,7 +258,8 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(
         sampler.__exit__(None, None, None)
 
         # then every bot played its 2 hands to the end with its table's partner,
-        assert all(s["ok"] for s in summaries), [s for s in summaries if not s["ok"]]
+        failed = [s for s in summaries if not s["ok"]]
+        assert not failed, (failed, _log_problems(private_dir / "stack.log"))
         by_table: dict[int, list[dict[str, Any]]] = {}
         for s in summaries:
             by_table.setdefault(s["table_id"], []).append(s)

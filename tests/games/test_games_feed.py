@@ -12,12 +12,11 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
-from psycopg.types.json import Jsonb
 
 from games.hand_store import hand_state
 from games.live.kinds import FEED_KINDS
 from games.models import FeedEntry, Hand
-from games.services.feed import _APPEND_SQL, FeedNote, feed_append
+from games.services.feed import _APPEND_SQL, FeedNote, _append_params, feed_append
 from games.services.hands import hand_clock_tick
 from games.services.quan_booking import hand_settle
 from tests.games.conftest import Player, start_table
@@ -187,16 +186,13 @@ def test_appending_reads_the_feeds_last_line_and_its_known_keys_not_the_whole_fe
         with transaction.atomic():
             cursor.execute(
                 "EXPLAIN (ANALYZE, FORMAT JSON) " + _APPEND_SQL,
-                {
-                    "users": [p.user.pk, p.user.pk],
-                    "ords": [0, 1],
-                    "kinds": ["hand_voided", "hand_voided"],
-                    "keys": ["old:7", "new"],
-                    "tables": [None, None],
-                    "hands": [None, None],
-                    "data": [Jsonb({}), Jsonb({})],
-                    "now": timezone.now(),
-                },
+                _append_params(
+                    [
+                        FeedNote(p.user.pk, "hand_voided", "old:7"),
+                        FeedNote(p.user.pk, "hand_voided", "new"),
+                    ],
+                    timezone.now(),
+                ),
             )
             (plan,) = cursor.fetchone()[0]
             transaction.set_rollback(True)
@@ -326,7 +322,7 @@ def test_the_players_feed_locks_are_one_statement_taken_in_id_order() -> None:
 
     import psycopg
 
-    from games.services.feed import _LOCKS_SQL, FEED_LOCK_SPACE
+    from games.services.feed import _LOCKS_SQL, FEED_LOCK_SPACE, _locks_params
 
     s = connection.settings_dict
     params = {"dbname": s["NAME"], "user": s["USER"], "host": s["HOST"], "port": s["PORT"]}
@@ -336,7 +332,7 @@ def test_the_players_feed_locks_are_one_statement_taken_in_id_order() -> None:
         holder.execute("SELECT pg_advisory_xact_lock(%s, %s)", [FEED_LOCK_SPACE, ids[1]])
         taker_pid = taker.info.backend_pid
         # when the statement takes the three players' locks,
-        thread = threading.Thread(target=taker.execute, args=(_LOCKS_SQL, [FEED_LOCK_SPACE, ids]))
+        thread = threading.Thread(target=taker.execute, args=(_LOCKS_SQL, _locks_params(ids)))
         thread.start()
         deadline = time.monotonic() + 10
         while True:
