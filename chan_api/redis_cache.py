@@ -85,6 +85,23 @@ class SharedPoolRedisCache(RedisCache):
             script = self._scripts[id(client)] = client.register_script(_SET_IF_HIGHER)
         return bool(script(keys=[full_key], args=[int(value), int(timeout)], client=client))
 
+    def set_if_higher_publishing(
+        self, raises: list[tuple[str, int, int]], channel: str, messages: list[str]
+    ) -> None:
+        """:meth:`set_if_higher` for each (key, value, timeout) of ``raises``, then ``PUBLISH``
+        each of ``messages`` on ``channel`` (a channel belongs to the whole server, whatever
+        the database): one round trip, in that order, so a subscriber woken by a message reads
+        the values raised before it (``games.live.announce``). The script goes as ``EVAL``: a
+        pipeline's ``EVALSHA`` asks first whether the server knows it, a round trip more."""
+        client = self._cache.get_client(None, write=True)
+        with client.pipeline(transaction=False) as pipe:
+            for key, value, timeout in raises:
+                full_key = self.make_and_validate_key(key)
+                pipe.eval(_SET_IF_HIGHER, 1, full_key, int(value), int(timeout))
+            for message in messages:
+                pipe.publish(channel, message)
+            pipe.execute()
+
     def decr_many(self, keys: list[str]) -> None:
         """Subtract one from each of ``keys``: one round trip (``DECR`` pipelined)."""
         if not keys:

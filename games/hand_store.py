@@ -33,7 +33,7 @@ from core import metrics
 from core.errors import RateLimited
 from core.pipeline import in_pipeline
 from games.archive import hand_events_archived
-from games.live.announce import hand_feed_publish
+from games.live.announce import cache_raise_batched, hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds
@@ -583,7 +583,9 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
         hand_committed_keep(hand)
         version_key = hand_version_key(hand_id)
         try:
-            if hasattr(cache, "set_if_higher"):  # Redis (chan_api/redis_cache.py): one round trip
+            if cache_raise_batched(version_key, seq, HAND_VERSION_TTL_SECONDS):
+                pass  # with the commit's announcements (games.live.announce): no round trip here
+            elif hasattr(cache, "set_if_higher"):  # Redis (chan_api/redis_cache.py): one round trip
                 cache.set_if_higher(version_key, seq, HAND_VERSION_TTL_SECONDS)
             else:
                 cached = cache.get(version_key)

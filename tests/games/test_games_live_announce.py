@@ -55,10 +55,10 @@ def round_trips(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     sent: list[list[str]] = []
     real = announce._publish
 
-    def counted(messages: list[str]) -> None:
+    def counted(messages: list[str], raises: Any = None) -> None:
         if messages:
             sent.append(list(messages))
-        real(messages)
+        real(messages, raises)
 
     monkeypatch.setattr(announce, "_publish", counted)
     return sent
@@ -151,3 +151,78 @@ def test_a_deal_and_a_move_each_announce_in_one_round_trip(
     assert len(round_trips) == before + 1
     assert round_trips[-1][0] == f"{hand_id}:{view['seq'] + 1}"
     assert all(m.startswith("f") for m in round_trips[-1][1:])
+
+
+def test_on_the_caches_own_redis_a_move_raises_its_seq_and_announces_in_one_round_trip(
+    players: Any, settings: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.cache import cache
+    from redis.connection import AbstractConnection
+
+    from games.hand_store import hand_version_key
+    from tests.faults.harness import suite_redis
+    from tests.games.decks import scripted_move
+
+    with suite_redis(tmp_path) as url:
+        # Given the feed on the cache's Redis (HAND_FEED_URL unset: CACHE_URL's)
+        settings.CACHES = {
+            "default": {
+                "BACKEND": "chan_api.redis_cache.SharedPoolRedisCache",
+                "LOCATION": url,
+                "KEY_PREFIX": "one-trip",
+            }
+        }
+        settings.HAND_FEED_URL = url
+        hand_id = start_table(players)["hand"]
+        view = next(
+            v
+            for v in (p.client.get(f"/api/v1/hands/{hand_id}").json() for p in players)
+            if v["legal_moves"]
+        )
+        sent: list[bytes] = []
+        real = AbstractConnection.send_packed_command
+
+        def recorded(self: Any, command: Any, check_health: bool = True) -> None:
+            packed = command if isinstance(command, bytes) else b"".join(command)
+            if b"PUBLISH" in packed or b"EVAL" in packed:
+                sent.append(packed)
+            real(self, command, check_health)
+
+        monkeypatch.setattr(AbstractConnection, "send_packed_command", recorded)
+        # when a player moves
+        r = players[view["my_seat"]].client.post(
+            f"/api/v1/hands/{hand_id}/moves", scripted_move(view["legal_moves"]), format="json"
+        )
+        assert r.status_code == 201, r.content
+        # then the hand's published seq is raised and the move announced in one round trip,
+        # the raise first
+        seq = view["seq"] + 1
+        (trip,) = sent
+        key = cache.make_and_validate_key(hand_version_key(hand_id)).encode()
+        assert trip.index(b"EVAL") < trip.index(key) < trip.index(b"PUBLISH")
+        assert f"{hand_id}:{seq}".encode() in trip
+        assert cache.get(hand_version_key(hand_id)) == seq
+
+
+def test_a_failing_redis_under_both_the_raise_and_the_announcements_is_logged_never_raised(
+    settings: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    from prometheus_client import REGISTRY
+
+    from games.live.announce import cache_raise_batched
+
+    def failures(use: str) -> float:
+        return REGISTRY.get_sample_value("chan_cache_failures_total", {"use": use}) or 0.0
+
+    dead = "redis://127.0.0.1:1/0"  # nothing listens there
+    settings.CACHES = {
+        "default": {"BACKEND": "chan_api.redis_cache.SharedPoolRedisCache", "LOCATION": dead}
+    }
+    settings.HAND_FEED_URL = dead
+    before = failures("publish"), failures("hand_feed")
+    with announcements_batched(), transaction.atomic():
+        transaction.on_commit(lambda: cache_raise_batched("hand:10:seq", 1, 60))
+        announce_on_commit(10, 1)
+    assert (failures("publish") - before[0], failures("hand_feed") - before[1]) == (1, 1)
+    assert "could not raise hand:10:seq" in caplog.text
+    assert "could not announce 10:1" in caplog.text
