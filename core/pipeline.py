@@ -12,7 +12,8 @@ inside a block (they are only not batched); leaving the block waits for the rest
 What the code after a statement needs from its answer (a row count to check, rows returned) is
 registered with :func:`after_answers` and runs once the answers are in: at once outside a
 pipeline, when the block ends inside one. A check that raises there raises from the block, before
-the transaction around it commits, so its ``transaction.atomic`` rolls back as it would have.
+the transaction around it commits (unless the block commits it: ``commit`` below), so its
+``transaction.atomic`` rolls back as it would have.
 
 A block entered inside a transaction not yet begun (``transaction.atomic()`` has turned
 autocommit off; psycopg sends ``BEGIN`` with the first statement) sends ``BEGIN`` without a
@@ -22,12 +23,17 @@ pipelined transaction's first statement (6.9 % of a move's time under bench/api_
 docs/decisions.md, "The thirteenth round"). An error in the block's statements still aborts the
 transaction, whose rollback Django runs as before.
 
+A block that ends its transaction (``statements_pipelined(commit=True)``) sends ``COMMIT`` in
+its last flight: a move is then two round trips, BEGIN with the lock, the writes with the
+commit (the commit's own round trip was 12.7 % of a move's time: "The thirteenth round").
+
 On another database than PostgreSQL the block changes nothing and the registered functions run
 at once.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -36,6 +42,8 @@ from typing import Any
 
 from django.db import connections
 from psycopg import pq
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -91,26 +99,60 @@ def _begun_unanswered(raw: Any) -> Iterator[None]:
         raw._autocommit = False
 
 
+def _commit_sendable(db: Any) -> bool:
+    """Whether the transaction around the block may commit with its last flight: the block is
+    in the outermost ``transaction.atomic()`` itself (no savepoint open), which is not marked
+    for rollback."""
+    return (
+        db.in_atomic_block
+        and len(db.atomic_blocks) == 1
+        and not db.savepoint_ids
+        and not db.needs_rollback
+    )
+
+
 @contextmanager
-def statements_pipelined(using: str = "default") -> Iterator[None]:
+def statements_pipelined(using: str = "default", *, commit: bool = False) -> Iterator[None]:
     """Send the block's statements on connection ``using`` without waiting for each answer
     (module docstring). Nested blocks join the outer one. Errors from the server are raised as
-    Django's database errors, from the statement whose rows were read or from the block's end."""
+    Django's database errors, from the statement whose rows were read or from the block's end.
+
+    ``commit``: the block is the last work of the outermost ``transaction.atomic()`` around it
+    (nothing runs in that transaction after it): when it ends without an exception, ``COMMIT``
+    goes in its last flight, and the transaction commits with the answers of its last
+    statements rather than in a round trip of its own. A statement that fails aborts the
+    transaction at the server, which skips the ``COMMIT`` (the block raises; Django rolls
+    back). Django's commit then finds the connection idle (psycopg sends nothing) and runs the
+    ``on_commit`` hooks. The checks registered with :func:`after_answers` run after the
+    commit: with ``commit``, the block's statements must refuse at the server (a constraint,
+    an error), never in such a check; one that raises anyway is logged as an error, committed.
+    """
     db = connections[using]
     if _current.get() is not None or db.vendor != "postgresql":
         yield
         return
     db.ensure_connection()
+    raw = db.connection
+    committed = False
     with (
         db.wrap_database_errors,
-        db.connection.pipeline() as pipeline,
-        _begun_unanswered(db.connection),
+        raw.pipeline() as pipeline,
+        _begun_unanswered(raw),
     ):
         flight = _Flight(pipeline)
         token = _current.set(flight)
         try:
             yield
+            if commit and _commit_sendable(db):
+                with raw.lock:
+                    raw.wait(raw._exec_command(b"COMMIT"))
+                committed = True
         finally:
             _current.reset(token)
     for fn in flight.pending:
-        fn()
+        try:
+            fn()
+        except Exception:
+            if committed:
+                logger.error("a check refused after its transaction committed", exc_info=True)
+            raise

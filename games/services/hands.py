@@ -5,11 +5,12 @@ playing hand before their table)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import connections, router, transaction
+from django.db import IntegrityError, connections, router, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -54,6 +55,7 @@ from games.services.hand_log import hand_event_append
 from games.services.idempotency import (
     StoredResponse,
     idempotency_key_check,
+    idempotency_key_taken,
     idempotency_key_valid,
     idempotency_lookup_send,
     idempotency_record,
@@ -303,10 +305,11 @@ def move_submit(
     Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
     new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
     row, then its table's (when the move ends the hand)."""
-    # Three round trips (core.pipeline): BEGIN, the lock and the key's lookup in one flight;
-    # the event, the hand's row, the feed's entries and the key's record in the next (their
-    # checks run when its answers are in, inside the try below: a refusal carries the seq);
-    # COMMIT.
+    # Two round trips (core.pipeline): BEGIN, the lock and the key's lookup in one flight;
+    # the event, the hand's row, the feed's entries, the key's record and COMMIT in the next
+    # (what the server refuses there, a key stored meanwhile by a request to another hand,
+    # aborts the transaction before its COMMIT and is refused inside the try below: a refusal
+    # carries the seq).
     key = idempotency_key if idempotency_key_valid(idempotency_key) else None
     lookup = idempotency_lookup_send(user=user, key=None)  # sent after the lock, below
 
@@ -318,7 +321,7 @@ def move_submit(
     # (the commit's announcements — the hand's and its players' feeds' — in one round trip)
     with announcements_batched(), transaction.atomic():
         try:
-            with statements_pipelined():
+            with _key_taken_refused(), statements_pipelined(commit=True):
                 hand = hand_lock(hand_id, then=lookup_send)
                 if hand is None:
                     raise NotFound(_("No such hand."))
@@ -350,6 +353,19 @@ def move_submit(
         return response
 
 
+@contextmanager
+def _key_taken_refused() -> Iterator[None]:
+    """The unique key's refusal of an ``Idempotency-Key`` stored meanwhile (by the same
+    player's request to another hand) raised as the key's refusal."""
+    try:
+        yield
+    except IntegrityError as exc:
+        refused = idempotency_key_taken(exc)
+        if refused is None:
+            raise
+        raise refused from exc
+
+
 def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
     """If the hand's deadline has come, play the server's move for the seat to act
     (games.rules.autoplay) and return the new seq; else do nothing and return None. A server
@@ -360,9 +376,9 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
     the hand row, and a move sets the next deadline, so whichever comes second finds nothing
     due. A wake-up that comes early (a move since pushed the deadline back: a move queues no
     wake-up when one already comes before its deadline, ``games.clock.hand_clock_on_commit``)
-    queues the next one at the deadline. Locks the hand row. Its writes go in one flight
-    (``core.pipeline``), as a player's move's do."""
-    with announcements_batched(), transaction.atomic(), statements_pipelined():
+    queues the next one at the deadline. Locks the hand row. Its writes and its commit go in
+    one flight (``core.pipeline``), as a player's move's do."""
+    with announcements_batched(), transaction.atomic(), statements_pipelined(commit=True):
         hand = hand_lock(hand_id)
         if hand is None or hand.status != Hand.Status.PLAYING or hand.deadline_at is None:
             return None

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection
+from django.db import IntegrityError, connection
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from psycopg.types.json import Jsonb
@@ -43,6 +43,21 @@ def idempotency_key_check(key: str | None) -> None:
             _("Idempotency-Key must be 1 to 128 visible ASCII characters."),
             code="invalid_idempotency_key",
         )
+
+
+_UNIQUE_KEY = "games_idempotency_unique_key"
+
+
+def idempotency_key_taken(exc: IntegrityError) -> Conflict | None:
+    """The refusal of a key stored by another request meanwhile, if ``exc`` (raised by the
+    transaction that ran :func:`idempotency_record`) is the key's unique constraint's."""
+    diag = getattr(exc.__cause__, "diag", None)
+    if diag is not None:
+        taken = diag.constraint_name == _UNIQUE_KEY
+    else:  # SQLite names the columns
+        table = IdempotencyRecord._meta.db_table
+        taken = f"{table}.user_id, {table}.key" in str(exc)
+    return _key_reused() if taken else None
 
 
 def _key_reused() -> Conflict:
@@ -101,20 +116,19 @@ def _as_jsonb(response: StoredResponse) -> Jsonb:
 def idempotency_record(
     *, user: Any, key: str | None, hand: Hand, request_hash: str, response: StoredResponse
 ) -> None:
-    """Keep the response under its key (one ``INSERT … ON CONFLICT DO NOTHING``: the transaction
-    stays usable without a savepoint's two round trips; in a pipeline its row count is checked
-    once the answers are in, ``core.pipeline``). The same
-    key sent at the same time to another hand (whose lock we do not hold) may have been stored
-    first: then it is refused and the caller's transaction rolls back with the exception."""
+    """Keep the response under its key (one ``INSERT``). The same key sent at the same time to
+    another hand (whose lock we do not hold) may have been stored first: then the server
+    refuses the row (the unique key), which aborts the caller's transaction there, before its
+    ``COMMIT`` if that was sent in the same flight (``core.pipeline``: a move commits with its
+    writes); the caller turns the error into the refusal (:func:`idempotency_key_taken`)."""
     if key is None:
         return
     table = IdempotencyRecord._meta.db_table
     now = timezone.now()
-    cursor = connection.cursor()  # open until its row count is read (core.pipeline)
+    cursor = connection.cursor()  # open until its answer is in (core.pipeline)
     cursor.execute(
         f"INSERT INTO {table} (user_id, key, hand_id, request_hash, response_status, "
-        "response_body, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s) "
-        "ON CONFLICT (user_id, key) DO NOTHING",
+        "response_body, created_at, updated_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
         [
             user.pk,
             key,
@@ -127,9 +141,4 @@ def idempotency_record(
         ],
     )
 
-    def stored_check() -> None:
-        with cursor:
-            if cursor.rowcount != 1:
-                raise _key_reused()
-
-    after_answers(stored_check)
+    after_answers(cursor.close)  # (its answer is an error or one row)

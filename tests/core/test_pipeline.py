@@ -132,3 +132,59 @@ def test_a_savepoint_inside_a_block_rolls_back_alone_and_psycopg_is_told_the_tru
         assert connection.connection.info.transaction_status.name == "INTRANS"
     first_name, last_name = User.objects.values_list("first_name", "last_name").get(pk=user.pk)
     assert (first_name, last_name) == ("kept", user.last_name)
+
+
+def test_a_block_that_ends_its_transaction_commits_in_its_last_flight(make_user) -> None:
+    user, _ = make_user()
+    hooks: list[str] = []
+    with round_trips_counted() as trips, transaction.atomic(), statements_pipelined(commit=True):
+        transaction.on_commit(lambda: hooks.append("ran"))
+        User.objects.filter(pk=user.pk).update(first_name="committed")
+    # BEGIN and the UPDATE (the ORM reads its count: one flight); COMMIT in the block's last
+    assert len(trips) == 2, trips.flights
+    assert "COMMIT" in " ".join(trips.flights[1])
+    assert hooks == ["ran"]
+    assert connection.connection.info.transaction_status.name == "IDLE"
+    assert User.objects.get(pk=user.pk).first_name == "committed"
+
+
+def test_a_statement_refused_at_the_server_skips_the_commit_sent_after_it(make_user) -> None:
+    user, _ = make_user()
+    hooks: list[str] = []
+    with (  # noqa: PT012
+        pytest.raises(DatabaseError),
+        transaction.atomic(),
+        statements_pipelined(commit=True),
+        connection.cursor() as cursor,
+    ):
+        transaction.on_commit(lambda: hooks.append("ran"))
+        cursor.execute("UPDATE accounts_user SET last_name = 'never' WHERE id = %s", [user.pk])
+        cursor.execute("SELECT 1 / 0")
+    assert hooks == []
+    assert User.objects.get(pk=user.pk).last_name != "never"
+
+
+def test_inside_a_savepoint_the_block_leaves_the_commit_to_the_outer_transaction(
+    make_user,
+) -> None:
+    user, _ = make_user()
+    with pytest.raises(RuntimeError), transaction.atomic():  # noqa: PT012
+        with transaction.atomic(), statements_pipelined(commit=True):
+            User.objects.filter(pk=user.pk).update(last_name="inner")
+        raise RuntimeError  # the outer transaction rolls back: the inner block committed nothing
+    assert User.objects.get(pk=user.pk).last_name != "inner"
+
+
+def test_a_check_that_refuses_after_the_commit_is_logged_as_an_error(
+    make_user, caplog: pytest.LogCaptureFixture
+) -> None:
+    user, _ = make_user()
+
+    def check() -> None:
+        raise DatabaseError("too late")
+
+    with pytest.raises(DatabaseError), transaction.atomic(), statements_pipelined(commit=True):  # noqa: PT012
+        User.objects.filter(pk=user.pk).update(last_name="kept")
+        after_answers(check)
+    assert "a check refused after its transaction committed" in caplog.text
+    assert User.objects.get(pk=user.pk).last_name == "kept"
