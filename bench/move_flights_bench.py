@@ -113,11 +113,14 @@ def main(argv: list[str] | None = None) -> int:
             seat_ready(table_id=table.pk, user=user)
         return Hand.objects.filter(table_id=table.pk).latest("id")
 
+    def _statements_one_by_one(**_options: object) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()  # each statement its own round trip; COMMIT at the end
+
     tallies = {"on": Tally(), "off": Tally()}
     rng = random.Random(args.seed)
     for n in range(2 * args.hands):
         way = "on" if n % 2 == 0 else "off"
-        hands.statements_pipelined = pipelined if way == "on" else contextlib.nullcontext
+        hands.statements_pipelined = pipelined if way == "on" else _statements_one_by_one
         hand = new_hand()
         for step in range(400):
             hand.refresh_from_db()
