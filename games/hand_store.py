@@ -343,9 +343,14 @@ def hand_state(hand: Hand) -> HandState:
     return state
 
 
-_EVENTS_AFTER_SQL = (
+# The events after a kept state (no upper bound: :func:`_folded_on` drops what is past the
+# hand's seq, so one statement serves both readers, the lock's flight included). The hand's
+# creation time, the log's partition key, is kept with the state for the lock's flight: read
+# from the row in the same statement, the partitions are pruned only as it runs, and planning
+# it costs 0.9 ms against 0.25.
+_EVENTS_SINCE_SQL = (
     f"SELECT seq, type, payload FROM {HandEvent._meta.db_table} "
-    "WHERE hand_id = %s AND hand_created_at = %s AND seq > %s AND seq <= %s ORDER BY seq"
+    "WHERE hand_id = %s AND hand_created_at = %s AND seq > %s ORDER BY seq"
 )
 _PAYLOAD_FIELD = HandEvent._meta.get_field("payload")
 
@@ -358,7 +363,7 @@ def _carried_on(hand: Hand, seq: int, state: HandState) -> HandState | None:
     # A fixed statement, as the ORM's values() would read it (the ORM compiled the query for
     # every carried-on state: 3 % of a web worker's time under bench/load_bench.py).
     with connection.cursor() as cursor:
-        cursor.execute(_EVENTS_AFTER_SQL, [hand.pk, hand.created_at, seq, hand.seq])
+        cursor.execute(_EVENTS_SINCE_SQL, [hand.pk, hand.created_at, seq])
         rows = cursor.fetchall()
     return _folded_on(hand, seq, state, rows)
 
@@ -382,22 +387,12 @@ def _folded_on(
     return after
 
 
-# The events after a kept state, sent before the hand's row is read (no upper bound: the
-# caller drops what is past the row's seq). The hand's creation time, the log's partition key,
-# is kept with the state: read from the row in the same statement, the partitions are pruned
-# only as it runs, and planning it costs 0.9 ms against 0.25.
-_EVENTS_SINCE_SQL = (
-    f"SELECT seq, type, payload FROM {HandEvent._meta.db_table} "
-    "WHERE hand_id = %s AND hand_created_at = %s AND seq > %s ORDER BY seq"
-)
-
-
 def hand_state_carry_send(hand_id: int) -> Callable[[Hand | None], None]:
     """Inside a pipeline (``core.pipeline``), send the read of hand ``hand_id``'s events after
     the latest state this process keeps of it, in the flight of the statements sent with it;
     the function returned, given the hand as read after it (locked; None: no such hand),
-    carries that state on to the hand's seq and keeps it, so that :func:`hand_state` finds it without a query. Sent by
-    ``hand_lock`` after the lock's statement: it runs once the lock is held and sees every
+    carries that state on to the hand's seq and keeps it, so that :func:`hand_state` finds it
+    without a query. Sent by ``hand_lock`` after the lock's statement: it runs once the lock is held and sees every
     event up to the locked row's seq. Nothing is sent outside a pipeline (it would be a round
     trip of its own, needed only when another process moved) or when no state is kept."""
     kept = state_lru.latest_of(hand_id) if in_pipeline() else None

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, connection
+from django.db.models import UniqueConstraint
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from psycopg.types.json import Jsonb
@@ -45,7 +46,11 @@ def idempotency_key_check(key: str | None) -> None:
         )
 
 
-_UNIQUE_KEY = "games_idempotency_unique_key"
+_UNIQUE_KEY = next(  # the model's unique (user, key)
+    c.name
+    for c in IdempotencyRecord._meta.constraints
+    if isinstance(c, UniqueConstraint) and set(c.fields) == {"user", "key"}
+)
 
 
 def idempotency_key_taken(exc: IntegrityError) -> Conflict | None:
