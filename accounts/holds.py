@@ -8,7 +8,7 @@ hold at one table became (placed, resized, released), and the database keeps the
 serialised by the wallet's row lock, so placing a hold takes no ledger-wide lock.
 (docs/decisions.md, "Holds": why not TigerBeetle-style pending transfers.)
 
-Lock order: the caller's hand or table row first, then wallets ``SELECT … FOR UPDATE`` in
+Lock order: the caller's hand or table row first, then wallets ``SELECT … FOR NO KEY UPDATE`` in
 ascending primary key (:func:`wallets_lock`), exactly as ``accounts.ledger.ledger_post`` locks
 its accounts; a hold event issued under those locks takes no other lock.
 """
@@ -56,7 +56,7 @@ def hold_hash(
 
 
 def wallets_lock(users: Iterable[Any]) -> dict[int, LedgerAccount]:
-    """The users' wallets (opened on first use), locked ``FOR UPDATE`` in ascending id, by user
+    """The users' wallets (opened on first use), locked ``FOR NO KEY UPDATE`` in ascending id, by user
     id. Call it after any hand or table lock."""
     users = list(users)
     wallets = LedgerAccount.objects.filter(
@@ -67,7 +67,10 @@ def wallets_lock(users: Iterable[Any]) -> dict[int, LedgerAccount]:
     for user in users:
         if user.pk not in found:
             wallet_for(user)
-    return {account.user_id: account for account in wallets.select_for_update().order_by("pk")}
+    return {
+        account.user_id: account
+        for account in wallets.select_for_update(no_key=True).order_by("pk")
+    }
 
 
 def insufficient_funds(*, needed: int, balance: int, held: int) -> Conflict:

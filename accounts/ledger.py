@@ -16,7 +16,7 @@ A wallet's holds (accounts/holds.py) are not to be spent: a leg that would take 
 what the account holds is refused like an overdraft.
 
 Lock order: whoever also locks a hand or a table locks it first (games), then the ledger accounts
-of the transaction, all at once, in ascending primary key (``SELECT … FOR UPDATE ORDER BY id``),
+of the transaction, all at once, in ascending primary key (``SELECT … FOR NO KEY UPDATE ORDER BY id``),
 then the head of the transaction's chain (the transaction-level advisory lock
 ``LEDGER_HEAD_LOCK + chain``, held to the commit), which serialises that chain: each
 transaction's ``prev_hash`` is the hash of the one before it on its chain (accounts/ledger_hash.py;
@@ -219,7 +219,7 @@ class PostLocks:
 
 
 def _post_lock(account_ids: Sequence[int], *, chain: int, key: str) -> PostLocks:
-    """Lock the accounts (``SELECT … FOR UPDATE`` in ascending id), then the chain's head (the
+    """Lock the accounts (``SELECT … FOR NO KEY UPDATE`` in ascending id), then the chain's head (the
     advisory lock ``LEDGER_HEAD_LOCK + chain``, to the commit), then look the key up: one
     statement."""
     with connection.cursor() as cursor:
@@ -305,7 +305,7 @@ def ledger_post(
     (``idempotency_key_reused``). A leg that would take a non-issuance account below zero is
     refused (``insufficient_balance``, with ``needed``, ``balance`` and ``account_id``).
 
-    Locks: the legs' accounts, ``SELECT … FOR UPDATE`` in ascending id, after any hand or table
+    Locks: the legs' accounts, ``SELECT … FOR NO KEY UPDATE`` in ascending id, after any hand or table
     lock the caller holds, then the head of its chain (see the module docstring). Runs in the
     caller's transaction if any.
     """

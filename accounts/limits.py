@@ -110,7 +110,7 @@ def limits_set(
     _lock_player(user)
     recorded = []
     for kind, new in changes.items():
-        row, _created = PlayerLimit.objects.select_for_update().get_or_create(
+        row, _created = PlayerLimit.objects.select_for_update(no_key=True).get_or_create(
             user_id=user.pk, kind=kind
         )
         state = limit_state(row, kind, now)

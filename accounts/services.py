@@ -303,7 +303,7 @@ def _player_locked(user_id: int, reason: str) -> tuple[User, str]:
     reason = reason.strip()
     if not reason:
         raise InvalidInput(_("A ban or its lifting needs a reason."), code="ban_reason_missing")
-    user = User.objects.select_for_update().filter(pk=user_id).first()
+    user = User.objects.select_for_update(no_key=True).filter(pk=user_id).first()
     if user is None:
         raise NotFound(_("No such player."))
     return user, reason

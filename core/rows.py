@@ -134,7 +134,7 @@ def _select_sql(model: type[Model], where: str, for_update: bool) -> str:
     quote = connection.ops.quote_name
     columns = ", ".join(quote(f.column) for f in model._meta.concrete_fields)
     sql = f"SELECT {columns} FROM {quote(model._meta.db_table)} WHERE {where}"
-    return sql + " FOR UPDATE" if for_update else sql
+    return sql + " FOR NO KEY UPDATE" if for_update else sql
 
 
 def rows_read(
@@ -142,7 +142,7 @@ def rows_read(
 ) -> list[Any]:
     """The ``model`` rows ``where`` says (SQL over its columns, ``%s`` for ``params``), as the
     ORM makes them (``Model.from_db``, each column through its field's converters), locked with
-    ``for_update``: ``model.objects[.select_for_update()].filter(…)`` without compiling the
+    ``for_update``: ``model.objects[.select_for_update(no_key=True)].filter(…)`` without compiling the
     statement on every call. Read where the ORM would (the router's write database for a lock)."""
     alias = router.db_for_write(model) if for_update else router.db_for_read(model)
     fields = tuple(model._meta.concrete_fields)

@@ -49,7 +49,7 @@ _TABLE_FIELDS = tuple(Table._meta.concrete_fields)
 
 def hand_row_sql(*, more: str = "", tail: str = "") -> str:
     """The fixed statement reading a hand (``%s``: its id) with its table, and ``more`` columns
-    after theirs; ``tail`` after the WHERE (``FOR UPDATE OF h``)."""
+    after theirs; ``tail`` after the WHERE (``FOR NO KEY UPDATE OF h``)."""
     columns = [f"h.{connection.ops.quote_name(f.column)}" for f in _HAND_FIELDS] + [
         f"t.{connection.ops.quote_name(f.column)}" for f in _TABLE_FIELDS
     ]

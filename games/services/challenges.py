@@ -35,7 +35,7 @@ def _expire_due(now: Any, *, limit: int | None = None, **match: Any) -> int:
     (locked, skipping those another transaction holds), with their ``challenge_expired``
     feed entries. Returns how many."""
     due = (
-        Challenge.objects.select_for_update(skip_locked=True)
+        Challenge.objects.select_for_update(no_key=True, skip_locked=True)
         .select_related("challenger", "challenged")
         .filter(status=Challenge.Status.PENDING, expires_at__lte=now, **match)
         .order_by("pk")
@@ -150,7 +150,7 @@ def _feed_data(challenge: Challenge, other: Any, **more: Any) -> dict[str, Any]:
 def _locked(challenge_id: int, user: Any) -> Challenge:
     """The challenge row locked, for one of its two players; 404 to anyone else."""
     challenge = (
-        Challenge.objects.select_for_update()
+        Challenge.objects.select_for_update(no_key=True)
         .select_related("challenger", "challenged")
         .filter(pk=challenge_id)
         .first()

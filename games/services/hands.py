@@ -79,12 +79,12 @@ _HAND_LOCK_SQL = hand_row_sql(
         f"(SELECT e.hash FROM {HandEvent._meta.db_table} e WHERE e.hand_id = h.id"
         " AND e.hand_created_at = h.created_at AND e.seq = h.seq LIMIT 1)"
     ),
-    tail="FOR UPDATE OF h",
+    tail="FOR NO KEY UPDATE OF h",
 )
 
 
 def hand_lock(hand_id: int, *, then: Callable[[], Any] | None = None) -> Hand | None:
-    """The hand row, locked (``SELECT … FOR UPDATE``), with its table and seats, or None; in
+    """The hand row, locked (``SELECT … FOR NO KEY UPDATE``), with its table and seats, or None; in
     the same statement the hash of its last event, which the next append chains to
     (``hand_log.hand_event_append``: no query of its own for it). ``then`` sends more
     statements after the lock's and before its row is read: in a pipeline (``core.pipeline``)
@@ -169,7 +169,7 @@ def _hand_finish(hand: Hand, state: HandState) -> None:
     hand.deadline_at = None
     hand.result = result_of(state)
     hand.ended_at = timezone.now()
-    table = Table.objects.select_for_update().get(pk=hand.table_id)
+    table = Table.objects.select_for_update(no_key=True).get(pk=hand.table_id)
     gone = [s.user_id for s in hand.seat_list() if s.left]
     Seat.objects.filter(table=table, player_id__in=gone).delete()
     players = Seat.objects.filter(table=table, player__is_bot=False)

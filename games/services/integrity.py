@@ -86,7 +86,7 @@ def integrity_flag_review(*, flag_id: int, action: str, staff: Any, notes: str =
     if action not in ACTIONS:
         raise InvalidInput(_("Unknown review action."), code="integrity_action_unknown")
     with transaction.atomic():
-        flag = IntegrityFlag.objects.select_for_update().filter(pk=flag_id).first()
+        flag = IntegrityFlag.objects.select_for_update(no_key=True).filter(pk=flag_id).first()
         if flag is None:
             raise NotFound(_("No such integrity flag."))
         status = ACTIONS[action]

@@ -64,7 +64,7 @@ def hand_award_xp(*, hand: Hand) -> list[int]:
     deltas = hand_xp(hand.outcome_result(), hand.n_seats)
     by_user = {s.user_id: d for s, d in zip(seats, deltas, strict=True)}
     now = timezone.now()
-    users = User.objects.select_for_update().filter(pk__in=list(by_user)).order_by("pk")
+    users = User.objects.select_for_update(no_key=True).filter(pk__in=list(by_user)).order_by("pk")
     changed = []
     for user in users:
         user.xp = max(user.xp + by_user[user.pk], 0)

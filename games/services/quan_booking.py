@@ -97,9 +97,9 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         table_id = Hand.objects.filter(pk=hand_id).values_list("table_id", flat=True).first()
         if table_id is None:
             return None
-        table = Table.objects.select_for_update().get(pk=table_id)
+        table = Table.objects.select_for_update(no_key=True).get(pk=table_id)
         hand = (
-            Hand.objects.select_for_update(of=("self",))
+            Hand.objects.select_for_update(no_key=True, of=("self",))
             .select_related("room")
             .prefetch_related("hand_seats__user")
             .get(pk=hand_id)
@@ -121,7 +121,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         # Read the balances under the accounts' locks: the ledger orders them by id.
         locked = {
             a.pk: a
-            for a in LedgerAccount.objects.select_for_update()
+            for a in LedgerAccount.objects.select_for_update(no_key=True)
             .filter(pk__in=[w.pk for w in wallets] + ([pot.pk] if pot else []))
             .order_by("pk")
         }

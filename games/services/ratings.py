@@ -72,7 +72,7 @@ WITH rated AS (
 ), held AS (
     SELECT id, user_id, mu, sigma, rating, hands FROM games_playerrating
     WHERE family = %(family)s AND user_id = ANY(%(users)s::bigint[])
-    ORDER BY user_id FOR UPDATE
+    ORDER BY user_id FOR NO KEY UPDATE
 )
 SELECT (SELECT r FROM rated), id, user_id, mu, sigma, rating, hands FROM fresh
 UNION ALL
@@ -107,7 +107,9 @@ def _locked_ratings(user_ids: list[int], family: str, *, hand_id: int | None = N
         rows[user_id] = row
     if len(rows) == len(set(user_ids)):
         return dict(sorted(rows.items()))
-    locked = PlayerRating.objects.select_for_update().filter(user_id__in=user_ids, family=family)
+    locked = PlayerRating.objects.select_for_update(no_key=True).filter(
+        user_id__in=user_ids, family=family
+    )
     return {r.user_id: r for r in locked.order_by("user_id")}
 
 

@@ -239,7 +239,7 @@ def season_board_close(*, season: Season, board: str, room: str) -> SeasonBoard:
     row, created = SeasonBoard.objects.get_or_create(
         season=season, board=board, room=room, defaults={"status": SeasonBoard.Status.NO_PRIZES}
     )
-    row = SeasonBoard.objects.select_for_update().get(pk=row.pk)
+    row = SeasonBoard.objects.select_for_update(no_key=True).get(pk=row.pk)
     if not created and row.status != SeasonBoard.Status.UNFUNDED:
         return row
     # How many rows the board has, off the histogram's top level (not a count of the rows).

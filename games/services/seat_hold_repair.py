@@ -61,7 +61,7 @@ def seat_holds_backfill() -> list[SeatHoldRepair]:
 
 @transaction.atomic
 def _seat_hold_repair(*, table_id: int, user_id: int) -> SeatHoldRepair | None:
-    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    table = Table.objects.select_for_update(no_key=True).filter(pk=table_id).first()
     if table is None or table.practice:
         return None
     seat = Seat.objects.filter(table=table, player_id=user_id).select_related("player").first()

@@ -588,7 +588,7 @@ def table_deal_if_due(*, table_id: int) -> Hand | None:
     """The ready clock: deal the next hand if its ready deadline has passed (the Celery task
     ``games.tasks.table_deal_due`` calls this; safe to run any number of times). Locks the table
     row."""
-    table = Table.objects.select_for_update().filter(pk=table_id).first()
+    table = Table.objects.select_for_update(no_key=True).filter(pk=table_id).first()
     if table is None:
         return None
     return _deal_if_ready(table, woken=True)

@@ -102,7 +102,9 @@ def _closed(tournament: Tournament) -> Conflict:
 
 def _lock(tournament_id: int) -> Tournament:
     tournament = (
-        Tournament.objects.select_for_update().filter(pk=tournament_id).select_related("room")
+        Tournament.objects.select_for_update(no_key=True)
+        .filter(pk=tournament_id)
+        .select_related("room")
     ).first()
     if tournament is None:
         raise _not_found()
@@ -438,7 +440,7 @@ def tournament_tables_close(*, tournament_id: int, now: dt.datetime | None = Non
     for link_id, table_id in list(open_tables.values_list("pk", "table_id")):
         with transaction.atomic():
             tournament = _lock(tournament_id)
-            link = TournamentTable.objects.select_for_update().get(pk=link_id)
+            link = TournamentTable.objects.select_for_update(no_key=True).get(pk=link_id)
             if link.done:
                 continue
             hands = list(

@@ -53,7 +53,7 @@ def hand_void(*, hand_id: int, staff: Any, reason: str) -> LedgerTransaction | N
         raise InvalidInput(_("Voiding a hand needs a reason."), code="void_reason_missing")
     with transaction.atomic():
         arena = tournament_of_hand_lock(hand_id=hand_id)  # the arenas' lock order: it first
-        hand = Hand.objects.select_for_update().filter(pk=hand_id).first()
+        hand = Hand.objects.select_for_update(no_key=True).filter(pk=hand_id).first()
         if hand is None:
             raise NotFound(_("No such hand."))
         if hand.voided_at is not None:

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections, transaction
 from django.db.models import Sum
 from rest_framework.test import APIClient
 
+from accounts.holds import hold_place
 from accounts.ledger import balance_adjust, house_account, ledger_post, wallet_for
 from accounts.ledger_selectors import ledger_problems, wallet_balance
 from accounts.models import LedgerAccount, LedgerTransaction, User
@@ -146,3 +147,44 @@ def test_many_random_postings_leave_a_clean_ledger_that_sums_to_zero():
     assert all(w.balance >= 0 for w in LedgerAccount.objects.exclude(kind="issuance"))
     assert sum(wallet_balance(u) for u in users) + house_account().balance == 6 * 500
     call_command("ledger_check")  # raises CommandError on any problem
+
+
+def _key_share_taken(table: str, pk: int) -> bool:
+    """Whether another connection gets ``FOR KEY SHARE`` on the row at once (``NOWAIT``): what a
+    deferred foreign key's check takes at COMMIT for a row that points at it."""
+    answer: list[bool] = []
+
+    def probe() -> None:
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(f"SELECT 1 FROM {table} WHERE id = %s FOR KEY SHARE NOWAIT", [pk])
+            answer.append(True)
+        except OperationalError:
+            answer.append(False)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join(timeout=30)
+    return answer == [True]
+
+
+def test_the_ledgers_row_locks_let_foreign_key_checks_through():
+    """The accounts a posting, a hold or a wallet lock holds to its commit are locked ``FOR NO
+    KEY UPDATE``: any other locker waits, a foreign key's check does not (with ``FOR UPDATE`` a
+    transaction holding a lock the locker waits for deadlocked at its COMMIT)."""
+    from games.models import Table
+
+    a, b = funded("a", 1_000), funded("b", 1_000)
+    table = Table.objects.create(name="t", stake=10, owner=a)
+    accounts = LedgerAccount._meta.db_table
+    with transaction.atomic():
+        ledger_post(kind="transfer", legs=[(wallet_for(a), -5), (wallet_for(b), 5)], key="t-1")
+        assert _key_share_taken(accounts, wallet_for(a).pk)  # chan_ledger_lock (0023)
+    with transaction.atomic():
+        hold_place(user=b, table=table, amount=10)  # the app's wallet lock, then the trigger's
+        assert _key_share_taken(accounts, wallet_for(b).pk)
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(f"SELECT 1 FROM {accounts} WHERE id = %s FOR UPDATE", [wallet_for(a).pk])
+        assert not _key_share_taken(accounts, wallet_for(a).pk)  # the probe tells them apart

@@ -127,7 +127,7 @@ def test_rows_read_for_update_locks_the_row(make_user) -> None:
     with transaction.atomic():
         (locked,) = rows_read(Table, "id = %s", [table.pk], for_update=True)
         assert locked.pk == table.pk
-        assert "RowShareLock" in modes()  # SELECT … FOR UPDATE's lock on the table
+        assert "RowShareLock" in modes()  # SELECT … FOR NO KEY UPDATE's lock on the table
 
 
 def test_values_read_and_rows_exist(make_user) -> None:

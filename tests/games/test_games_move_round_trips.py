@@ -41,7 +41,11 @@ def test_a_move_with_an_idempotency_key_is_two_round_trips(make_user) -> None:
     # feed, the key's record and COMMIT (ten round trips before the pipeline)
     assert len(trips) == 2, trips.flights
     lock, writes = (" ".join(f) for f in trips.flights)
-    assert lock.index("BEGIN") < lock.index("FOR UPDATE") < lock.index("games_idempotencyrecord")
+    assert (
+        lock.index("BEGIN")
+        < lock.index("FOR NO KEY UPDATE")
+        < lock.index("games_idempotencyrecord")
+    )
     assert writes.rindex("games_idempotencyrecord") < writes.index('"COMMIT"'), writes
     for table in ("games_handevent", "games_hand", "games_feedentry", "games_idempotencyrecord"):
         assert table in writes, (table, writes)
@@ -92,7 +96,7 @@ def test_a_move_after_another_process_moved_reads_the_missed_events_in_the_locks
     assert result.status == 201
     assert len(trips) == 2, trips.flights
     lock = " ".join(trips.flights[0])
-    assert lock.index("FOR UPDATE") < lock.index("seq > $3 ORDER BY seq"), lock
+    assert lock.index("FOR NO KEY UPDATE") < lock.index("seq > $3 ORDER BY seq"), lock
     # and the state it kept is the replay of the whole log
     hand.refresh_from_db()
     assert kept.get((hand.pk, hand.seq, hand.seed_hash)) == hand_replay(hand, upto=hand.seq)

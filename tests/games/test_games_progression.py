@@ -4,14 +4,15 @@ settlement, the level table, ``/me/hands`` and the public player profiles."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
-from django.db import connections
+from django.db import connections, transaction
 
 from accounts.models import User
 from accounts.selectors import MAX_LEVEL, level_for_xp, next_level_xp, xp_for_level
-from games.models import Hand
+from games.models import FeedEntry, Hand
 from games.rules.results import (
     Declaration,
     HandResult,
@@ -21,6 +22,7 @@ from games.rules.results import (
     Verdict,
 )
 from games.rules.scoring import Score
+from games.services.feed import FeedNote, feed_append
 from games.services.progression import (
     XP_FINED,
     XP_PLAYED,
@@ -290,3 +292,55 @@ def test_a_hoa_gives_everyone_1_xp(players, hoa_hand) -> None:
     assert {
         h["result"] for p in players for h in p.client.get("/api/v1/me/hands").json()["results"]
     } == {"hoa"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_settlement_holding_its_players_rows_does_not_deadlock_a_feed_append_committing(
+    players,
+) -> None:
+    """A transaction that appended to a player's feed holds that feed's advisory lock to its
+    COMMIT, where the feed entry's deferred foreign key reads the player's row ``FOR KEY
+    SHARE``. A settlement that locked the player's row for the XP and then waits for the same
+    feed must not block that check: the rows are locked ``FOR NO KEY UPDATE`` (``FOR UPDATE``
+    made PostgreSQL detect a deadlock here and abort one of the two)."""
+    hand = Hand.objects.get(pk=start_table(players, HOA_DECK)["hand"])
+    hand.result = _result({"result": "u_lao", "seat": 0}, []).to_dict()
+    user_id = players[0].user.pk
+    appended, locked = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def note(key: str) -> FeedNote:
+        return FeedNote(user_id=user_id, kind="hand_dealt", key=key, data={"seat": 0})
+
+    def feed_first() -> None:
+        with transaction.atomic():
+            feed_append(notes=[note("first")])
+            appended.set()
+            assert locked.wait(10)
+            time.sleep(0.3)  # the settlement is waiting for this feed's lock now
+
+    def settlement() -> None:
+        assert appended.wait(10)
+        with transaction.atomic():
+            hand_award_xp(hand=hand)
+            locked.set()
+            feed_append(notes=[note("second")])
+
+    def run(call: Any) -> None:
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 (reported below)
+            locked.set()
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(f,)) for f in (feed_first, settlement)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not errors, errors
+    keys = set(FeedEntry.objects.filter(user_id=user_id).values_list("key", flat=True))
+    assert {"first", "second"} <= keys
+    assert User.objects.get(pk=user_id).xp == hand_xp(hand.outcome_result(), 4)[0]
