@@ -108,6 +108,17 @@ def _default_rooms(request: pytest.FixtureRequest) -> None:
     rooms_seed()
 
 
+@pytest.fixture(autouse=True)
+def _announcements_sent() -> Iterator[None]:
+    """What a test's commits announced is sent before the next test starts (the announcer's
+    thread sends it: games.live.announce), so it is never counted by the next test's fixtures
+    nor sent under its settings."""
+    yield
+    from games.live.announce import announcements_sent
+
+    assert announcements_sent(), "the announcer did not send a test's announcements in time"
+
+
 @pytest.fixture
 def private_dir() -> Iterator[Path]:
     """A scratch directory for a private embedded PostgreSQL (run as its own system user, which

@@ -1,10 +1,12 @@
 """games.live.announce: a transaction's announcements sent together after its commit (one round
-trip to Redis), in the order they were made; none for a transaction that rolled back; a Redis
-that fails is logged and counted, never raised. On a real Redis (CACHE_URL, or a private
-redis-server), as the long polls hear them."""
+trip to Redis), in the order they were made, by the process's announcer thread (the committing
+thread does not wait for Redis); what piles up meanwhile goes in one round trip; none for a
+transaction that rolled back; a Redis that fails is logged and counted, never raised. On a real
+Redis (CACHE_URL, or a private redis-server), as the long polls hear them."""
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -14,7 +16,12 @@ import redis
 from django.db import transaction
 
 from games.live import announce
-from games.live.announce import announce_on_commit, announcements_batched, feed_channel
+from games.live.announce import (
+    announce_on_commit,
+    announcements_batched,
+    announcements_sent,
+    feed_channel,
+)
 from tests.games.conftest import start_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -55,10 +62,10 @@ def round_trips(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     sent: list[list[str]] = []
     real = announce._publish
 
-    def counted(messages: list[str], raises: Any = None) -> None:
+    def counted(messages: list[str], raises: Any = None, route: Any = None) -> None:
         if messages:
             sent.append(list(messages))
-        real(messages, raises)
+        real(messages, raises, route)
 
     monkeypatch.setattr(announce, "_publish", counted)
     return sent
@@ -74,8 +81,10 @@ def test_a_transactions_announcements_go_together_after_its_commit(
             announce_on_commit("f12", 40)
             announce_on_commit("t5", 9)
         # then: nothing is sent while the batch is open, even once committed
+        assert announcements_sent()
         assert heard(0.2) == [] and round_trips == []
     # and all of them in one round trip when it ends, in their order
+    assert announcements_sent()
     assert round_trips == [["7:3", "f12:40", "t5:9"]]
     assert heard() == ["7:3", "f12:40", "t5:9"]
 
@@ -86,27 +95,115 @@ def test_a_rolled_back_transaction_announces_nothing(
     with pytest.raises(ZeroDivisionError), announcements_batched(), transaction.atomic():
         announce_on_commit(7, 4)
         1 / 0  # noqa: B018
+    assert announcements_sent()
     assert round_trips == [] and heard(0.2) == []
 
 
-def test_without_a_batch_each_announcement_is_sent_at_once(
+def test_without_a_batch_each_announcement_is_handed_over_at_once(
     heard: Any, round_trips: list[list[str]]
 ) -> None:
     with transaction.atomic():
         announce_on_commit(8, 1)
-        announce_on_commit(8, 2)
-    assert round_trips == [["8:1"], ["8:2"]]
-    assert heard() == ["8:1", "8:2"]
+    assert announcements_sent()
+    with transaction.atomic():
+        announce_on_commit(9, 1)
+    assert announcements_sent()
+    assert round_trips == [["8:1"], ["9:1"]]
+    assert heard() == ["8:1", "9:1"]
+
+
+@pytest.fixture
+def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, threading.Event]]:
+    """The announcer's sends wait for ``release`` (``started`` is set once one is waiting)."""
+    started, release = threading.Event(), threading.Event()
+    real = announce._publish
+
+    def waiting(messages: list[str], raises: Any = None, route: Any = None) -> None:
+        started.set()
+        assert release.wait(10)
+        real(messages, raises, route)
+
+    monkeypatch.setattr(announce, "_publish", waiting)
+    yield started, release
+    release.set()
+    assert announcements_sent()
+
+
+def test_what_piles_up_while_the_announcer_sends_goes_in_one_round_trip(
+    heard: Any, held: tuple[threading.Event, threading.Event], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from django.core.cache import cache
+
+    started, release = held
+    trips: list[tuple[list[str], Any]] = []
+    waiting = announce._publish
+
+    def counted(messages: list[str], raises: Any = None, route: Any = None) -> None:
+        trips.append((list(messages), raises))
+        waiting(messages, raises, route)
+
+    monkeypatch.setattr(announce, "_publish", counted)
+    # Given the announcer busy sending a first commit's announcement
+    with transaction.atomic():
+        announce_on_commit(7, 1)
+    assert started.wait(10)
+    # when three more commits announce meanwhile (a topic twice, a cache key raised twice)
+    for topic, seq in ((7, 3), ("f12", 40), (7, 2)):
+        with announcements_batched(), transaction.atomic():
+            announce_on_commit(topic, seq)
+            if topic == 7:
+                transaction.on_commit(
+                    lambda seq=seq: announce.cache_raise_batched("piled:seq", seq, 60)
+                )
+    release.set()
+    assert announcements_sent()
+    # then they went in one more round trip: each topic once at its highest seq, in the order
+    # the topics came, and the key raised once to its highest.
+    assert [messages for messages, _ in trips] == [["7:1"], ["7:3", "f12:40"]]
+    if trips[1][1]:  # the feed is on the cache's own Redis: the raise went with them
+        assert trips[1][1] == [("piled:seq", 3, 60)]
+        assert cache.get("piled:seq") == 3
+    assert heard() == ["7:1", "7:3", "f12:40"]
+
+
+def test_a_moves_answer_does_not_wait_for_its_announcements(
+    players: Any, heard: Any, held: tuple[threading.Event, threading.Event]
+) -> None:
+    from tests.games.decks import scripted_move
+
+    started, release = held
+    hand_id = start_table(players)["hand"]
+    release.set()  # the deal's announcements go
+    assert announcements_sent()
+    release.clear()
+    started.clear()
+    view = next(
+        v
+        for v in (p.client.get(f"/api/v1/hands/{hand_id}").json() for p in players)
+        if v["legal_moves"]
+    )
+    heard()  # what the deal announced
+    # a move is answered while its announcements are still waiting to be sent,
+    r = players[view["my_seat"]].client.post(
+        f"/api/v1/hands/{hand_id}/moves", scripted_move(view["legal_moves"]), format="json"
+    )
+    assert r.status_code == 201, r.content
+    assert started.wait(10) and heard(0.2) == []
+    # and they are heard once they are.
+    release.set()
+    assert announcements_sent()
+    assert f"{hand_id}:{view['seq'] + 1}" in heard()
 
 
 def test_batches_nest_and_the_outermost_sends(round_trips: list[list[str]]) -> None:
     with announcements_batched():
         with announcements_batched(), transaction.atomic():
             announce_on_commit(9, 1)
-        assert round_trips == []
+        assert announcements_sent() and round_trips == []
         with transaction.atomic():
-            announce_on_commit(9, 2)
-    assert round_trips == [["9:1", "9:2"]]
+            announce_on_commit("f9", 2)
+    assert announcements_sent()
+    assert round_trips == [["9:1", "f9:2"]]
 
 
 def test_a_failing_redis_is_logged_and_counted_never_raised(
@@ -122,6 +219,7 @@ def test_a_failing_redis_is_logged_and_counted_never_raised(
     with announcements_batched(), transaction.atomic():
         announce_on_commit(10, 1)
         announce_on_commit("f1", 1)
+    assert announcements_sent()
     assert failures() - before == 1
     assert "could not announce 10:1, f1:1" in caplog.text
 
@@ -131,8 +229,9 @@ def test_a_deal_and_a_move_each_announce_in_one_round_trip(
 ) -> None:
     # a deal: the hand, its four players' feeds, the table and the lobby
     hand_id = start_table(players)["hand"]
-    deal = round_trips[-1]
-    assert deal[0] == f"{hand_id}:0"
+    assert announcements_sent()
+    deal = round_trips[-1]  # (with what the announcer had not sent yet before it, if anything)
+    assert f"{hand_id}:0" in deal
     assert {m.split(":")[0] for m in deal} >= {f"f{p.user.pk}" for p in players} | {"lobby"}
     # a move: the hand and the feeds of the players it concerns, together
     view = next(
@@ -148,6 +247,7 @@ def test_a_deal_and_a_move_each_announce_in_one_round_trip(
         f"/api/v1/hands/{hand_id}/moves", scripted_move(view["legal_moves"]), format="json"
     )
     assert r.status_code == 201, r.content
+    assert announcements_sent()
     assert len(round_trips) == before + 1
     assert round_trips[-1][0] == f"{hand_id}:{view['seq'] + 1}"
     assert all(m.startswith("f") for m in round_trips[-1][1:])
@@ -196,6 +296,7 @@ def test_on_the_caches_own_redis_a_move_raises_its_seq_and_announces_in_one_roun
         assert r.status_code == 201, r.content
         # then the hand's published seq is raised and the move announced in one round trip,
         # the raise first
+        assert announcements_sent()
         seq = view["seq"] + 1
         (trip,) = sent
         key = cache.make_and_validate_key(hand_version_key(hand_id)).encode()
@@ -223,6 +324,7 @@ def test_a_failing_redis_under_both_the_raise_and_the_announcements_is_logged_ne
     with announcements_batched(), transaction.atomic():
         transaction.on_commit(lambda: cache_raise_batched("hand:10:seq", 1, 60))
         announce_on_commit(10, 1)
+    assert announcements_sent()
     assert (failures("publish") - before[0], failures("hand_feed") - before[1]) == (1, 1)
     assert "could not raise hand:10:seq" in caplog.text
     assert "could not announce 10:1" in caplog.text

@@ -55,10 +55,10 @@ def _announcements_dropped(monkeypatch: pytest.MonkeyPatch, dropped: list[list[s
     their round trip (the hands' published seqs) are still raised."""
     real = announce._publish
 
-    def lost(messages: list[str], raises: Any = None) -> None:
+    def lost(messages: list[str], raises: Any = None, route: Any = None) -> None:
         dropped.append(messages)
         if raises:
-            real([], raises)
+            real([], raises, route)
 
     monkeypatch.setattr(announce, "_publish", lost)
 
@@ -110,6 +110,7 @@ def test_a_move_never_announced_reaches_the_waiter_at_its_timeout(
     assert now["seq"] == seq
     r = mover.client.post(f"/api/v1/hands/{hand_id}/moves", _move(now), format="json")
     assert r.status_code == 201, r.content
+    assert announce.announcements_sent()
     assert any(f"{hand_id}:{seq + 1}" in m for m in dropped)
     # then its re-arm at the seq it knows, judged with no read, still gets the move: the wait
     # reads the hand at its timeout (one second here) and answers the new view.
