@@ -123,6 +123,8 @@ def held(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[threading.Event, thr
         assert release.wait(10)
         real(messages, raises, route)
 
+    waiting.__wrapped__ = real  # type: ignore[attr-defined]
+
     monkeypatch.setattr(announce, "_publish", waiting)
     yield started, release
     release.set()
@@ -204,6 +206,35 @@ def test_batches_nest_and_the_outermost_sends(round_trips: list[list[str]]) -> N
             announce_on_commit("f9", 2)
     assert announcements_sent()
     assert round_trips == [["9:1", "f9:2"]]
+
+
+def test_a_forked_child_announces_through_its_own_announcer(
+    heard: Any, held: tuple[threading.Event, threading.Event]
+) -> None:
+    import multiprocessing
+
+    started, release = held
+    # Given the parent's announcer in the middle of a send, with more queued behind it
+    announce.announce("f1", 1)
+    assert started.wait(10)
+    announce.announce("f3", 1)
+
+    def child() -> None:
+        announce._publish = announce._publish.__wrapped__  # type: ignore[attr-defined]
+        announce.announce("f2", 7)
+        raise SystemExit(0 if announcements_sent(5) else 1)
+
+    # when a process forked now announces,
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    process.join(20)
+    # then its own announcer sent it (the parent's queue is not the child's to send);
+    assert process.exitcode == 0
+    assert heard() == ["f2:7"]
+    # and the parent's is sent by the parent once its send goes on.
+    release.set()
+    assert announcements_sent()
+    assert heard() == ["f1:1", "f3:1"]
 
 
 def test_a_failing_redis_is_logged_and_counted_never_raised(
