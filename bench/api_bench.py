@@ -14,7 +14,9 @@ Measured, interleaved round by round so that drift hits all of them alike:
 * floor: ``GET /api/v1/auth/check`` — an authenticated GET that reads one row (the token and its user);
 * state read: ``GET /api/v1/hands/{id}`` — the caller's full view (200 with an ETag);
 * 304 poll: the same GET with ``If-None-Match`` of the current ETag;
-* move: ``POST /api/v1/hands/{id}/moves`` with ``expected_seq`` (lock, validate, append, cache).
+* move: ``POST /api/v1/hands/{id}/moves`` with ``expected_seq`` (lock, validate, append, cache);
+  beside it, with no target, the last move of each hand (it ends the hand: the players' tail
+  under load) and the ``ready`` that deals each hand (the last player's).
 
 It prints the median and p90 of each and their ratio to the floor's median measured in the same
 run. Targets (issue 23, the lean move; issue 4's were 3x, 1.5x and 1.1x): move <= 2x,
@@ -222,9 +224,10 @@ def play_hand(players: list[Player], seed: str, samples: Samples, read_rounds: i
     for p in players[1:]:
         status, data, _ = p.call("POST", f"/api/v1/tables/{table['id']}/join", {})
         expect(status, 200, data)
-    for p in players:
-        status, data, _ = p.call("POST", f"/api/v1/tables/{table['id']}/ready", {})
+    for p in players:  # the last one deals
+        elapsed, status, data, _ = p.timed("POST", f"/api/v1/tables/{table['id']}/ready", {})
         expect(status, 200, data)
+    samples.add("ready (deal)", elapsed)
     hand_id = data["hand_id"]
     for seq, move in enumerate(moves):
         if read_rounds and seq == len(moves) // 2:
@@ -236,6 +239,8 @@ def play_hand(players: list[Player], seed: str, samples: Samples, read_rounds: i
         )
         expect(status, 201, data)
         samples.add("move", elapsed)
+        if seq == len(moves) - 1:
+            samples.add("last move", elapsed)  # (it ends the hand: also one of the moves)
         samples.add("floor (moves)", player.timed("GET", "/api/v1/auth/check")[0])
 
 
@@ -258,13 +263,25 @@ def measure_reads(players: list[Player], hand_id: int, rounds: int, samples: Sam
 def report(samples: Samples, args: argparse.Namespace, cache: str | None) -> None:
     med = {k: statistics.median(v) for k, v in samples.seconds.items()}
     p90 = {k: statistics.quantiles(v, n=10)[-1] for k, v in samples.seconds.items()}
-    floors = {"move": "floor (moves)"}
+    floors = {
+        "move": "floor (moves)",
+        "last move": "floor (moves)",
+        "ready (deal)": "floor (moves)",
+    }
     print(
         f"gunicorn + uvicorn (ASGI), {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
         f"{args.rounds} read rounds; {len(samples.seconds['move'])} moves in {args.hands} hands"
     )
     print(f"{'request':<14}{'n':>6}{'median ms':>11}{'p90 ms':>9}{'x floor':>9}{'target':>8}")
-    for name in ("floor", "state read", "304 poll", "floor (moves)", "move"):
+    for name in (
+        "floor",
+        "state read",
+        "304 poll",
+        "floor (moves)",
+        "move",
+        "last move",
+        "ready (deal)",
+    ):
         floor = med[floors.get(name, "floor")]
         ratio = med[name] / floor
         target = TARGETS.get(name)

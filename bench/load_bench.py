@@ -26,7 +26,8 @@ wake-up (or the beat's sweep) plays it. Its lateness is when the move landed (th
 After ``--warmup`` seconds the window of ``--seconds`` opens; every figure is of the window:
 
 * ``moves/s``: moves appended (every table, the clock's too: the database's count);
-* ``move p50/p99 ms``: the players' ``POST /moves`` answered in the window;
+* ``move p50/p99 ms``: the players' ``POST /moves`` answered in the window; under it the moves
+  that ended their hand (and settled it): how many, their median and their slowest;
 * ``CPU ms/move``: user + system CPU of every process of the stack (web, worker, beat, their
   children: /proc/<pid>/stat) over the window, per move, and under it each command's share (web,
   worker, beat); PostgreSQL's backends for the scratch database on a line of their own;
@@ -182,8 +183,8 @@ def play_hand(player: Player, hand_id: int, rng: random.Random, tally: Tally, st
             {"Idempotency-Key": uuid.uuid4().hex},
         )
         if status == 201:
-            tally.moves.append((started, elapsed))
             view, etag = data["state"], None
+            tally.moves.append((started, elapsed, view["status"] == "ended"))
         else:
             view = None
 
@@ -597,6 +598,7 @@ def report(
     window: float,
     moves: int,
     player_moves: list[float],
+    ending_moves: list[float],
     cpu: float,
     by_role: Counter[str],
     pg_cpu: float,
@@ -632,6 +634,11 @@ def report(
     print(
         f"move p50/p99 ms: {p50:.0f} / {p99:.0f}  (goal p99 <= {GOALS['p99']:g} {verdict(p99 <= GOALS['p99'])})"
     )
+    if ending_moves:  # (each hand's last move settles it: where the tail comes from)
+        print(
+            f"  hand-ending moves: {len(ending_moves)}, p50/max ms: "
+            f"{quantile(ending_moves, 0.5) * 1e3:.0f} / {max(ending_moves) * 1e3:.0f}"
+        )
     print(
         f"CPU ms/move: {per_move:.1f}  (goal <= {GOALS['cpu']:g} {verdict(per_move <= GOALS['cpu'])})"
     )
@@ -707,7 +714,11 @@ def main(argv: list[str] | None = None) -> int:
             tally.errors[f"exception {type(r).__name__}: {r}"[:100]] += 1
         else:
             tally.merge(r)
-    player_moves = [s for started, s in tally.moves if m0 <= started and started + s <= m1]
+    in_window = [
+        (s, ends) for started, s, ends in tally.moves if m0 <= started and started + s <= m1
+    ]
+    player_moves = [s for s, _ in in_window]
+    ending_moves = [s for s, ends in in_window if ends]
     # A process that exited in the window (none should) counts from 0; one that started counts
     # from its start.
     cpu = sum(v - cpu0.get(pid, 0.0) for pid, v in cpu1.items())
@@ -733,6 +744,7 @@ def main(argv: list[str] | None = None) -> int:
         window=m1 - m0,
         moves=moves,
         player_moves=player_moves,
+        ending_moves=ending_moves,
         cpu=cpu,
         by_role=by_role,
         pg_cpu=pg_cpu,

@@ -14,6 +14,7 @@ from django.db import IntegrityError, connections, router, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts.models import User
 from core import metrics
 from core.errors import (
     Conflict,
@@ -164,27 +165,67 @@ def _check_prefs(hand: Hand, state: HandState, new_state: HandState, seat: int) 
 def _hand_finish(hand: Hand, state: HandState) -> None:
     """The hand ended: record the result (the seed is revealed with it), free the seats of the
     players who left mid-hand, and open the table again (close it if nobody is left). The
-    caller holds the hand row lock."""
+    caller holds the hand row lock; this locks the table's row, then its seats'. Fixed
+    statements whose answers nothing reads: in a move they go in its last flight
+    (core.pipeline), with the event and the COMMIT."""
     hand.status = Hand.Status.ENDED
     hand.deadline_at = None
     hand.result = result_of(state)
     hand.ended_at = timezone.now()
-    table = Table.objects.select_for_update(no_key=True).get(pk=hand.table_id)
     gone = [s.user_id for s in hand.seat_list() if s.left]
-    Seat.objects.filter(table=table, player_id__in=gone).delete()
-    players = Seat.objects.filter(table=table, player__is_bot=False)
-    players.update(ready=False, ready_at=None, updated_at=timezone.now())
-    if table.status == Table.Status.PLAYING:
+    with connections[router.db_for_write(Table)].cursor() as cursor:
+        cursor.execute(_TABLE_LOCK_SQL, [hand.table_id])
+        if gone:
+            cursor.execute(_SEATS_GONE_SQL, [hand.table_id, gone])
+        cursor.execute(_SEATS_UNREADY_SQL, [hand.ended_at, hand.table_id])
         # Everyone left mid-hand: the table closes rather than stay listed with no seats (a
         # practice table's bots stand up with the last player).
-        seated = players.exists()
-        if not seated:
-            Seat.objects.filter(table=table).delete()
-        table.status = Table.Status.OPEN if seated else Table.Status.CLOSED
-        table.save(update_fields=["status", "updated_at"])
+        cursor.execute(_BOTS_ALONE_STAND_SQL, [hand.table_id, hand.table_id])
+        cursor.execute(_TABLE_REOPEN_SQL, [hand.ended_at, hand.table_id])
     hand_settle_on_commit(hand)
     outcome = hand.outcome_result().outcome
     metrics.hand_ended(outcome=outcome.result.value if outcome is not None else None)
+
+
+_SEATS, _USERS, _TABLES = Seat._meta.db_table, User._meta.db_table, Table._meta.db_table
+
+
+def _players_seated(table: str) -> str:
+    """SQL: whether a player (no bot) sits at the table ``table`` names."""
+    return (
+        f"EXISTS (SELECT 1 FROM {_SEATS} s JOIN {_USERS} u ON u.id = s.player_id"
+        f" WHERE s.table_id = {table} AND NOT u.is_bot)"
+    )
+
+
+_PLAYING, _OPEN, _CLOSED = (
+    f"'{status.value}'" for status in (Table.Status.PLAYING, Table.Status.OPEN, Table.Status.CLOSED)
+)
+_TABLE_LOCK_SQL = f"SELECT 1 FROM {_TABLES} WHERE id = %s FOR NO KEY UPDATE"
+_SEATS_GONE_SQL = f"DELETE FROM {_SEATS} WHERE table_id = %s AND player_id = ANY(%s)"
+_SEATS_UNREADY_SQL = (
+    f"UPDATE {_SEATS} SET ready = false, ready_at = NULL, updated_at = %s"
+    f" WHERE table_id = %s AND player_id IN (SELECT id FROM {_USERS} WHERE NOT is_bot)"
+)
+_BOTS_ALONE_STAND_SQL = (
+    f"DELETE FROM {_SEATS} WHERE table_id = %s AND NOT {_players_seated('%s')}"
+    f" AND EXISTS (SELECT 1 FROM {_TABLES} t WHERE t.id = {_SEATS}.table_id"
+    f" AND t.status = {_PLAYING})"
+)
+_TABLE_REOPEN_SQL = (
+    f"UPDATE {_TABLES} t SET status = CASE WHEN {_players_seated('t.id')} THEN {_OPEN}"
+    f" ELSE {_CLOSED} END, updated_at = %s WHERE t.id = %s AND t.status = {_PLAYING}"
+)
+# What the end of a hand changes on its row (the move's columns, ``hand_event_append``'s seq).
+FINISH_FIELDS = (
+    "status",
+    "result",
+    "ended_at",
+    "seq",
+    "last_event_at",
+    "deadline_at",
+    "updated_at",
+)
 
 
 # The hand's columns a move that does not end the hand changes (``hand_event_append`` sets ``seq``).
@@ -218,7 +259,7 @@ def _append(
         hand.last_event_at = timezone.now()
     if new_state.phase is Phase.ENDED:
         _hand_finish(hand, new_state)
-        hand.save()
+        row_update(hand, FINISH_FIELDS)
     else:
         if turn_move:
             hand.deadline_at = hand_deadline_for(hand, new_state)

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -17,7 +17,8 @@ from accounts.hold_selectors import wallet_funds
 from accounts.models import User
 from accounts.services import user_ban_check
 from core.errors import Conflict, InvalidInput, NotFound, PermissionDenied
-from core.rows import rows_exist, rows_read
+from core.pipeline import statements_pipelined
+from core.rows import row_update, rows_exist, rows_insert, rows_read
 from games.clock import (
     hand_clock_on_commit,
     hand_deadline,
@@ -478,7 +479,7 @@ def _seat_leave_once(
             table.status = Table.Status.CLOSED
             table.save(update_fields=["status", "updated_at"])
         else:
-            _deal_if_ready(table)
+            _deal_if_ready(table, _seats_read(table))
     feed_table_changed(
         table_id=table.pk,
         change="left",
@@ -521,6 +522,10 @@ _LEAVING_SQL = (
     f" WHERE h.table_id = %s AND h.status = '{Hand.Status.PLAYING.value}' AND hs.user_id = %s"
     " AND hs.left_at IS NOT NULL"
 )
+
+
+# What saying ready (or not) changes on the seat's row.
+_READY_FIELDS = ("ready", "ready_at", "auto_u", "auto_chiu", "client_seed", "updated_at")
 
 
 @announcements_batched()  # the deal's announcements (hand, feeds, table, lobby) in one trip
@@ -566,10 +571,11 @@ def seat_ready(
         seat.client_seed = ""
     elif client_seed is not None:
         seat.client_seed = client_seed
-    seat.save(
-        update_fields=["ready", "ready_at", "auto_u", "auto_chiu", "client_seed", "updated_at"]
-    )
-    hand = _deal_if_ready(table)
+    # The seat's UPDATE goes in the flight of the table's seats' read (core.pipeline).
+    with statements_pipelined():
+        row_update(seat, _READY_FIELDS)
+        seats = _seats_read(table)
+    hand = _deal_if_ready(table, seats)
     if hand is None:
         feed_table_changed(
             table_id=table.pk, change="ready", user=user, seat=seat.number, ready=seat.ready
@@ -591,22 +597,26 @@ def table_deal_if_due(*, table_id: int) -> Hand | None:
     table = Table.objects.select_for_update(no_key=True).filter(pk=table_id).first()
     if table is None:
         return None
-    return _deal_if_ready(table, woken=True)
+    return _deal_if_ready(table, _seats_read(table), woken=True)
 
 
 # A seat the server stood up before a deal: why (feed.UNSEAT_*) and, for a limit, which.
 Unseated = tuple[Seat, str, str | None]
 
 
-def _deal_if_ready(table: Table, *, woken: bool = False) -> Hand | None:
+def _seats_read(table: Table) -> list[Seat]:
+    """The table's seats in number order, their players loaded."""
+    return list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
+
+
+def _deal_if_ready(table: Table, seats: list[Seat], *, woken: bool = False) -> Hand | None:
     """The table's ready rule (RULES.md §12). Every seated player ready, two at least: deal.
     Otherwise, once the ready deadline has passed, unseat the players who are not ready and
     deal to the others if they are two or more; before it, wake the ready clock at it
     (``woken``: by the clock's own wake-up, which re-arms whatever this process remembers).
-    The caller holds the table row lock."""
+    ``seats``: the table's (:func:`_seats_read`). The caller holds the table row lock."""
     if table.status != Table.Status.OPEN:
         return None
-    seats = list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
     if all(s.player.is_bot for s in seats):
         return None  # bots alone never play (a practice table's bots are always ready)
     deadline = table_ready_deadline(table, seats)
@@ -697,12 +707,10 @@ def _next_seated(numbers: list[int], start: int, max_seats: int) -> int:
 
 
 def _dealer_and_previous_winner(
-    table: Table, numbers: list[int], users: list[int], seed: bytes
+    table: Table, last: Hand | None, numbers: list[int], users: list[int], seed: bytes
 ) -> tuple[int, int | None]:
-    """(dealer table seat, previous winner's hand seat or None) for the next hand (RULES §3)."""
-    last = (
-        Hand.objects.filter(table=table).prefetch_related("hand_seats").order_by("-number").first()
-    )
+    """(dealer table seat, previous winner's hand seat or None) for the next hand after
+    ``last`` (the table's, its seats prefetched; None before the first) (RULES §3)."""
     if last is None:
         if table.fixed_dealer is not None:
             return _next_seated(numbers, table.fixed_dealer, table.max_seats), None
@@ -740,16 +748,13 @@ def _new_hand_row(table: Table, seats: list[Seat], seed: bytes) -> Hand:
     (RULES.md §3) and the terms frozen from the table and its room."""
     numbers = [s.number for s in seats]
     users = [s.player_id for s in seats]
-    dealer_number, previous_winner = _dealer_and_previous_winner(table, numbers, users, seed)
-    last_number = (
-        Hand.objects.filter(table=table)
-        .order_by("-number")
-        .values_list("number", flat=True)
-        .first()
+    last = (
+        Hand.objects.filter(table=table).prefetch_related("hand_seats").order_by("-number").first()
     )
+    dealer_number, previous_winner = _dealer_and_previous_winner(table, last, numbers, users, seed)
     return Hand(
         table=table,
-        number=(last_number or 0) + 1,
+        number=(last.number if last is not None else 0) + 1,
         n_seats=len(seats),
         dealer=numbers.index(dealer_number),
         stake=table.stake,
@@ -791,8 +796,7 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
     state = new_hand(config, deck, hand.dealer)
     bot = table.practice and seats[state.turn].player.is_bot
     hand.deadline_at = hand_deadline(hand, table, state, actor_bot=bot)
-    hand.save(update_fields=["deadline_at"])
-    HandSeat.objects.bulk_create(
+    hand_seats = [
         HandSeat(
             hand=hand,
             position=position,
@@ -802,23 +806,33 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
             auto_chiu=s.auto_chiu,
         )
         for position, s in enumerate(seats)
-    )
-    # The deal commits to its deck in the log (games.rules.fair_deal.deck_hash): a verifier
-    # told other seeds than the ones dealt from stops at seq 0.
-    hand_event_append(
-        hand=hand,
-        type="deal",
-        system=True,
-        payload={"deck_hash": deck_hash(deck)},
-        effects=list(state.events),
-    )
+    ]
+    hand._prefetched_objects_cache = {"hand_seats": hand_seats}  # (the feed's notes read them)
     table.status = Table.Status.PLAYING
-    table.save(update_fields=["status", "next_seed", "updated_at"])
-    Seat.objects.filter(pk__in=[s.pk for s in seats]).update(client_seed="")
+    # The rest of the deal in one flight (core.pipeline): nothing below reads an answer.
+    with statements_pipelined():
+        row_update(hand, ("deadline_at",))
+        rows_insert(hand_seats, returning_pk=True)
+        # The deal commits to its deck in the log (games.rules.fair_deal.deck_hash): a
+        # verifier told other seeds than the ones dealt from stops at seq 0.
+        hand_event_append(
+            hand=hand,
+            type="deal",
+            system=True,
+            payload={"deck_hash": deck_hash(deck)},
+            effects=list(state.events),
+        )
+        row_update(table, ("status", "next_seed", "updated_at"))
+        with connection.cursor() as cursor:  # (the ORM's UPDATE would wait for its row count)
+            cursor.execute(_SEEDS_FORGET_SQL, [[s.pk for s in seats]])
+        feed_hand_changed(hand=hand, state=state)
     hand_publish_on_commit(hand, state)
     hand_clock_on_commit(hand)
-    feed_hand_changed(hand=hand, state=state)
     return hand
+
+
+# Each dealt seat's own seed is spent with the deal (RULES.md §13).
+_SEEDS_FORGET_SQL = f"UPDATE {Seat._meta.db_table} SET client_seed = '' WHERE id = ANY(%s)"
 
 
 QUICK_JOIN_TRIES = 5
