@@ -260,9 +260,14 @@ def measure_reads(players: list[Player], hand_id: int, rounds: int, samples: Sam
         samples.add("304 poll", elapsed)
 
 
+def p90_of(values: list[float]) -> float:
+    """The 90th percentile (the one value of a single sample: a hand's last move in one hand)."""
+    return statistics.quantiles(values, n=10)[-1] if len(values) > 1 else values[0]
+
+
 def report(samples: Samples, args: argparse.Namespace, cache: str | None) -> None:
     med = {k: statistics.median(v) for k, v in samples.seconds.items()}
-    p90 = {k: statistics.quantiles(v, n=10)[-1] for k, v in samples.seconds.items()}
+    p90 = {k: p90_of(v) for k, v in samples.seconds.items()}
     floors = {
         "move": "floor (moves)",
         "last move": "floor (moves)",

@@ -49,6 +49,7 @@ from api_bench import (  # noqa: E402
     ROOT,
     Player,
     Samples,
+    p90_of,
     play_hand,
 )
 from load_bench import add_server_args, scratch_server  # noqa: E402
@@ -368,10 +369,7 @@ def measure(players: list[Player], args: argparse.Namespace) -> Samples:
 def report(results: dict[int, Samples], counts: dict[int, int], args, cache) -> dict[str, float]:
     small, big = sorted(results)
     med = {n: {k: statistics.median(v) for k, v in s.seconds.items()} for n, s in results.items()}
-    p90 = {
-        n: {k: statistics.quantiles(v, n=10)[-1] for k, v in s.seconds.items()}
-        for n, s in results.items()
-    }
+    p90 = {n: {k: p90_of(v) for k, v in s.seconds.items()} for n, s in results.items()}
     print(
         f"gunicorn + uvicorn (ASGI), {args.workers} workers; PostgreSQL; cache: {cache or 'locmem'}; "
         f"{args.hands} hands and {args.rounds} read rounds at each size; finished hands in the "
