@@ -11,7 +11,10 @@ Here the first re-arm goes through Django as any request, and its pending answer
 …), the hand, the caller's seat, the token memory's entry it was authenticated from. The next
 request with the same path, the same query's names and exactly the same headers (but
 ``If-None-Match`` and ``X-Request-ID``) from the same address is answered from the template
-when everything Django would check still holds, and by Django otherwise:
+when everything Django would check still holds, and by Django otherwise. The same path but
+for the hand's id: the client's waits on its next hands are answered from the template its
+first wait made, once a read (below) has found the caller's seat in that hand (a hand it does
+not play, or a settled one, is Django's to answer):
 
 * the token: the token memory (accounts.token_cache) still holds the entry the template was
   made under, or one read since for the same token of the same player with the same scopes
@@ -126,7 +129,8 @@ class _Query(NamedTuple):
 class _Template(NamedTuple):
     headers: Headers  # Django's pending answer's, less those made per request
     hand: int
-    seat: int
+    seat: int | None  # None: the client's wait on another hand than the one it was made on,
+    # whose seat a read finds (:func:`_checked`) before anything is answered from it
     entry: tuple[float, Any, Any]  # the token memory's (until, user, token) it was made under
     view_name: str
     transport: str
@@ -158,13 +162,24 @@ def _key(scope: dict[str, Any]) -> tuple[Any, ...] | None:
     client = scope.get("client")
     headers = tuple(sorted((k, v) for k, v in scope.get("headers", ()) if k not in _UNKEYED))
     return (
-        scope.get("path"),
+        _path_shape(scope.get("path", ""))[0],
         scope.get("root_path", ""),
         scope.get("scheme"),
         client[0] if client else None,
         names,
         headers,
     )
+
+
+# A hand's path (``hands/<id>``, an id as Django's converter reads it, no leading zero): the
+# same client's waits on the next hands share the template its first made (their seat read).
+_HAND_PATH_RE = re.compile(r"^(.*/hands/)([1-9][0-9]{0,17})$")
+
+
+def _path_shape(path: str) -> tuple[str, int | None]:
+    """A hand's path without its id, and the id; another path as it is, and None."""
+    found = _HAND_PATH_RE.match(path)
+    return (found.group(1), int(found.group(2))) if found else (path, None)
 
 
 def _query_pairs(scope: dict[str, Any]) -> list[tuple[str, str]]:
@@ -274,12 +289,16 @@ def _checked(
         version = hand_etag_for_user(hand_id=template.hand, user=template.entry[1])
         after = version.seq if after_seq is None else after_seq
         if not query.wait:  # a plain poll: Django's 304 while the seat's ETag holds
-            if version.seat == template.seat and tags and etag_matches(tags, version.etag):
+            same_seat = template.seat is not None and version.seat == template.seat
+            if same_seat and tags and etag_matches(tags, version.etag):
                 return version, after, None, counted, None
             counted.give_back()  # Django's view: the new one, or its error
             return None
-        if version.seat != template.seat or version.final:
-            counted.give_back()  # Django counts it
+        if version.seat is None or version.final:
+            counted.give_back()  # Django counts it (and answers a spectator)
+            return None
+        if template.seat is not None and version.seat != template.seat:
+            counted.give_back()
             return None
         stale = tags is not None and not etag_matches(tags, version.etag)
         if not stale and version.seq <= after:
@@ -312,7 +331,7 @@ def _checked_unread(
     committed the hand still being played (the mover's own re-arm). The throttle counts it
     here unless its exchange with the cache is due, and the token's waiting slot is one its
     last poll parked. None: :func:`_checked` judges it, in a thread."""
-    if not query.wait or seq_known is None:
+    if not query.wait or seq_known is None or template.seat is None:
         return None
     seq = seq_known(template.hand)
     if seq is None or query.after_seq != seq:  # (without after_seq Django reads the seq)
@@ -449,6 +468,9 @@ class Rearms:
         if entry is not template.entry:  # the token read again, as it was
             template = template._replace(entry=entry)
             self._kept[key] = template
+        hand = _path_shape(scope["path"])[1]
+        if hand is not None and hand != template.hand:  # the same client's wait on another hand
+            template = template._replace(hand=hand, seat=None, waits_at=None)
         checked = _checked_unread(template, query, seq_known)
         read = checked is None
         if checked is None:
@@ -456,9 +478,15 @@ class Rearms:
         if checked is None:
             return None
         version, after_seq, slot, counted, now = checked
+        seat = version.seat if template.seat is None else template.seat
+        assert seat is not None  # (:func:`_checked` answers no other seat's wait)
+        if template.seat is None:  # the read found the caller's seat in that hand
+            template = template._replace(seat=seat)
+            self._kept[key] = template
+            self._kept.move_to_end(key)
         if query.wait and read and (now is None or now.playing):  # a read found it waits there
             waits_at = version.seq if now is None else now.seq
-            self._waits_at(key, template.hand, template.seat, waits_at)
+            self._waits_at(key, template.hand, seat, waits_at)
         headers = [
             *template.headers,
             (REQUEST_ID_HEADER.encode("ascii"), query.request_id.encode()),
@@ -473,7 +501,7 @@ class Rearms:
             template.hand,
             version.seq,
             after_seq,
-            template.seat,
+            seat,
             query.wait,
             query.tags,
             slot,

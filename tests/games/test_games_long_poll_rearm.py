@@ -46,6 +46,16 @@ def _poll(client: httpx.Client, hand_id: int, seq: int, etag: str, **headers: st
     )
 
 
+def _off_then_on(
+    settings: Any, request: Callable[[], httpx.Response]
+) -> tuple[httpx.Response, httpx.Response]:
+    """``request`` answered by Django (the re-arm answered here off), then with it on."""
+    settings.LONG_POLL_REARM = False
+    by_django = request()
+    settings.LONG_POLL_REARM = True
+    return by_django, request()
+
+
 def _waiter(
     server: Any, players: list[Player]
 ) -> tuple[int, Player, dict[str, Any], Player, Any, str]:
@@ -315,3 +325,65 @@ def test_a_rearm_whose_throttle_exchange_is_due_is_answered_here_and_counted_in_
     remaining = [int(r.headers["ratelimit-remaining"]) for r in polls]
     assert remaining[1] == remaining[0] - 1
     assert len(cache.get(f"throttle_user_{player.id}", [])) == shared_before + 3
+
+
+@pytest.fixture
+def template_made(
+    asgi_live_server: Any,
+    players: list[Player],
+    make_player: Callable[..., Player],
+    answered: list[bool],
+) -> tuple[Player, httpx.Client, str, list[Player]]:
+    """A player whose long poll on one hand made its template (its client and its ETag
+    there; ``answered`` spies from the start), and three players who are not at that table."""
+    _, _, _, waiter, client, etag = _waiter(asgi_live_server, players)
+    return waiter, client, etag, [make_player() for _ in range(3)]
+
+
+def test_the_same_clients_wait_on_its_next_hand_is_answered_here_for_its_seat_there(
+    template_made: tuple[Player, httpx.Client, str, list[Player]],
+    settings: Any,
+    answered: list[bool],
+) -> None:
+    # Given a player whose long poll on one hand made its template,
+    waiter, client, _, others = template_made
+    # and a hand at another table where it sits third
+    table = [others[0], others[1], waiter, others[2]]
+    hand_id = start_table(table)["hand"]
+    plain = client.get(f"/api/v1/hands/{hand_id}")
+    etag, seq = plain.headers["etag"], plain.json()["seq"]
+    assert plain.json()["my_seat"] == 2
+    # When Django answers its wait there (the re-arm answered here off), then the same wait
+    # comes with it on
+    by_django, here = _off_then_on(settings, lambda: _poll(client, hand_id, seq, etag))
+    # then the first hand's template answers it, as Django did (no new template was needed)
+    assert answered == [False, True]
+    assert here.status_code == by_django.status_code == 304
+    assert _heads(here) == _heads(by_django)
+    # and a move there wakes its next wait, answered here with its own seat's view.
+    mover, view = _turn(table, hand_id)
+    assert mover is not waiter
+    woken = woken_by_move(client, mover, hand_id, view, etag)
+    assert answered == [False, True, True]
+    now = client.get(f"/api/v1/hands/{hand_id}")
+    assert woken.status_code == 200 and woken.json() == now.json()
+    assert woken.json()["my_seat"] == 2 and woken.json()["seq"] == seq + 1
+
+
+def test_a_wait_on_a_hand_the_client_does_not_play_is_djangos(
+    template_made: tuple[Player, httpx.Client, str, list[Player]],
+    make_player: Callable[..., Player],
+    settings: Any,
+    answered: list[bool],
+) -> None:
+    # Given a player whose long poll on one hand made its template, and a hand it does not play
+    waiter, client, etag, others = template_made
+    others.append(make_player())
+    hand_id = start_table(others)["hand"]
+    assert waiter not in others
+    # when it waits on that hand, with the re-arm answered here off and then on
+    by_django, again = _off_then_on(settings, lambda: _poll(client, hand_id, 0, etag))
+    # then Django answers both alike (the template is not used for another player's hand)
+    assert answered == [False, False]
+    assert again.status_code == by_django.status_code
+    assert again.content == by_django.content
