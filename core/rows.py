@@ -152,6 +152,44 @@ def rows_read(
     return [model.from_db(alias, None, row_values(alias, fields, row)) for row in rows]
 
 
+@lru_cache(maxsize=64)
+def _joined_sql(model: type[Model], fk_name: str, where: str) -> str:
+    quote = connection.ops.quote_name
+    fk = model._meta.get_field(fk_name)
+    related = fk.related_model
+    columns = ", ".join(
+        [f"m.{quote(f.column)}" for f in model._meta.concrete_fields]
+        + [f"r.{quote(f.column)}" for f in related._meta.concrete_fields]
+    )
+    return (
+        f"SELECT {columns} FROM {quote(model._meta.db_table)} m"
+        f" JOIN {quote(related._meta.db_table)} r ON r.{quote(related._meta.pk.column)}"
+        f" = m.{quote(fk.column)} WHERE {where}"
+    )
+
+
+def rows_read_related(model: type[Model], fk_name: str, where: str, params: list[Any]) -> list[Any]:
+    """:func:`rows_read` with the row each one's foreign key ``fk_name`` (not null) points to,
+    loaded as ``select_related(fk_name)`` loads it; ``where`` names ``model``'s columns ``m.…``
+    and the related row's ``r.…`` (and may end with its ``ORDER BY``)."""
+    alias = router.db_for_read(model)
+    fk = model._meta.get_field(fk_name)
+    related = fk.related_model
+    fields = tuple(model._meta.concrete_fields)
+    related_fields = tuple(related._meta.concrete_fields)
+    with connections[alias].cursor() as cursor:
+        cursor.execute(_joined_sql(model, fk_name, where), params)
+        rows = cursor.fetchall()
+    n = len(fields)
+    found = []
+    for row in rows:
+        obj = model.from_db(alias, None, row_values(alias, fields, row[:n]))
+        other = related.from_db(alias, None, row_values(alias, related_fields, row[n:]))
+        fk.set_cached_value(obj, other)
+        found.append(obj)
+    return found
+
+
 def values_read(model: type[Model], sql: str, params: list[Any]) -> list[tuple[Any, ...]]:
     """The rows of the fixed statement ``sql`` (over ``model``'s table, with ``params``) as
     they come, read where the ORM would read ``model``: ``values_list`` without compiling."""

@@ -18,7 +18,7 @@ from accounts.models import User
 from accounts.services import user_ban_check
 from core.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from core.pipeline import statements_pipelined
-from core.rows import row_update, rows_exist, rows_insert, rows_read
+from core.rows import row_update, rows_exist, rows_insert, rows_read, rows_read_related
 from games.clock import (
     hand_clock_on_commit,
     hand_deadline,
@@ -606,7 +606,7 @@ Unseated = tuple[Seat, str, str | None]
 
 def _seats_read(table: Table) -> list[Seat]:
     """The table's seats in number order, their players loaded."""
-    return list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
+    return rows_read_related(Seat, "player", "m.table_id = %s ORDER BY m.number", [table.pk])
 
 
 def _deal_if_ready(table: Table, seats: list[Seat], *, woken: bool = False) -> Hand | None:

@@ -7,7 +7,14 @@ import pytest
 from django.db import DatabaseError, transaction
 from django.forms.models import model_to_dict
 
-from core.rows import row_update, rows_exist, rows_insert, rows_read, values_read
+from core.rows import (
+    row_update,
+    rows_exist,
+    rows_insert,
+    rows_read,
+    rows_read_related,
+    values_read,
+)
 from games.models import FeedEntry
 
 pytestmark = pytest.mark.django_db
@@ -102,6 +109,33 @@ def test_rows_read_makes_what_the_orm_makes(make_user, django_assert_num_queries
         assert getattr(ours, field.attname) == getattr(theirs, field.attname), field.name
     assert ours.ruleset == {"preset": "x"}
     assert rows_read(Table, "id = %s", [table.pk + 1000]) == []
+
+
+def test_rows_read_related_makes_what_select_related_makes(
+    make_user, django_assert_num_queries
+) -> None:
+    from accounts.models import User
+    from games.models import Seat, Table
+
+    owner, _ = make_user()
+    other, _ = make_user()
+    table = Table.objects.create(name="t", owner=owner, stake=10, ruleset={"preset": "x"})
+    Seat.objects.create(table=table, player=other, number=2, auto_u=False)
+    Seat.objects.create(table=table, player=owner, number=0)
+    theirs = list(Seat.objects.filter(table=table).select_related("player").order_by("number"))
+    with django_assert_num_queries(1):
+        ours = rows_read_related(Seat, "player", "m.table_id = %s ORDER BY m.number", [table.pk])
+        # (the players come with their seats: reading them sends nothing)
+        players = [s.player for s in ours]
+    assert [s.number for s in ours] == [0, 2] and [p.pk for p in players] == [owner.pk, other.pk]
+    for mine, orm in zip(ours, theirs, strict=True):
+        assert type(mine) is Seat and not mine._state.adding and mine._state.db == "default"
+        for field in Seat._meta.concrete_fields:
+            assert getattr(mine, field.attname) == getattr(orm, field.attname), field.name
+        assert type(mine.player) is User and not mine.player._state.adding
+        for field in User._meta.concrete_fields:
+            assert getattr(mine.player, field.attname) == getattr(orm.player, field.attname)
+    assert rows_read_related(Seat, "player", "m.table_id = %s", [table.pk + 1000]) == []
 
 
 def test_rows_read_for_update_locks_the_row(make_user) -> None:
