@@ -47,6 +47,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
@@ -176,6 +177,7 @@ def _key(scope: dict[str, Any]) -> tuple[Any, ...] | None:
 _HAND_PATH_RE = re.compile(r"^(.*/hands/)([1-9][0-9]{0,17})$")
 
 
+@lru_cache(maxsize=4096)  # (a re-arm reads it twice: for its key, then for its hand)
 def _path_shape(path: str) -> tuple[str, int | None]:
     """A hand's path without its id, and the id; another path as it is, and None."""
     found = _HAND_PATH_RE.match(path)

@@ -205,7 +205,8 @@ _TABLE_LOCK_SQL = f"SELECT 1 FROM {_TABLES} WHERE id = %s FOR NO KEY UPDATE"
 _SEATS_GONE_SQL = f"DELETE FROM {_SEATS} WHERE table_id = %s AND player_id = ANY(%s)"
 _SEATS_UNREADY_SQL = (
     f"UPDATE {_SEATS} SET ready = false, ready_at = NULL, updated_at = %s"
-    f" WHERE table_id = %s AND player_id IN (SELECT id FROM {_USERS} WHERE NOT is_bot)"
+    f" WHERE table_id = %s AND NOT EXISTS"
+    f" (SELECT 1 FROM {_USERS} u WHERE u.id = {_SEATS}.player_id AND u.is_bot)"
 )
 _BOTS_ALONE_STAND_SQL = (
     f"DELETE FROM {_SEATS} WHERE table_id = %s AND NOT {_players_seated('%s')}"
