@@ -59,7 +59,6 @@ from types import SimpleNamespace
 from typing import Any, NamedTuple
 
 import structlog
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone, translation
@@ -82,6 +81,7 @@ from chan_api.request_metrics import request_counted, requested_with_xhr
 from chan_api.throttles import LocalCount, user_request_counted
 from core import metrics
 from core.errors import DomainError
+from core.threads import in_thread
 from games.live.rearm import bearer_hash
 from games.live.render import render_json
 from games.selectors.hands import hand_view_for_user
@@ -437,7 +437,8 @@ class MoveDirectApp:
             return None
         request_id = request_id_for(sent_id or "")
         hand_id = _hand_id(scope)
-        submitted = await sync_to_async(_submitted, thread_sensitive=False)(
+        submitted = await in_thread(
+            _submitted,
             template,
             authorization,
             _Move(hand_id, data, idempotency_key, request_id, scope["path"]),

@@ -48,7 +48,6 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode
 
-from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -56,6 +55,7 @@ from rest_framework.response import Response
 from accounts.authentication import credential_key
 from accounts.models import ApiToken
 from core import metrics
+from core.threads import in_thread
 from games.api.serializers import HandEventPageSerializer
 from games.hand_store import (
     long_poll_slot_park,
@@ -219,7 +219,7 @@ class _Answers:
         the last try failed)."""
         if not self._to_render(key):
             return self._kept[key]
-        future = asyncio.ensure_future(sync_to_async(render, thread_sensitive=False)())
+        future = asyncio.ensure_future(in_thread(render))
         future.add_done_callback(_log_failed_render)
         self._kept[key] = future
         self._trim()
@@ -246,9 +246,7 @@ class _Answers:
             loop = asyncio.get_running_loop()
             parts = {key: loop.create_future() for key in missing}
             names = list(missing.values())
-            job = asyncio.ensure_future(
-                sync_to_async(lambda: render_all(names), thread_sensitive=False)()
-            )
+            job = asyncio.ensure_future(in_thread(render_all, names))
             job.add_done_callback(_log_failed_render)
             job.add_done_callback(lambda done: _share(done, parts, missing))
             for key, part in parts.items():
@@ -325,7 +323,7 @@ async def _answer(pending: Pending, seq: int | None, answers: _Answers) -> _Answ
             return _Answer(304, b"", unchanged)  # a timeout: nothing to render
     key, render = _job(p, -1 if seq is None else seq)
     if seq is None:
-        result = await sync_to_async(render, thread_sensitive=False)()
+        result = await in_thread(render)
     else:
         result = await answers.get(key, render)
     if p.kind == "events":
@@ -673,7 +671,7 @@ class LongPollApp:
             slots, wait = long_poll_slots_due()
             if slots:
                 try:
-                    await sync_to_async(long_poll_slots_free, thread_sensitive=False)(slots)
+                    await in_thread(long_poll_slots_free, slots)
                 except Exception:
                     logger.warning("could not free %s long-poll slots", len(slots), exc_info=True)
             if wait is None:

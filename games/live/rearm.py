@@ -51,7 +51,6 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
@@ -70,6 +69,7 @@ from chan_api.middleware import (
 from chan_api.request_metrics import request_counted, requested_with_xhr
 from chan_api.throttles import LocalCount, user_request_counted
 from core import metrics
+from core.threads import in_thread
 from games.hand_store import (
     hand_committed_playing,
     long_poll_slot_take,
@@ -476,7 +476,7 @@ class Rearms:
         checked = _checked_unread(template, query, seq_known)
         read = checked is None
         if checked is None:
-            checked = await sync_to_async(_checked, thread_sensitive=False)(template, query)
+            checked = await in_thread(_checked, template, query)
         if checked is None:
             return None
         version, after_seq, slot, counted, now = checked

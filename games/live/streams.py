@@ -27,12 +27,12 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 from django.http import StreamingHttpResponse
 from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 
+from core.threads import in_thread
 from games.selectors.feed import feed_page
 from games.selectors.hands import hand_events_for_seat, hand_get
 
@@ -217,7 +217,7 @@ async def stream(
                 key, work = job(p, seq, cursor)
                 try:
                     if fresh:  # the subscription may have missed a move: read it now
-                        body, cursor, more = await sync_to_async(work, thread_sensitive=False)()
+                        body, cursor, more = await in_thread(work)
                     else:  # rendered once for every stream of this seat at this cursor
                         body, cursor, more = await app.answers.get(key, work)
                 except Exception:

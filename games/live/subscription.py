@@ -27,12 +27,12 @@ from contextlib import suppress
 from typing import Any
 
 import redis.asyncio as aioredis
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 from django.db.models import Max
 
 from core import metrics
+from core.threads import in_thread
 from games.live.announce import Topic, feed_channel, parse_announcement
 from games.models import FeedEntry, Hand
 
@@ -210,7 +210,7 @@ class Subscription:
         if not hand_ids:
             return
         opened = self._opened
-        seqs = await sync_to_async(_topic_seqs, thread_sensitive=False)(hand_ids)
+        seqs = await in_thread(_topic_seqs, hand_ids)
         if self._opened != opened:
             return  # read before the subscription opened again: the opening's own read counts
         for hand_id, seq in seqs.items():

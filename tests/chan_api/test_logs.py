@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from django.conf import settings
 
 from chan_api.logs import QuietSweepFilter, formatter
+from chan_api.middleware import new_request_id, request_id_for
 from games.tasks import clock_sweep
 from tests.games.conftest import make_player, players, start_hand  # noqa: F401 (fixtures)
 
@@ -118,3 +120,18 @@ def test_celery_info_lines_about_the_sweep_pass_only_at_debug(logger, msg, args)
         logger, logging.INFO, __file__, 1, "Task games.tasks.hand_turn_due", (), None
     )
     assert quiet.filter(other)
+
+
+def test_a_new_request_id_is_a_random_uuid4_in_hex() -> None:
+    made = [new_request_id() for _ in range(2000)]
+    assert len(set(made)) == len(made)
+    for sent in made:
+        parsed = uuid.UUID(hex=sent)
+        assert (parsed.version, parsed.variant, parsed.hex) == (4, uuid.RFC_4122, sent)
+    # every other bit varies
+    ones = [sum(int(m, 16) >> i & 1 for m in made) for i in range(128)]
+    fixed = {i for i, n in enumerate(ones) if n in (0, len(made))}
+    assert fixed == {76, 77, 78, 79, 62, 63}  # the version's nibble, the variant's two bits
+    # a tame id the client sent is kept; another is replaced
+    assert request_id_for("abc-123.def") == "abc-123.def"
+    assert request_id_for("no spaces please") != "no spaces please"

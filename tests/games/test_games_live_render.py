@@ -4,10 +4,12 @@ state carried on from an earlier one (games.hand_store.hand_state)."""
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 import pytest
+from django.db.utils import DJANGO_VERSION_PICKLE_KEY
 from rest_framework.renderers import JSONRenderer
 
 from accounts.models import User
@@ -327,3 +329,29 @@ def test_a_kept_render_carries_every_header_the_rendered_response_carries(
         if not name.startswith("ratelimit-"):  # each read counts against the budget
             assert kept.headers[name] == indented.headers[name], name
     assert kept.content == drf.content
+
+
+def test_a_kept_hand_is_a_copy_as_copy_copy_makes_it(players, win_hand) -> None:
+    # Given a playing hand read with its table and seats (both cached on the instance)
+    hand = hand_get(hand_id=win_hand["hand"])
+    assert hand.status == Hand.Status.PLAYING
+    # when it is kept and read back
+    hand_store.hand_committed_keep(hand)
+    kept = hand_store.hand_committed_at(hand.pk, hand.seq)
+    # then it holds what copy.copy holds: the same values, the same cached relations (but for
+    # the pickle protocol's mark of Django's version)
+    assert kept is not None and kept is not hand
+    copied = copy.copy(hand)
+    apart = ("_state", DJANGO_VERSION_PICKLE_KEY)
+    assert {k: v for k, v in kept.__dict__.items() if k not in apart} == {
+        k: v for k, v in copied.__dict__.items() if k not in apart
+    }
+    assert kept._state.__dict__.keys() == copied._state.__dict__.keys()
+    assert (kept._state.db, kept._state.adding) == (hand._state.db, hand._state.adding)
+    assert kept.table is hand.table  # (one level deep, as copy.copy)
+    # and changing the copy's state or cache leaves the original alone, both ways
+    kept._state.fields_cache.clear()
+    kept._state.adding = True
+    kept.seq += 1
+    assert hand._state.fields_cache and not hand._state.adding
+    assert hand_store.hand_committed_at(hand.pk, hand.seq) is not None  # the kept one unchanged
