@@ -1,7 +1,7 @@
 """Live delivery (Zulip's events system: producing an event apart from delivering it).
 
 * ``announce``: the services announce on commit that a topic moved (a hand's seq, a player's
-  feed, a table, the lobby): one Redis ``PUBLISH`` per announcement.
+  feed, a table, the lobby): one Redis ``PUBLISH`` carries all that a round trip sends.
 * ``subscription``: one Redis subscription per process and event loop, with the table of
   waiters by topic (PostgreSQL read instead while Redis is away).
 * ``render``: the answers, rendered once per (topic, seq, seat) and shared by the waiters of

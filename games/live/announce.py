@@ -12,7 +12,11 @@ round trip was 13 % of a move's time under bench/api_bench.py). What piles up wh
 goes in its next round trip, each topic once at its highest seq and each cache key raised once
 to its highest: under load, one round trip for several commits. The order that matters is
 kept: a topic's seq and a key's value only rise, and a round trip raises its keys before it
-publishes. :func:`announcements_sent` waits until it has sent all that was handed to it (a
+publishes. A round trip's announcements go as one message, ``"<topic>:<seq>"`` entries
+separated by spaces (:data:`ENTRIES_PER_MESSAGE` at most): every subscriber — each web worker —
+hears every message, and redis-py's subscriber spends the same on a message of one entry as on
+one of twenty (a move's five messages, its hand and its players' feeds, were 6 % of a web
+worker's CPU under load: docs/decisions.md, "The sixteenth round"). :func:`announcements_sent` waits until it has sent all that was handed to it (a
 process's exit waits for it too, two seconds at most).
 """
 
@@ -42,6 +46,7 @@ logger = logging.getLogger(__name__)
 Topic = int | str
 
 _REDIS_TIMEOUTS = {"socket_connect_timeout": 0.5, "socket_timeout": 0.5}
+ENTRIES_PER_MESSAGE = 64  # (a message stays under 2 kB whatever piled up)
 _TOPIC_RE = re.compile(r"^(?:\d{1,18}|f\d{1,18}|t\d{1,18}|a\d{1,18}|lobby)$")
 
 _publishers: dict[str, redis.Redis] = {}
@@ -181,9 +186,10 @@ def _publish(
     """Send: the keys raised and the messages published in one round trip when the feed is
     on the cache's Redis, else the messages alone. Runs in the announcer's thread."""
     route = route or _route()
+    sent = _joined(messages)
     if raises:
         try:
-            route.cache.set_if_higher_publishing(raises, route.channel, messages)
+            route.cache.set_if_higher_publishing(raises, route.channel, sent)
             return
         except Exception:
             keys = [key for key, _, _ in raises]
@@ -197,16 +203,23 @@ def _publish(
         return
     channel = route.channel
     try:
-        if len(messages) == 1:
-            client.publish(channel, messages[0])
+        if len(sent) == 1:
+            client.publish(channel, sent[0])
         else:
             with client.pipeline(transaction=False) as pipe:
-                for message in messages:
+                for message in sent:
                     pipe.publish(channel, message)
                 pipe.execute()
     except redis.RedisError:
         logger.warning("could not announce %s", ", ".join(messages), exc_info=True)
         metrics.cache_failed(use="hand_feed")
+
+
+def _joined(entries: list[str]) -> list[str]:
+    """``entries`` (``"<topic>:<seq>"`` each) as the messages that carry them: up to
+    :data:`ENTRIES_PER_MESSAGE` a message, separated by spaces, in their order."""
+    step = ENTRIES_PER_MESSAGE
+    return [" ".join(entries[i : i + step]) for i in range(0, len(entries), step)]
 
 
 Queued = tuple[_Route, list[str], list[tuple[str, int, int]]]
@@ -307,6 +320,20 @@ def announce_on_commit(topic: Topic, seq: int | None) -> None:
         announce(topic, time.time_ns() // 1000 if seq is None else seq)
 
     transaction.on_commit(publish, robust=True)
+
+
+def parse_announcements(message: bytes | str) -> list[tuple[Topic, int]]:
+    """A message's entries (``"<topic>:<seq>"`` separated by spaces: :func:`_joined`; one
+    entry is a message of before) as (topic, seq), in their order; a garbled entry is left
+    out."""
+    if isinstance(message, bytes):
+        message = message.decode("ascii", "replace")
+    found = []
+    for entry in message.split(" ", ENTRIES_PER_MESSAGE)[:ENTRIES_PER_MESSAGE]:
+        parsed = parse_announcement(entry)
+        if parsed is not None:
+            found.append(parsed)
+    return found
 
 
 def parse_announcement(message: bytes | str) -> tuple[Topic, int] | None:

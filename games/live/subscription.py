@@ -33,7 +33,7 @@ from django.db.models import Max
 
 from core import metrics
 from core.threads import in_thread
-from games.live.announce import Topic, feed_channel, parse_announcement
+from games.live.announce import Topic, feed_channel, parse_announcements
 from games.models import FeedEntry, Hand
 
 logger = logging.getLogger(__name__)
@@ -234,9 +234,8 @@ class Subscription:
                     pause = 0.25
                     await self.read_waited_hands()  # what was announced while we were away
                     async for message in pubsub.listen():
-                        parsed = parse_announcement(message.get("data", b""))
-                        if parsed is not None:
-                            self.announce(*parsed)
+                        for topic, seq in parse_announcements(message.get("data", b"")):
+                            self.announce(topic, seq)
             except asyncio.CancelledError:
                 raise
             except Exception:

@@ -17,10 +17,12 @@ from django.db import transaction
 
 from games.live import announce
 from games.live.announce import (
+    ENTRIES_PER_MESSAGE,
     announce_on_commit,
     announcements_batched,
     announcements_sent,
     feed_channel,
+    parse_announcements,
 )
 from tests.games.conftest import start_table
 
@@ -48,8 +50,8 @@ def heard(redis_url: str) -> Iterator[Any]:
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             message = pubsub.get_message(timeout=0.05)
-            if message is not None:
-                found.append(message["data"].decode())
+            if message is not None:  # (one message carries several: split here)
+                found.extend(message["data"].decode().split(" "))
         return found
 
     yield messages
@@ -359,3 +361,44 @@ def test_a_failing_redis_under_both_the_raise_and_the_announcements_is_logged_ne
     assert (failures("publish") - before[0], failures("hand_feed") - before[1]) == (1, 1)
     assert "could not raise hand:10:seq" in caplog.text
     assert "could not announce 10:1" in caplog.text
+
+
+def test_a_round_trips_announcements_are_one_message(
+    redis_url: str, round_trips: list[list[str]]
+) -> None:
+    # Given a subscriber that keeps each message whole
+    pubsub = redis.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
+    pubsub.subscribe(feed_channel())
+    pubsub.get_message(timeout=1)
+    try:
+        # when a transaction announces a hand and three feeds, and another more than a message
+        # holds
+        with announcements_batched(), transaction.atomic():
+            for topic, seq in ((7, 3), ("f1", 5), ("f2", 6), ("f3", 7)):
+                announce_on_commit(topic, seq)
+        assert announcements_sent()
+        many = [(f"f{i}", i) for i in range(1, ENTRIES_PER_MESSAGE + 3)]
+        with announcements_batched(), transaction.atomic():
+            for topic, seq in many:
+                announce_on_commit(topic, seq)
+        assert announcements_sent()
+        messages = []
+        while (message := pubsub.get_message(timeout=0.3)) is not None:
+            messages.append(message["data"].decode())
+    finally:
+        pubsub.close()
+    # then the first is one message, the second two (the first of them full), in their order
+    assert messages[0] == "7:3 f1:5 f2:6 f3:7"
+    assert [len(m.split(" ")) for m in messages[1:]] == [ENTRIES_PER_MESSAGE, 2]
+    assert [p for m in messages[1:] for p in parse_announcements(m)] == many
+
+
+def test_a_message_parses_to_its_entries_and_skips_what_is_garbled() -> None:
+    assert parse_announcements(b"7:3") == [(7, 3)]  # a message of before: one entry
+    assert parse_announcements("7:3 f12:40 lobby:9") == [(7, 3), ("f12", 40), ("lobby", 9)]
+    assert parse_announcements("7:3 nonsense f2:x t5:9  ") == [(7, 3), ("t5", 9)]
+    assert (
+        parse_announcements(" ".join(["f1:1"] * (ENTRIES_PER_MESSAGE + 5)))
+        == [("f1", 1)] * ENTRIES_PER_MESSAGE
+    )  # (a message never carries more)
+    assert parse_announcements(b"\xff\xfe") == []
