@@ -31,7 +31,8 @@ After ``--warmup`` seconds the window of ``--seconds`` opens; every figure is of
 * ``CPU ms/move``: user + system CPU of every process of the stack (web, worker, beat, their
   children: /proc/<pid>/stat) over the window, per move, and under it each command's share (web,
   worker, beat); PostgreSQL's backends for the scratch database on a line of their own;
-* ``RSS MB``: the stack's resident memory (MiB, every process) at its largest in the window;
+* ``RSS MB``: the stack's resident memory (MiB, every process) at its largest in the window,
+  and under it each command's processes at that moment (the web's master and workers, …);
   ``PSS MB`` beside it: the same with each shared page counted once (smaps_rollup);
 * ``db limit tx/s``: once the stack has stopped, one psycopg connection doing the database part
   of a move in a loop for ``--db-seconds`` (lock the hand row, insert an event, update the hand,
@@ -344,6 +345,16 @@ def rss_mib(pids: list[int]) -> float:
     return _proc_mib(pids, "status", "VmRSS")
 
 
+def rss_by_role(roles: dict[int, str]) -> tuple[float, dict[str, tuple[float, int]]]:
+    """The stack's RSS (MiB) and, for each Procfile command, its processes' RSS and how many
+    they are."""
+    found: dict[str, tuple[float, int]] = {}
+    for pid, role in roles.items():
+        mib, n = found.get(role, (0.0, 0))
+        found[role] = (mib + rss_mib([pid]), n + 1)
+    return sum(mib for mib, _ in found.values()), found
+
+
 def pss_mib(pids: list[int]) -> float:
     """The stack's proportional set size (MiB): each page shared by n processes counted 1/n
     (/proc/<pid>/smaps_rollup), where the sum of RSS counts it n times."""
@@ -603,6 +614,7 @@ def report(
     by_role: Counter[str],
     pg_cpu: float,
     rss: float,
+    rss_roles: dict[str, tuple[float, int]],
     pss: float,
     limit: float,
     lateness: list[float],
@@ -651,6 +663,13 @@ def report(
         f"postgres CPU ms/move: {pg_cpu / moves * 1e3 if moves else float('nan'):.1f}  (its backends for the scratch database)"
     )
     print(f"RSS MB: {rss:.0f}  (goal <= {GOALS['rss']:g} {verdict(rss <= GOALS['rss'])})")
+    print(
+        "  of which: "
+        + ", ".join(
+            f"{role} {mib:.0f} ({n} process{'es' if n > 1 else ''})"
+            for role, (mib, n) in sorted(rss_roles.items())
+        )
+    )
     print(f"PSS MB: {pss:.0f}  (the same processes, shared pages counted once)")
     print(f"db limit tx/s: {limit:.0f}")
     print(
@@ -687,11 +706,15 @@ def main(argv: list[str] | None = None) -> int:
         backends = postgres_backends(stack.database_url, dbname)
         cpu0, pg0 = cpu_seconds(pids), cpu_seconds(backends)
         t0, m0 = time.time(), time.monotonic()
-        rss, pss = rss_mib(pids), pss_mib(pids)
+        rss, rss_roles = rss_by_role(stack.roles())
+        pss = pss_mib(pids)
         while time.monotonic() < m0 + args.seconds:
             time.sleep(min(1.0, m0 + args.seconds - time.monotonic()))
-            now_pids = stack.pids()
-            rss, pss = max(rss, rss_mib(now_pids)), max(pss, pss_mib(now_pids))
+            now_roles = stack.roles()
+            now_rss, now_by_role = rss_by_role(now_roles)
+            if now_rss > rss:  # (the breakdown of the largest)
+                rss, rss_roles = now_rss, now_by_role
+            pss = max(pss, pss_mib(list(now_roles)))
         dead = stack.exited()
         roles = stack.roles()
         pids = list(roles)
@@ -749,6 +772,7 @@ def main(argv: list[str] | None = None) -> int:
         by_role=by_role,
         pg_cpu=pg_cpu,
         rss=rss,
+        rss_roles=rss_roles,
         pss=pss,
         limit=limit,
         lateness=lateness,

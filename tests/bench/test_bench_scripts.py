@@ -96,6 +96,14 @@ def test_load_bench_runs_the_procfile_stack_and_prints_every_figure() -> None:
         assert any(row.startswith(line) for row in out.splitlines()), (line, out)
     moves = next(row for row in out.splitlines() if row.startswith("moves/s: "))
     assert float(moves.split()[1]) > 0, out
+    # the RSS of each command's processes under the stack's, adding up to it
+    lines = out.splitlines()
+    rss_at = next(i for i, row in enumerate(lines) if row.startswith("RSS MB: "))
+    parts = lines[rss_at + 1].removeprefix("  of which: ").split(", ")
+    assert [p.split()[0] for p in parts] == ["beat", "web", "worker"], out
+    assert "(3 processes)" in lines[rss_at + 1], out  # the web's master and its two workers
+    total = sum(float(p.split()[1]) for p in parts)
+    assert abs(total - float(lines[rss_at].split()[2])) <= len(parts), out
 
 
 @pytest.mark.slow(seconds=30)
