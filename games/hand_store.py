@@ -479,7 +479,7 @@ def _hand_copy(hand: Hand) -> Hand:
     """What ``copy.copy(hand)`` makes (Django's ``Model.__getstate__``: the instance's dict,
     its ``_state`` and that state's cache of related objects copied one level deep), without
     the pickle protocol's round through ``__reduce__``, the app registry and
-    ``__setstate__``: a tenth of the cost, twice for each move (``hand_committed_keep``,
+    ``__setstate__``: a fifth of the cost, twice for each move (``hand_committed_keep``,
     ``hand_committed_at``). A hand has no binary column (the memoryviews ``__getstate__``
     turns into bytes)."""
     model_state = ModelState()

@@ -14,10 +14,11 @@ to its highest: under load, one round trip for several commits. The order that m
 kept: a topic's seq and a key's value only rise, and a round trip raises its keys before it
 publishes. A round trip's announcements go as one message, ``"<topic>:<seq>"`` entries
 separated by spaces (:data:`ENTRIES_PER_MESSAGE` at most): every subscriber — each web worker —
-hears every message, and redis-py's subscriber spends the same on a message of one entry as on
-one of twenty (a move's five messages, its hand and its players' feeds, were 6 % of a web
-worker's CPU under load: docs/decisions.md, "The sixteenth round"). :func:`announcements_sent` waits until it has sent all that was handed to it (a
-process's exit waits for it too, two seconds at most).
+hears every message, and redis-py's subscriber spends about the same on a message of one entry
+as on one of twenty (a move's five messages, its hand's and its players' feeds', were 6 % of a
+web worker's CPU under load: docs/decisions.md, "The sixteenth round").
+:func:`announcements_sent` waits until it has sent all that was handed to it (a process's exit
+waits for it too, two seconds at most).
 """
 
 from __future__ import annotations
