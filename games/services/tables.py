@@ -796,11 +796,14 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
     state = new_hand(config, deck, hand.dealer)
     bot = table.practice and seats[state.turn].player.is_bot
     hand.deadline_at = hand_deadline(hand, table, state, actor_bot=bot)
+    # Each with its player (read with the seats: ``_seats_read``), as ``hand_seats_load`` keeps
+    # them: the hand this process keeps once the deal commits renders each seat's first view
+    # of it, whose players' names are read from there (a query for each name otherwise).
     hand_seats = [
         HandSeat(
             hand=hand,
             position=position,
-            user_id=s.player_id,
+            user=s.player,
             table_seat=s.number,
             auto_u=s.auto_u,
             auto_chiu=s.auto_chiu,

@@ -18,6 +18,7 @@ from games.hand_store import hand_replay, hand_state, state_lru
 from games.live.render import Rendered, hand_view_rendered, hand_views_rendered, kept_views
 from games.models import Hand, HandEvent, HandSeat
 from games.selectors.hands import hand_get, hand_view_for_seat
+from tests.games.conftest import start_table
 from tests.games.decks import scripted_move
 
 pytestmark = pytest.mark.django_db
@@ -355,3 +356,20 @@ def test_a_kept_hand_is_a_copy_as_copy_copy_makes_it(players, win_hand) -> None:
     kept.seq += 1
     assert hand._state.fields_cache and not hand._state.adding
     assert hand_store.hand_committed_at(hand.pk, hand.seq) is not None  # the kept one unchanged
+
+
+def test_the_first_views_of_a_new_hand_read_nothing_where_it_was_dealt(
+    players, django_capture_on_commit_callbacks, django_assert_num_queries
+) -> None:
+    # Given a hand this process dealt (its commit's hooks run: the hand is kept as dealt)
+    with django_capture_on_commit_callbacks(execute=True):
+        hand = start_table(players)
+    kept_views.clear()
+    # when its players' first views are rendered at the deal's seq
+    with django_assert_num_queries(0):
+        views = hand_views_rendered(hand_id=hand["hand"], seats=[0, 1, 2, 3], seq=0)
+    # then from the kept hand, its seats' players' names with it (no query for each name)
+    for seat, rendered in views.items():
+        body = json.loads(rendered.body)
+        assert [p["username"] for p in body["players"]] == [p.user.username for p in players]
+        assert rendered.body == fresh_body(hand["hand"], seat)
