@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
-from django.db.models import Max
 
 from accounts.models import LedgerAccount, LedgerHold, User
+from core.rows import values_read
 from games.rules.ledger_chain import GENESIS
 
 
@@ -57,15 +57,18 @@ def hold_amount(*, account_id: int, table_id: int) -> int:
     return amount or 0
 
 
+# Each wallet's last hold event at the table (the chain's order is the ids'), for every deal: a
+# fixed statement (core.rows), not compiled per deal.
+_HOLD_AMOUNTS_SQL = (
+    f"SELECT h.account_id, h.amount FROM {LedgerHold._meta.db_table} h WHERE h.id IN"
+    f" (SELECT max(l.id) FROM {LedgerHold._meta.db_table} l"
+    "  WHERE l.account_id = ANY(%s) AND l.table_id = %s GROUP BY l.account_id)"
+)
+
+
 def hold_amounts(*, account_ids: list[int], table_id: int) -> dict[int, int]:
     """:func:`hold_amount` of several wallets at one table, in one read (0 where none)."""
-    last_ids = (
-        LedgerHold.objects.filter(account_id__in=account_ids, table_id=table_id)
-        .values("account_id")
-        .annotate(last=Max("id"))
-        .values("last")
-    )
-    found = dict(LedgerHold.objects.filter(id__in=last_ids).values_list("account_id", "amount"))
+    found = dict(values_read(LedgerHold, _HOLD_AMOUNTS_SQL, [account_ids, table_id]))
     return {account_id: found.get(account_id, 0) for account_id in account_ids}
 
 

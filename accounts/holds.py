@@ -26,6 +26,7 @@ from accounts.hold_selectors import hold_amount, hold_head
 from accounts.ledger import wallet_for
 from accounts.models import LedgerAccount, LedgerHold, User
 from core.errors import Conflict
+from core.rows import rows_read, values_read
 
 Kind = LedgerHold.Kind
 
@@ -59,18 +60,25 @@ def wallets_lock(users: Iterable[Any]) -> dict[int, LedgerAccount]:
     """The users' wallets (opened on first use), locked ``FOR NO KEY UPDATE`` in ascending id, by user
     id. Call it after any hand or table lock."""
     users = list(users)
-    wallets = LedgerAccount.objects.filter(
-        kind=LedgerAccount.Kind.WALLET, user_id__in=[u.pk for u in users]
-    )
+    params = [LedgerAccount.Kind.WALLET.value, [u.pk for u in users]]
     # (the wallets that exist in one read; one opened for each player that has none yet)
-    found = set(wallets.values_list("user_id", flat=True))
+    found = {user_id for (user_id,) in values_read(LedgerAccount, _WALLETS_FOUND_SQL, params)}
     for user in users:
         if user.pk not in found:
             wallet_for(user)
     return {
         account.user_id: account
-        for account in wallets.select_for_update(no_key=True).order_by("pk")
+        for account in rows_read(LedgerAccount, _WALLETS_OF, params, for_update=True)
     }
+
+
+# Every deal and hold asks them: fixed statements (core.rows), not compiled per call. The lock
+# is ``LedgerAccount.objects.filter(kind=WALLET, user_id__in=…)
+# .select_for_update(no_key=True).order_by("pk")``: ascending id, the ledger's lock order.
+_WALLETS_OF = "kind = %s AND user_id = ANY(%s) ORDER BY id"
+_WALLETS_FOUND_SQL = (
+    f"SELECT user_id FROM {LedgerAccount._meta.db_table} WHERE kind = %s AND user_id = ANY(%s)"
+)
 
 
 def insufficient_funds(*, needed: int, balance: int, held: int) -> Conflict:

@@ -227,6 +227,16 @@ def play_refusal(
     return loss_limit_refusal(user, now) if stakes else None
 
 
+# Every deal asks them, for all its players: fixed statements (core.rows), not compiled per deal.
+# ``PlayerExclusion.objects.filter(user_id__in=…, starts_at__lte=now).exclude(ends_at__lte=now)``
+# and ``PlayerLimit.objects.filter(user_id__in=…)``, each in its model's ``Meta.ordering``.
+_EXCLUSIONS_IN_FORCE = (
+    "user_id = ANY(%s) AND starts_at <= %s AND (ends_at IS NULL OR ends_at > %s)"
+    " ORDER BY starts_at DESC, id DESC"
+)
+_LIMITS_OF = "user_id = ANY(%s) ORDER BY user_id, kind"
+
+
 def play_refusals(
     users: list[Any], now: dt.datetime | None = None, *, stakes: bool = True
 ) -> dict[int, Conflict | None]:
@@ -235,12 +245,11 @@ def play_refusals(
     now = now or timezone.now()
     ids = [user.pk for user in users]
     exclusions: dict[int, list[PlayerExclusion]] = {}
-    in_force = PlayerExclusion.objects.filter(user_id__in=ids, starts_at__lte=now)
-    for row in in_force.exclude(ends_at__lte=now):
+    for row in rows_read(PlayerExclusion, _EXCLUSIONS_IN_FORCE, [ids, now, now]):
         exclusions.setdefault(row.user_id, []).append(row)
     limits: dict[int, dict[str, PlayerLimit]] = {}
     if stakes:
-        for limit in PlayerLimit.objects.filter(user_id__in=ids):
+        for limit in rows_read(PlayerLimit, _LIMITS_OF, [ids]):
             limits.setdefault(limit.user_id, {})[limit.kind] = limit
     refusals: dict[int, Conflict | None] = {}
     for user in users:

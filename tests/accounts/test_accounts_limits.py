@@ -19,6 +19,7 @@ from accounts.limit_selectors import (
     losses_in_period,
     period_bounds,
     play_refusal,
+    play_refusals,
     stake_check,
 )
 from accounts.limits import cool_off_start, limits_set, self_exclusion_start
@@ -304,3 +305,28 @@ def test_the_database_refuses_to_shorten_or_delete_a_self_exclusion(make_user) -
     change = PlayerLimitChange.objects.filter(user=user).first()
     with pytest.raises(LedgerWriteError, match="append-only"):
         change.delete()
+
+
+def test_a_deals_refusals_for_several_players_are_each_ones_own(make_user) -> None:
+    # Given players with a cool-off, two cool-offs (one inside the other), a self-exclusion for
+    # good, one for 183 days from later on, a stake limit, and none at all
+    cooled, nested, banned, later, capped, free = (make_user()[0] for _ in range(6))
+    cool_off_start(user=cooled, days=3, now=T0)
+    cool_off_start(user=nested, days=10, now=T0)
+    cool_off_start(user=nested, days=1, now=T0)
+    self_exclusion_start(user=banned, days=None, now=T0)
+    self_exclusion_start(user=later, days=183, now=T0 + dt.timedelta(days=4))
+    limits_set(user=capped, changes={"max_stake": 5}, now=T0)
+    users = [cooled, nested, banned, later, capped, free]
+    for days in (-1, 0, 2, 3, 5, 11, 200):
+        now = T0 + dt.timedelta(days=days)
+        # when a deal reads them all at once (one statement each for exclusions and limits)
+        together = play_refusals(users, now)
+        # then each is what that player's own check says, at that moment
+        for user in users:
+            alone = play_refusal(user, now)
+            found = together[user.pk]
+            assert (found and (found.code, found.extra)) == (alone and (alone.code, alone.extra)), (
+                days,
+                user.username,
+            )
