@@ -18,7 +18,14 @@ from accounts.models import User
 from accounts.services import user_ban_check
 from core.errors import Conflict, InvalidInput, NotFound, PermissionDenied
 from core.pipeline import statements_pipelined
-from core.rows import row_update, rows_exist, rows_insert, rows_read, rows_read_related
+from core.rows import (
+    row_update,
+    rows_exist,
+    rows_insert,
+    rows_read,
+    rows_read_related,
+    values_read,
+)
 from games.clock import (
     hand_clock_on_commit,
     hand_deadline,
@@ -29,6 +36,7 @@ from games.hand_store import (
     hand_deck,
     hand_publish_on_commit,
     hand_ruleset,
+    hand_seats_load,
     hand_state,
 )
 from games.live.announce import announcements_batched
@@ -676,13 +684,22 @@ def _unseated_tell(table: Table, gone: list[Unseated]) -> None:
         )
 
 
+# What every deal reads of the table's hands, as fixed statements (core.rows) rather than
+# compiled per deal: its ended hands not yet settled (``Hand.objects.filter(table=…,
+# status=ENDED, settled_at__isnull=True)``, in ``Hand.Meta.ordering``), and its last hand.
+_UNSETTLED_SQL = (
+    f"SELECT id FROM {Hand._meta.db_table} WHERE table_id = %s AND status = 'ended'"
+    " AND settled_at IS NULL ORDER BY created_at DESC, id DESC"
+)
+_LAST_HAND = "table_id = %s ORDER BY number DESC LIMIT 1"
+
+
 def _seats_that_can_pay(table: Table, seats: list[Seat], gone: list[Unseated]) -> list[Seat]:
     """Before a deal: the previous hand's settlement is booked (here if its task has not run
     yet), then players who cannot hold 15 × stake at this table (their hold here plus their
     free Quan) are unseated, and the others' holds are made whole (RULES.md §11, seat_holds).
     The caller holds the table row lock (``hand_settle`` takes it again, then the hand's)."""
-    last = Hand.objects.filter(table=table, status=Hand.Status.ENDED, settled_at__isnull=True)
-    for hand_id in last.values_list("pk", flat=True):
+    for (hand_id,) in values_read(Hand, _UNSETTLED_SQL, [table.pk]):
         hand_settle(hand_id=hand_id)
     seats, limited = seats_within_limits(table=table, seats=seats)  # the players' own limits
     gone.extend((seat, UNSEAT_LIMIT, limit) for seat, limit in limited)
@@ -748,9 +765,11 @@ def _new_hand_row(table: Table, seats: list[Seat], seed: bytes) -> Hand:
     (RULES.md §3) and the terms frozen from the table and its room."""
     numbers = [s.number for s in seats]
     users = [s.player_id for s in seats]
-    last = (
-        Hand.objects.filter(table=table).prefetch_related("hand_seats").order_by("-number").first()
-    )
+    last = next(iter(rows_read(Hand, _LAST_HAND, [table.pk])), None)
+    if last is not None:
+        hand_seats_load(last)  # (its seats, as ``prefetch_related("hand_seats")`` keeps them)
+    if not Table.room.is_cached(table):  # (its fees and terms, frozen below)
+        Table.room.field.set_cached_value(table, rows_read(Room, "slug = %s", [table.room_id])[0])
     dealer_number, previous_winner = _dealer_and_previous_winner(table, last, numbers, users, seed)
     return Hand(
         table=table,
