@@ -84,7 +84,9 @@ SWEEP_GRACE = timedelta(seconds=2)  # a wake-up that is merely due is not re-arm
 def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[int]]:
     """Work the clock is late for (its wake-up was lost: broker outage, worker killed): playing
     hands whose deadline passed over ``SWEEP_GRACE`` ago, and open tables whose ready deadline
-    has."""
+    has. The hands are read among the playing ones (``games_hand_one_playing_per_table``, one
+    a table), their deadline filtered: no index keys it (games 0035: a move's update of its
+    hand would not stay on its page)."""
     late = now - SWEEP_GRACE
     hands = list(
         Hand.objects.filter(status=Hand.Status.PLAYING, deadline_at__lte=late)

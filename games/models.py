@@ -360,16 +360,14 @@ class Hand(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        # No index names a column a move changes (seq, last_event_at, deadline_at, updated_at),
+        # so a move's update of its hand stays on the row's page (a HOT update, games 0035;
+        # the clock's sweep finds overdue hands through games_hand_one_playing_per_table).
         indexes = [
             models.Index(
                 fields=["ended_at"],
                 condition=Q(status="ended", settled_at__isnull=True),
                 name="games_hand_unsettled",
-            ),
-            models.Index(
-                fields=["deadline_at"],
-                condition=Q(status="playing"),
-                name="games_hand_playing_deadline",
             ),
         ]
         constraints = [

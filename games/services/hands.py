@@ -84,7 +84,20 @@ _HAND_LOCK_SQL = hand_row_sql(
 )
 
 
-def hand_lock(hand_id: int, *, then: Callable[[], Any] | None = None) -> Hand | None:
+# A move's statements planned once a connection (docs/decisions.md, "The seventeenth round"):
+# the lock's last-event subquery and the read of missed events name the partitioned
+# ``games_handevent``, and a prepared statement over a partitioned table is never given a generic
+# plan by PostgreSQL's own choice (the generic plan's estimate counts every partition), so each
+# was planned afresh at every bind, the partitions' pruning included. Generic, the plan is made
+# once and the partition is chosen when it runs. For the rest of the move's transaction
+# (``SET LOCAL``): its statements are its own, each by key, none relying on a partial index
+# through a parameter.
+_GENERIC_PLANS_SQL = "SET LOCAL plan_cache_mode = force_generic_plan"
+
+
+def hand_lock(
+    hand_id: int, *, then: Callable[[], Any] | None = None, generic_plans: bool = False
+) -> Hand | None:
     """The hand row, locked (``SELECT … FOR NO KEY UPDATE``), with its table and seats, or None; in
     the same statement the hash of its last event, which the next append chains to
     (``hand_log.hand_event_append``: no query of its own for it). ``then`` sends more
@@ -92,9 +105,13 @@ def hand_lock(hand_id: int, *, then: Callable[[], Any] | None = None) -> Hand | 
     they go in the lock's flight, and run once the lock is held. In a pipeline the flight
     also reads the events after the state this process keeps of the hand, and the state is
     carried on to the locked seq (``hand_store.hand_state_carry_send``): when another process
-    made the last moves, no round trip of its own for them."""
+    made the last moves, no round trip of its own for them. ``generic_plans``: the rest of
+    the transaction plans its statements once a connection (``_GENERIC_PLANS_SQL``): for a
+    move's transaction, whose statements this module and the ones it calls fix."""
     alias = router.db_for_write(Hand)
     with connections[alias].cursor() as cursor:
+        if generic_plans:
+            cursor.execute(_GENERIC_PLANS_SQL)
         cursor.execute(_HAND_LOCK_SQL, [hand_id])
         carry = hand_state_carry_send(hand_id)
         if then is not None:
@@ -364,7 +381,7 @@ def move_submit(
     with announcements_batched(), transaction.atomic():
         try:
             with _key_taken_refused(), statements_pipelined(commit=True):
-                hand = hand_lock(hand_id, then=lookup_send)
+                hand = hand_lock(hand_id, then=lookup_send, generic_plans=True)
                 if hand is None:
                     raise NotFound(_("No such hand."))
                 seat = hand.seat_of(user.pk)
@@ -421,7 +438,7 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
     queues the next one at the deadline. Locks the hand row. Its writes and its commit go in
     one flight (``core.pipeline``), as a player's move's do."""
     with announcements_batched(), transaction.atomic(), statements_pipelined(commit=True):
-        hand = hand_lock(hand_id)
+        hand = hand_lock(hand_id, generic_plans=True)
         if hand is None or hand.status != Hand.Status.PLAYING or hand.deadline_at is None:
             return None
         now = now or timezone.now()
