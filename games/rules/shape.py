@@ -71,11 +71,42 @@ def wins_with(hand: Counts, mat_chan: int, card: int | None) -> bool:
 
 
 def waiting_set(hand: Counts, mat_chan: int, held: Sequence[int] | None = None) -> list[int]:
-    """W(S): the kinds that complete a win. ``held`` (hand + mat counts) excludes exhausted kinds."""
+    """W(S): the kinds that complete a win. ``held`` (hand + mat counts) excludes exhausted kinds.
+
+    ``wins_with`` for each kind, with the hand's ranks looked up once: a card changes only its
+    own rank's count triple (or the Chi chi count), so each kind is one lookup, not nine (the
+    basic mode's analysis asks this of every discard of a 20-card hand at each view)."""
     held = held or hand
     if sum(hand) % 2 == 0:
         return []
-    return [k for k in range(N_KINDS) if held[k] < COPIES and wins_with(hand, mat_chan, k)]
+    table = _RANK_BEST
+    ranks = []
+    for i in range(0, 24, 3):
+        a, b, c = hand[i], hand[i + 1], hand[i + 2]
+        ranks.append(table[a * 25 + b * 5 + c] if a < _MAX and b < _MAX and c < _MAX else -1)
+    broken = sum(1 for v in ranks if v < 0)
+    total = sum(v for v in ranks if v >= 0)
+    cc = hand[CC]
+    out = []
+    for k in range(CC):
+        if held[k] >= COPIES or hand[k] >= COPIES or cc % 2:
+            continue
+        r = k // 3
+        before = ranks[r]
+        if broken - (before < 0):
+            continue
+        base = r * 3
+        t = [hand[base], hand[base + 1], hand[base + 2]]
+        t[k - base] += 1
+        if t[0] >= _MAX or t[1] >= _MAX or t[2] >= _MAX:
+            continue
+        after = table[t[0] * 25 + t[1] * 5 + t[2]]
+        if after >= 0 and cc // 2 + total - max(before, 0) + after + mat_chan >= 6:
+            out.append(k)
+    chi_chi_wins = cc % 2 == 1 and not broken and (cc + 1) // 2 + total + mat_chan == 6
+    if chi_chi_wins and held[CC] < COPIES and hand[CC] < COPIES:
+        out.append(CC)
+    return out
 
 
 def is_bach_thu(hand: Counts, mat_chan: int, card: int | None) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rules_builders import kinds
 
 from games.rules.cards import CC, KIND_OF, counts_of
@@ -89,3 +91,34 @@ def test_thien_u_checks_the_dealt_twenty() -> None:
 
 def test_five_copies_never_win() -> None:
     assert not wins_with(hand("2V 2V 2V 2V"), 0, k("2V"))
+
+
+def _waiting_by_wins_with(hand: list[int], mat_chan: int, held: list[int]) -> list[int]:
+    """W(S) by its definition: every kind not exhausted whose card makes ``wins_with`` true."""
+    if sum(hand) % 2 == 0:
+        return []
+    return [c for c in range(len(hand)) if held[c] < 4 and wins_with(hand, mat_chan, c)]
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    counts=st.lists(st.integers(0, 4), min_size=25, max_size=25),
+    mat=st.lists(st.integers(0, 4), min_size=25, max_size=25),
+    mat_chan=st.integers(0, 7),
+    start=st.sampled_from([None, BACH_THU_2V, BA_DAU_2, BACH_THU_CHI, CHO_CHI_RONG, SIX_CHAN_LONE]),
+    swap=st.tuples(st.integers(0, 24), st.integers(0, 24)),
+)
+def test_the_waiting_set_is_every_kind_that_wins_with_the_hand(
+    counts: list[int], mat: list[int], mat_chan: int, start: str | None, swap: tuple[int, int]
+) -> None:
+    # random counts, or (most random hands wait for nothing) a waiting hand of the examples
+    # above with one card swapped for another
+    if start is not None:
+        counts = list(hand(start))
+        out, into = swap
+        if counts[out] and counts[into] < 4:
+            counts[out] -= 1
+            counts[into] += 1
+    held = [min(4, c + m) for c, m in zip(counts, mat, strict=True)]
+    assert waiting_set(counts, mat_chan, held) == _waiting_by_wins_with(counts, mat_chan, held)
+    assert waiting_set(counts, mat_chan) == _waiting_by_wins_with(counts, mat_chan, counts)
