@@ -11,10 +11,10 @@ index. The clock's sweep, the index's one reader, finds overdue hands among the 
 through ``games_hand_one_playing_per_table`` (a partial index of the playing hands: one a table).
 
 The guard's check that a new seq has its event probed every monthly partition of
-``games_handevent`` (it named no ``hand_created_at``) and was planned afresh on every update; it
-now names the hand's ``created_at`` (which every event of the hand carries: the chain trigger
-holds each event to its predecessor's, and the first to the hand's) and keeps one generic plan,
-as ``games_handevent_chain`` does since 0033. What it checks is unchanged.
+``games_handevent`` (it named no ``hand_created_at``); it now names the hand's ``created_at``
+(which every event of the hand carries: the chain trigger holds each event to its predecessor's,
+and the first to the hand's), so one partition is read, and keeps one generic plan, as
+``games_handevent_chain`` does since 0033. What it checks is unchanged.
 
 Only pages written from now on get the room (as 0034): existing hands' pages get it when the
 table is rewritten (docs/operations.md).

@@ -84,14 +84,12 @@ _HAND_LOCK_SQL = hand_row_sql(
 )
 
 
-# A move's statements planned once a connection (docs/decisions.md, "The seventeenth round"):
-# the lock's last-event subquery and the read of missed events name the partitioned
-# ``games_handevent``, and a prepared statement over a partitioned table is never given a generic
-# plan by PostgreSQL's own choice (the generic plan's estimate counts every partition), so each
-# was planned afresh at every bind, the partitions' pruning included. Generic, the plan is made
-# once and the partition is chosen when it runs. For the rest of the move's transaction
-# (``SET LOCAL``): its statements are its own, each by key, none relying on a partial index
-# through a parameter.
+# A move's statements planned once a connection (docs/decisions.md, "The seventeenth round").
+# The read of the events this process missed (``hand_store``, in the lock's flight) names the
+# partitioned ``games_handevent``: PostgreSQL, left to choose, planned it afresh at every
+# execution (a custom plan, 0.17 ms of planning against 0.01 for the generic plan, which picks
+# the partition when it runs). For the rest of the move's transaction (``SET LOCAL``): its
+# statements are its own, each by key, none relying on a partial index through a parameter.
 _GENERIC_PLANS_SQL = "SET LOCAL plan_cache_mode = force_generic_plan"
 
 

@@ -1,16 +1,16 @@
 """What a move costs PostgreSQL (issue 23, the seventeenth round): its update of the hand stays
-on the row's page, and its statements over the partitioned log are planned once a connection.
+on the row's page, and its read of the events it missed is planned once a connection.
 Read from the server's own counters, not timed."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import pytest
 from django.db import connection, transaction
 
+from games import hand_store
+from games.hand_store import StateLru, hand_replay
 from games.models import Hand
-from games.services.hands import hand_clock_tick, hand_lock, hand_move_apply
+from games.services.hands import hand_lock, hand_move_apply
 from tests.games.test_games_move_round_trips import _turn_move
 from tests.games.test_games_services import deal, submit
 
@@ -56,35 +56,51 @@ def test_the_hands_table_leaves_room_for_its_rows_next_versions() -> None:
     assert "fillfactor=60" in (options or [])
 
 
-def _lock_plans() -> tuple[int, int]:
-    """The custom and generic plans made so far on this connection for the move's lock."""
+def _missed_events_plans() -> tuple[int, int]:
+    """The custom and generic plans made so far on this connection for the read of the events
+    a process missed (``hand_store._EVENTS_SINCE_SQL``, prepared by psycopg after its fifth
+    execution: DB_PREPARE_THRESHOLD)."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT custom_plans, generic_plans FROM pg_prepared_statements"
             " WHERE statement LIKE %s",
-            ["%FOR NO KEY UPDATE OF h%"],
+            ["%AND seq > $3 ORDER BY seq%"],
         )
         rows = cursor.fetchall()
-    assert len(rows) == 1, rows  # psycopg prepared it (DB_PREPARE_THRESHOLD, 5 by default)
+    assert len(rows) == 1, rows
     return rows[0]
 
 
-def test_a_moves_lock_over_the_partitioned_log_is_planned_once(make_user) -> None:
-    # Given a hand played for eight moves on this connection (the lock prepared by psycopg
-    # after its fifth execution)
+def _behind_by_one(hand: Hand, monkeypatch) -> None:
+    """This process keeps the hand's state of one move ago, as if another process made the
+    last move: the next move reads that move's event in its lock's flight."""
+    hand.refresh_from_db()
+    seen = hand.seq - 1
+    kept = StateLru(8)
+    kept.put((hand.pk, seen, hand.seed_hash), hand_replay(hand, upto=seen), hand.created_at)
+    monkeypatch.setattr(hand_store, "state_lru", kept)
+
+
+def test_the_read_of_missed_events_over_the_partitioned_log_is_planned_once(
+    make_user, monkeypatch
+) -> None:
+    # Given a hand whose moves were each made after "another process's" move, six times (the
+    # read prepared by psycopg after its fifth execution)
     users = [make_user()[0] for _ in range(4)]
     hand = deal(users, seed=42)
-    for _ in range(8):
+    user, move = _turn_move(hand, users)
+    assert submit(hand, user, move).status == 201
+    for _ in range(6):
         user, move = _turn_move(hand, users)
+        _behind_by_one(hand, monkeypatch)
         assert submit(hand, user, move).status == 201
-    custom, generic = _lock_plans()
-    # when more moves and a clock's move are made
+    custom, generic = _missed_events_plans()
+    # when three more moves read what they missed
     for _ in range(3):
         user, move = _turn_move(hand, users)
+        _behind_by_one(hand, monkeypatch)
         assert submit(hand, user, move).status == 201
-    hand.refresh_from_db()
-    assert hand_clock_tick(hand_id=hand.pk, now=hand.deadline_at + timedelta(seconds=1))
-    # then none of them planned the lock afresh: PostgreSQL gives a statement over a
-    # partitioned table a custom plan at every execution unless told not to, and the lock's
-    # subquery reads the log's last hash from its partition
-    assert _lock_plans() == (custom, generic + 4)
+    # then none of them planned that read afresh: PostgreSQL, left to choose, gives this
+    # statement over a partitioned table a custom plan at every execution (0.17 ms of planning
+    # against 0.01 for the generic plan, which picks the partition when it runs)
+    assert _missed_events_plans() == (custom, generic + 3)
