@@ -346,11 +346,10 @@ def hand_state(hand: Hand) -> HandState:
 # hand's seq, so one statement serves both readers, the lock's flight included). The hand's
 # creation time, the log's partition key, is kept with the state for the lock's flight: read
 # from the row in the same statement, the partitions are pruned only as it runs, and planning
-# it costs 0.9 ms against 0.25.
-_EVENTS_SINCE_SQL = (
-    f"SELECT seq, type, payload FROM {HandEvent._meta.db_table} "
-    "WHERE hand_id = %s AND hand_created_at = %s AND seq > %s ORDER BY seq"
-)
+# it costs 0.9 ms against 0.25. Through ``games_handevent_since`` (games 0036: ``WHERE hand_id
+# = … AND hand_created_at = … AND seq > … ORDER BY seq`` on the log, planned once a session;
+# PostgreSQL planned the statement itself afresh at every execution, 0.17 ms each).
+_EVENTS_SINCE_SQL = "SELECT seq, type, payload FROM games_handevent_since(%s, %s, %s) ORDER BY seq"
 _PAYLOAD_FIELD = HandEvent._meta.get_field("payload")
 
 

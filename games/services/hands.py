@@ -84,18 +84,7 @@ _HAND_LOCK_SQL = hand_row_sql(
 )
 
 
-# A move's statements planned once a connection (docs/decisions.md, "The seventeenth round").
-# The read of the events this process missed (``hand_store``, in the lock's flight) names the
-# partitioned ``games_handevent``: PostgreSQL, left to choose, planned it afresh at every
-# execution (a custom plan, 0.17 ms of planning against 0.01 for the generic plan, which picks
-# the partition when it runs). For the rest of the move's transaction (``SET LOCAL``): its
-# statements are its own, each by key, none relying on a partial index through a parameter.
-_GENERIC_PLANS_SQL = "SET LOCAL plan_cache_mode = force_generic_plan"
-
-
-def hand_lock(
-    hand_id: int, *, then: Callable[[], Any] | None = None, generic_plans: bool = False
-) -> Hand | None:
+def hand_lock(hand_id: int, *, then: Callable[[], Any] | None = None) -> Hand | None:
     """The hand row, locked (``SELECT … FOR NO KEY UPDATE``), with its table and seats, or None; in
     the same statement the hash of its last event, which the next append chains to
     (``hand_log.hand_event_append``: no query of its own for it). ``then`` sends more
@@ -103,13 +92,9 @@ def hand_lock(
     they go in the lock's flight, and run once the lock is held. In a pipeline the flight
     also reads the events after the state this process keeps of the hand, and the state is
     carried on to the locked seq (``hand_store.hand_state_carry_send``): when another process
-    made the last moves, no round trip of its own for them. ``generic_plans``: the rest of
-    the transaction plans its statements once a connection (``_GENERIC_PLANS_SQL``): for a
-    move's transaction, whose statements this module and the ones it calls fix."""
+    made the last moves, no round trip of its own for them."""
     alias = router.db_for_write(Hand)
     with connections[alias].cursor() as cursor:
-        if generic_plans:
-            cursor.execute(_GENERIC_PLANS_SQL)
         cursor.execute(_HAND_LOCK_SQL, [hand_id])
         carry = hand_state_carry_send(hand_id)
         if then is not None:
@@ -379,7 +364,7 @@ def move_submit(
     with announcements_batched(), transaction.atomic():
         try:
             with _key_taken_refused(), statements_pipelined(commit=True):
-                hand = hand_lock(hand_id, then=lookup_send, generic_plans=True)
+                hand = hand_lock(hand_id, then=lookup_send)
                 if hand is None:
                     raise NotFound(_("No such hand."))
                 seat = hand.seat_of(user.pk)
@@ -436,7 +421,7 @@ def hand_clock_tick(*, hand_id: int, now: datetime | None = None) -> int | None:
     queues the next one at the deadline. Locks the hand row. Its writes and its commit go in
     one flight (``core.pipeline``), as a player's move's do."""
     with announcements_batched(), transaction.atomic(), statements_pipelined(commit=True):
-        hand = hand_lock(hand_id, generic_plans=True)
+        hand = hand_lock(hand_id)
         if hand is None or hand.status != Hand.Status.PLAYING or hand.deadline_at is None:
             return None
         now = now or timezone.now()
