@@ -16,8 +16,8 @@ The guard's check that a new seq has its event probed every monthly partition of
 and the first to the hand's), so one partition is read, and keeps one generic plan, as
 ``games_handevent_chain`` does since 0033. What it checks is unchanged.
 
-Only pages written from now on get the room (as 0034): existing hands' pages get it when the
-table is rewritten (docs/operations.md).
+Only pages written from now on get the room (as 0034), which is enough: hands are dealt onto new
+pages, and the ones in play turn over within minutes (docs/operations.md).
 """
 
 from importlib import import_module
