@@ -290,7 +290,9 @@ class Hand(models.Model):
         PLAYING = "playing", "Playing"
         ENDED = "ended", "Ended"
 
-    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands")
+    # (No index of its own: games_hand_unique_number's (table_id, number) serves a table's
+    # hands, and one index fewer is one entry fewer at each deal and each hand's end.)
+    table = models.ForeignKey(Table, on_delete=models.PROTECT, related_name="hands", db_index=False)
     number = models.PositiveIntegerField()
     n_seats = models.PositiveSmallIntegerField()
     dealer = models.PositiveSmallIntegerField()
@@ -663,8 +665,13 @@ class HandEvent(models.Model):
 class IdempotencyRecord(models.Model):
     """The response to a move request sent with an ``Idempotency-Key``, kept for retries."""
 
+    # (No index of its own: games_idempotency_unique_key's (user_id, key) serves the player's
+    # records, and each move with a key writes one index entry fewer.)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_records"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="idempotency_records",
+        db_index=False,
     )
     key = models.CharField(max_length=IDEMPOTENCY_KEY_MAX_LENGTH)
     hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="idempotency_records")
@@ -709,8 +716,13 @@ class FeedEntry(models.Model):
     (``games.services.feed``), never edited; ``key`` says the same fact once. Entries older
     than ``CHAN_FEED_RETENTION_DAYS`` are deleted by the beat (each player's last one kept)."""
 
+    # (No index of its own: games_feed_unique_seq's (user_id, seq) serves the player's feed,
+    # and each entry a move writes is one index entry fewer.)
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="feed_entries"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="feed_entries",
+        db_index=False,
     )
     seq = models.PositiveBigIntegerField()
     kind = models.CharField(max_length=32, help_text="games.live.kinds.FEED_KINDS")
