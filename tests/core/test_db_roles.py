@@ -43,6 +43,7 @@ def test_the_suite_runs_as_the_application_role_which_owns_no_table() -> None:
         "ALTER TABLE games_handevent DISABLE TRIGGER games_handevent_append_only",
         "ALTER TABLE accounts_ledgerentry DISABLE TRIGGER USER",
         "ALTER TABLE games_hand DISABLE TRIGGER games_hand_guard",
+        "ALTER TABLE games_hand DISABLE TRIGGER games_hand_terms_guard",
         "DROP TRIGGER accounts_ledgertransaction_append_only ON accounts_ledgertransaction",
         "CREATE OR REPLACE FUNCTION chan_log_truncate_allowed(dbname text) RETURNS boolean"
         " AS 'SELECT true' LANGUAGE sql",

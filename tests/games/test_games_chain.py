@@ -164,6 +164,12 @@ def test_the_database_guards_the_hand_row(ended) -> None:
         "fees = '{\"declared\": 99}'::jsonb",
         "xuong_sai_settled = NOT xuong_sai_settled",
         "mode = 'advanced'",
+        "number = number + 1",
+        "n_seats = n_seats - 1",
+        "table_id = table_id + 1",
+        "room_id = 'elsewhere'",
+        "previous_winner = 3",
+        "id = id + 1000",
     ):
         refused(update.format(change), [pk], "the terms of its deal never change")
     refused(update.format("seq = seq - 1"), [pk], "only with a new event")

@@ -11,7 +11,7 @@ from django.db import connection, transaction
 
 from games import hand_store
 from games.models import Hand
-from games.services.hands import hand_lock, hand_move_apply
+from games.services.hands import FINISH_FIELDS, MOVE_FIELDS, hand_lock, hand_move_apply
 from tests.games.test_games_move_round_trips import _turn_move
 from tests.games.test_games_services import deal, submit
 
@@ -114,3 +114,43 @@ def test_the_tables_a_move_writes_keep_no_index_another_begins_with() -> None:
             cursor.execute(_PREFIX_INDEXES_SQL, [table])
             found += cursor.fetchall()
     assert found == []
+
+
+def _before_update_triggers(table: str) -> dict[str, set[str]]:
+    """The row triggers PostgreSQL runs before an UPDATE of ``table``, each with the columns
+    whose naming in the SET list fires it (empty: every UPDATE fires it)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT t.tgname, array(SELECT a.attname FROM unnest(t.tgattr::int2[]) k"
+            "  JOIN pg_attribute a ON a.attrelid = t.tgrelid AND a.attnum = k)"
+            " FROM pg_trigger t WHERE t.tgrelid = %s::regclass AND NOT t.tgisinternal"
+            " AND t.tgtype & 1 = 1 AND t.tgtype & 2 = 2 AND t.tgtype & 16 = 16",
+            [table],
+        )
+        return {name: set(columns) for name, columns in cursor.fetchall()}
+
+
+def _fired_by(triggers: dict[str, set[str]], fields: tuple[str, ...]) -> set[str]:
+    return {name for name, columns in triggers.items() if not columns or columns & set(fields)}
+
+
+def test_a_moves_update_of_its_hand_runs_the_seq_guard_alone() -> None:
+    # Given the hand row's guards (games 0021, 0023, 0038)
+    triggers = _before_update_triggers(Hand._meta.db_table)
+    # then a move's update (its seq, times and deadline) runs the guard of the seq alone, and the
+    # update that ends a hand the same guard (its status and result): neither compares the
+    # deal's terms or seeds, which they never name (both guards ran on every update before 0038)
+    assert _fired_by(triggers, MOVE_FIELDS) == {"games_hand_guard"}
+    assert _fired_by(triggers, FINISH_FIELDS) == {"games_hand_guard"}
+    # and every column a guard keeps still fires its guard when an UPDATE names it
+    assert _fired_by(triggers, ("deck",)) == {"games_hand_terms_guard"}
+    assert _fired_by(triggers, ("client_seeds",)) == {"games_hand_fair_deal_guard"}
+    assert _fired_by(triggers, ("created_at",)) == {"games_hand_created_at_fixed"}
+    guarded = set().union(*triggers.values())
+    assert guarded >= {f.column for f in Hand._meta.concrete_fields} - {
+        "last_event_at",
+        "deadline_at",
+        "updated_at",
+        "seats_version",
+        "void_reason",
+    }
