@@ -49,6 +49,14 @@ MOVES_DIRECT = Counter(
     "the middleware and DRF, or by Django again (games.api.move_direct).",
     ["answered_by"],
 )
+MOVE_FLIGHTS = Counter(
+    "chan_move_flights_total",
+    "Players' moves by how they were made: in one flight on the hand as this process kept it "
+    "(one), the two-flight way after the lock refused what was kept (refused), or the two-flight "
+    "way from the start (two: nothing kept, or a move the one flight does not make) "
+    "(games.services.hands).",
+    ["made"],
+)
 SETTLEMENT_LAG = Histogram(
     "chan_settlement_lag_seconds",
     "From a hand's end to its settlement booked in the ledger.",

@@ -124,10 +124,7 @@ def hand_seats_load(hand: Hand) -> list[HandSeat]:
         with connection.cursor() as cursor:
             cursor.execute(_HAND_SEATS_SQL, [hand.pk])
             made = _seats_made(list(cursor.fetchall()))
-        with _seat_rows_lock:
-            _seat_rows[key] = made
-            while len(_seat_rows) > STATE_LRU_SIZE:
-                _seat_rows.popitem(last=False)
+        _seat_rows_put(key, made)
     # What HandSeat(hand=hand) and seat.user = User(…) leave in the instances' states (the
     # relations' descriptors: the database the router names for each, the related instance).
     seat_db = router.db_for_write(HandSeat, instance=hand)
@@ -490,9 +487,46 @@ def _hand_copy(hand: Hand) -> Hand:
     return kept
 
 
+def _seat_rows_keep(hand: Hand) -> None:
+    """Remember the seats ``hand`` holds (prefetched, their players with them) under its seats
+    version, as :func:`hand_seats_load` would after its query: a hand moved in one flight is
+    never loaded, and the next lock of it would otherwise read them again."""
+    seats = getattr(hand, "_prefetched_objects_cache", {}).get("hand_seats")
+    key = (hand.pk, hand.seats_version)
+    if seats is None or any("user" not in s._state.fields_cache for s in seats):
+        return
+    with _seat_rows_lock:
+        if key in _seat_rows:
+            return
+    rows = [
+        (
+            s.pk,
+            s.position,
+            s.user_id,
+            s.user.username,
+            s.table_seat,
+            s.auto_u,
+            s.auto_chiu,
+            s.left_at,
+        )
+        for s in seats
+    ]
+    _seat_rows_put(key, _seats_made(rows))
+
+
+def _seat_rows_put(key: tuple[int, Any], made: list[_SeatMade]) -> None:
+    with _seat_rows_lock:
+        _seat_rows[key] = made
+        while len(_seat_rows) > STATE_LRU_SIZE:
+            _seat_rows.popitem(last=False)
+
+
 def hand_committed_keep(hand: Hand) -> None:
-    """Remember ``hand`` as its transaction committed it (a copy: the caller's goes on)."""
+    """Remember ``hand`` as its transaction committed it (a copy: the caller's goes on), and
+    its seats."""
     kept = _hand_copy(hand) if hand.status == Hand.Status.PLAYING else None
+    if kept is not None:
+        _seat_rows_keep(hand)
     with _committed_lock:
         if kept is None:
             _committed.pop(hand.pk, None)
@@ -513,6 +547,15 @@ def hand_committed_at(hand_id: int, seq: int, seats_version: int | None = None) 
     if seats_version is not None and kept.seats_version != seats_version:
         return None
     return _hand_copy(kept)
+
+
+def hand_committed_last(hand_id: int) -> Hand | None:
+    """The hand as this process last committed it (a copy), at whatever seq, if it was still
+    being played: what a move sent in one flight is checked on (``games.services.hands``; the
+    lock refuses it if the row has moved on since)."""
+    with _committed_lock:
+        kept = _committed.get(hand_id)
+    return _hand_copy(kept) if kept is not None else None
 
 
 def hand_committed_playing(hand_id: int, seq: int) -> bool:

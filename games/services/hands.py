@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.db import IntegrityError, connections, router, transaction
+from django.db import DatabaseError, IntegrityError, connection, connections, router, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -34,6 +34,7 @@ from games.clock import (
     hand_settle_on_commit,
 )
 from games.hand_store import (
+    hand_committed_last,
     hand_last_hash_keep,
     hand_publish_on_commit,
     hand_seats_load,
@@ -347,6 +348,18 @@ def move_submit(
     Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
     new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
     row, then its table's (when the move ends the hand)."""
+    made = _one_flight_move(
+        hand_id=hand_id,
+        user=user,
+        move_json=move_json,
+        request_hash=request_hash,
+        render=render,
+        expected_seq=expected_seq,
+        idempotency_key=idempotency_key,
+        encode=encode,
+    )
+    if made is not None:
+        return made
     # Two round trips (core.pipeline): BEGIN, the lock and the key's lookup in one flight;
     # the event, the hand's row, the feed's entries, the key's record and COMMIT in the next
     # (what the server refuses there, a key stored meanwhile by a request to another hand,
@@ -379,20 +392,98 @@ def move_submit(
                 new_state = hand_move_apply(
                     hand=hand, seat=seat, move_json=move_json, expected_seq=expected_seq
                 )
-                body = {"seq": hand.seq, "state": render(hand, new_state)}
-                response = StoredResponse(201, body, encoded=encode(body) if encode else None)
-                idempotency_record(
-                    user=user,
-                    key=idempotency_key,
-                    hand=hand,
-                    request_hash=request_hash,
-                    response=response,
+                response = _answer_kept(
+                    hand, new_state, user, idempotency_key, request_hash, render, encode
                 )
         except DomainError as exc:
             if seq is not None:
                 exc.extra.setdefault("seq", seq)
             raise
         return response
+
+
+def _answer_kept(
+    hand: Hand,
+    new_state: HandState,
+    user: Any,
+    key: str | None,
+    request_hash: str,
+    render: MoveRenderer,
+    encode: Callable[[dict[str, Any]], bytes] | None,
+) -> StoredResponse:
+    """The answer to a move just applied (the mover's view at the new seq), kept under the
+    request's ``Idempotency-Key`` in the move's transaction."""
+    body = {"seq": hand.seq, "state": render(hand, new_state)}
+    response = StoredResponse(201, body, encoded=encode(body) if encode else None)
+    idempotency_record(user=user, key=key, hand=hand, request_hash=request_hash, response=response)
+    return response
+
+
+# The lock of a move made in one flight: the hand's row if it is still as this process kept it,
+# else SQLSTATE NOT_AS_KEPT (games 0039).
+_LOCK_AS_KEPT_SQL = "SELECT games_hand_lock_as_kept(%s, %s, %s, %s, %s)"
+NOT_AS_KEPT = "CH409"
+
+
+def _one_flight_move(
+    *,
+    hand_id: int,
+    user: Any,
+    move_json: Any,
+    request_hash: str,
+    render: MoveRenderer,
+    expected_seq: Any,
+    idempotency_key: str | None,
+    encode: Callable[[dict[str, Any]], bytes] | None,
+) -> StoredResponse | None:
+    """The move made in one round trip — the lock, the writes and the COMMIT in one flight —
+    when this process committed the hand's last move (``hand_store.hand_committed_last``): it
+    is checked and applied on the hand as kept, and the lock (games 0039) refuses the row if it
+    is no longer so (another process moved, a seat changed, the hand or its table was
+    written), which aborts the flight before its writes. Returns the response, or None when the
+    move is to be made the two-flight way (:func:`move_submit`), which gives every refusal:
+    nothing kept, a check or a rule that refuses (their errors come from the row as it is, not
+    as kept), a move that ends the hand or sets preferences (their writes read more rows), the
+    lock's refusal, or a key already stored (its unique index refuses the record: the two-flight
+    way answers from it)."""
+    kept = hand_committed_last(hand_id) if connection.vendor == "postgresql" else None
+    seat = kept.seat_of(user.pk) if kept is not None else None
+    if kept is None or seat is None:
+        metrics.MOVE_FLIGHTS.labels(made="two").inc()
+        return None
+    try:
+        _check_body_seat(move_json, seat)
+        _check_expected_seq(expected_seq)
+        idempotency_key_check(idempotency_key)
+        move = move_from_dict(move_json, seat=seat)
+        at_kept = expected_seq is None or expected_seq == kept.seq
+        new_state = apply(hand_state(kept), move) if at_kept else None
+    except (DomainError, RuleError):
+        new_state = None
+    if new_state is None or isinstance(move, SetPrefs) or new_state.phase is Phase.ENDED:
+        metrics.MOVE_FLIGHTS.labels(made="two").inc()
+        return None
+    lock = [kept.pk, kept.seq, kept.seats_version, kept.updated_at, kept.table.updated_at]
+    try:
+        with announcements_batched(), transaction.atomic(), statements_pipelined(commit=True):
+            with connection.cursor() as cursor:
+                cursor.execute(_LOCK_AS_KEPT_SQL, lock)
+            _append(kept, move, new_state)
+            response = _answer_kept(
+                kept, new_state, user, idempotency_key, request_hash, render, encode
+            )
+    except DatabaseError as exc:
+        if not isinstance(exc, IntegrityError) and _sqlstate(exc) != NOT_AS_KEPT:
+            raise
+        metrics.MOVE_FLIGHTS.labels(made="refused").inc()
+        return None
+    metrics.MOVE_FLIGHTS.labels(made="one").inc()
+    return response
+
+
+def _sqlstate(exc: BaseException) -> str | None:
+    """The SQLSTATE of the server's error behind a Django database error, if any."""
+    return getattr(exc.__cause__, "sqlstate", None)
 
 
 @contextmanager

@@ -52,21 +52,28 @@ def no_spectators(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("games.selectors.hands.hand_spectators_allowed", lambda table: False)
 
 
+# The hand row's guards: its life (seq, status, the result written once) and its deal's terms
+# (games 0021, split by column in 0038).
+HAND_GUARDS = ("games_hand_guard", "games_hand_terms_guard")
+
+
 @contextmanager
 def hand_guard_off() -> Iterator[None]:
-    """As the database owner, with the hand row's guard (games 0021) off for the enclosed
+    """As the database owner, with the hand row's guards (games 0021, 0038) off for the enclosed
     statements: a test that fakes a state the services never produce."""
     from django.db import connection
 
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE needs no pending checks
-        as_owner("ALTER TABLE games_hand DISABLE TRIGGER games_hand_guard")
+        for guard in HAND_GUARDS:
+            as_owner(f"ALTER TABLE games_hand DISABLE TRIGGER {guard}")
     try:
         yield
     finally:
         with connection.cursor() as cursor:
             cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            as_owner("ALTER TABLE games_hand ENABLE TRIGGER games_hand_guard")
+            for guard in HAND_GUARDS:
+                as_owner(f"ALTER TABLE games_hand ENABLE TRIGGER {guard}")
             cursor.execute("SET CONSTRAINTS ALL DEFERRED")
 
 

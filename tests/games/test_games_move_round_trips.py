@@ -31,11 +31,14 @@ def _turn_move(hand: Hand, users: list) -> tuple[object, dict]:
 
 
 def test_a_move_with_an_idempotency_key_is_two_round_trips(make_user) -> None:
-    # Given a dealt hand whose state and seats this process already holds (one move played)
+    # Given a dealt hand whose state and seats this process already holds (one move played),
+    # whose last move another process made (this one keeps no copy of the hand as committed:
+    # else the move is one round trip, tests/games/test_games_move_one_flight.py)
     users = [make_user()[0] for _ in range(4)]
     hand = deal(users, seed=31)
     user, move = _turn_move(hand, users)
     submit(hand, user, move, idempotency_key="warm-up")
+    hand_store.hand_committed_forget(hand.pk)
     # when the next move is sent with a key
     user, move = _turn_move(hand, users)
     with round_trips_counted() as trips:
@@ -93,6 +96,7 @@ def test_a_move_after_another_process_moved_reads_the_missed_events_in_the_locks
     kept = StateLru(8)
     kept.put((hand.pk, seen_seq, hand.seed_hash), seen, hand.created_at)
     monkeypatch.setattr(hand_store, "state_lru", kept)
+    hand_store.hand_committed_forget(hand.pk)  # nor does it keep the hand as committed
     # when this process plays the next move
     with round_trips_counted() as trips:
         result = submit(hand, user, move)
