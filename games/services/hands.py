@@ -347,7 +347,10 @@ def move_submit(
 
     Of two concurrent moves exactly one is applied (the hand row lock); the other then sees the
     new seq (``stale_seq`` when it sent ``expected_seq``) or a rules refusal. Locks the hand
-    row, then its table's (when the move ends the hand)."""
+    row, then its table's (when the move ends the hand).
+
+    One round trip when this process committed the hand's last move and the move can be made
+    on the hand as kept (:func:`_one_flight_move`); else two, below."""
     made = _one_flight_move(
         hand_id=hand_id,
         user=user,
@@ -360,7 +363,7 @@ def move_submit(
     )
     if made is not None:
         return made
-    # Two round trips (core.pipeline): BEGIN, the lock and the key's lookup in one flight;
+    # The two-flight way (core.pipeline): BEGIN, the lock and the key's lookup in one flight;
     # the event, the hand's row, the feed's entries, the key's record and COMMIT in the next
     # (what the server refuses there, a key stored meanwhile by a request to another hand,
     # aborts the transaction before its COMMIT and is refused inside the try below: a refusal
