@@ -96,10 +96,12 @@ def _analysed(st: SeatState) -> dict[str, Any]:
 
     blocked: dict[str, str] = {}
     candidates: list[tuple[tuple[int, ...], int]] = []
+    seen = fault_rules.discard_history(st)
+    mat_chan = seen.mat_chan
     for k in range(N_KINDS):
         if not hand[k]:
             continue
-        slugs = fault_rules.discard_faults(st, k)
+        slugs = fault_rules.discard_faults(st, k, seen)
         if slugs:
             blocked[CODES[k]] = slugs[0]
         after = list(hand)
@@ -107,7 +109,7 @@ def _analysed(st: SeatState) -> dict[str, Any]:
         pairs, chan = _pairs_and_chan(after)
         waits = 0
         if n_cards % 2 == 0:  # 20 cards: does the discard leave it waiting?
-            waits = len(waiting_set(tuple(after), st.mat_chan, held))
+            waits = len(waiting_set(tuple(after), mat_chan, held))
         key = (0 if k in que else 1, -pairs, -chan, 0 if waits else 1, -waits, k)
         candidates.append((key, k))
     candidates.sort()
@@ -119,7 +121,7 @@ def _analysed(st: SeatState) -> dict[str, Any]:
 
     waiting: list[str] = []
     if n_cards % 2 == 1:
-        waiting = [CODES[k] for k in waiting_set(hand, st.mat_chan, held)]
+        waiting = [CODES[k] for k in waiting_set(hand, mat_chan, held)]
 
     def codes(groups_: list[list[int]]) -> list[list[str]]:
         return [[CODES[k] for k in g] for g in groups_]
@@ -129,7 +131,7 @@ def _analysed(st: SeatState) -> dict[str, Any]:
         "ca": codes(groups["ca"]),
         "ba_dau": codes(groups["ba_dau"]),
         "que": [CODES[g[0]] for g in groups["que"]],
-        "chan_count": len(groups["chan"]) + st.mat_chan,
+        "chan_count": len(groups["chan"]) + mat_chan,
         "ca_count": len(groups["ca"]) + sum(1 for g in st.mat if g.kind == "ca"),
         "trash": trash,
         "quick_select": trash[0] if trash else None,

@@ -60,7 +60,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from games.rules.cards import CC, CODES, N_KINDS, can_pair, rank, rank_kinds
 from games.rules.errors import gettext_noop
@@ -282,45 +282,77 @@ def _eat_faults(state: HandState, st: SeatState, c: int, p: int) -> list[str]:
     return out
 
 
-def discard_faults(st: SeatState, kind: int) -> list[str]:
-    """The fault slugs of discarding (or returning) ``kind`` from ``st``'s hand, in table order."""
-    out = _history_discard_faults(st, kind)
-    if _leaves_cho_chi_rong(st, kind):
+def discard_faults(st: SeatState, kind: int, history: DiscardHistory | None = None) -> list[str]:
+    """The fault slugs of discarding (or returning) ``kind`` from ``st``'s hand, in table order.
+    ``history``: :func:`discard_history` of ``st``, when the caller judges many kinds of it."""
+    seen = history if history is not None else discard_history(st)
+    out = _history_discard_faults(seen, kind)
+    if _leaves_cho_chi_rong(st, seen, kind):
         out.append("cho_chi_rong")
     return _ordered(out)
 
 
 def clean_discards(st: SeatState) -> list[int]:
     """The kinds in ``st``'s hand it may discard without a fault."""
-    return [k for k in range(N_KINDS) if st.hand[k] and not discard_faults(st, k)]
+    seen = discard_history(st)
+    return [k for k in range(N_KINDS) if st.hand[k] and not discard_faults(st, k, seen)]
 
 
-def _history_discard_faults(st: SeatState, kind: int) -> list[str]:
+class DiscardHistory(NamedTuple):
+    """What a seat's history says about its discards, gathered once to judge each kind of its
+    hand (a view judges them all on every move: the scans of the seat's declined, discarded and
+    eaten cards were most of its analysis)."""
+
+    declined: frozenset[int]  # kinds it declined to eat
+    discarded: frozenset[int]
+    eaten: frozenset[int]  # kinds on its mat
+    ca_ranks: frozenset[int]  # ranks of the cạ on its mat
+    discarded_by_rank: dict[int, frozenset[int]]  # rank → the kinds (not Chi Chi) discarded
+    mat_chan: int
+
+
+def discard_history(st: SeatState) -> DiscardHistory:
+    by_rank: dict[int, set[int]] = {}
+    for d in st.discarded:
+        if d != CC:
+            by_rank.setdefault(rank(d), set()).add(d)
+    return DiscardHistory(
+        declined=frozenset(d.card for d in st.declined),
+        discarded=frozenset(st.discarded),
+        eaten=frozenset(k for g in st.mat for k in g.cards),
+        ca_ranks=frozenset(_ca_ranks(st)),
+        discarded_by_rank={r: frozenset(kinds) for r, kinds in by_rank.items()},
+        mat_chan=st.mat_chan,
+    )
+
+
+def _history_discard_faults(seen: DiscardHistory, kind: int) -> list[str]:
     out: list[str] = []
-    if any(d.card == kind for d in st.declined):
+    if kind in seen.declined:
         out.append("bo_roi_danh")
-    if kind in st.discarded:
+    if kind in seen.discarded:
         out.append("danh_doi_chan")
-    if any(kind in g.cards for g in st.mat):
+    if kind in seen.eaten:
         out.append("an_roi_danh")
     if kind != CC:
         r = rank(kind)
-        ca_ranks = _ca_ranks(st)
-        if ca_ranks and any(d != CC and d != kind and rank(d) == r for d in st.discarded):
+        if seen.ca_ranks and any(d != kind for d in seen.discarded_by_rank.get(r, ())):
             out.append("an_ca_danh_ca")
-        if r in ca_ranks:
+        if r in seen.ca_ranks:
             out.append("an_ca_danh_cung_hang")
     return out
 
 
-def _leaves_cho_chi_rong(st: SeatState, kind: int) -> bool:
+def _leaves_cho_chi_rong(st: SeatState, seen: DiscardHistory, kind: int) -> bool:
+    if (st.hand[CC] - (kind == CC)) % 2 == 0:
+        return False  # no lone Chi Chi left (_cho_chi_rong_shape), without the hand's copy
     h = list(st.hand)
     h[kind] -= 1
-    if not _cho_chi_rong_shape(h, st.mat_chan):
+    if not _cho_chi_rong_shape(h, seen.mat_chan):
         return False
     # Discarding the Chi Chi itself into this shape is the fault; otherwise only when the Chi
     # Chi could have been discarded cleanly instead ("nếu có cơ hội đánh được", seed 000 §IV.6).
-    return kind == CC or not _history_discard_faults(st, CC)
+    return kind == CC or not _history_discard_faults(seen, CC)
 
 
 def _cho_chi_rong_shape(hand: Iterable[int], mat_chan: int) -> bool:

@@ -10,12 +10,14 @@ from dataclasses import dataclass, replace
 import pytest
 
 from games.rules import engine
-from games.rules.cards import CC, EMPTY, KIND_OF, N_KINDS, Counts, counts_of
+from games.rules.analysis import analysis_for
+from games.rules.cards import CC, CODES, EMPTY, KIND_OF, N_KINDS, Counts, counts_of, rank
 from games.rules.deck import CANONICAL_DECK, shuffle
 from games.rules.errors import FaultRefused, IllegalMove
 from games.rules.faults import (
     FAULTS,
     MESSAGES,
+    discard_faults,
     faults_of,
     hidden_penalty,
     message,
@@ -23,7 +25,7 @@ from games.rules.faults import (
 )
 from games.rules.moves import Chiu, Discard, Draw, Eat, Move, Pass, TraCua, U
 from games.rules.ruleset import build_ruleset
-from games.rules.shape import is_bach_thu, waiting_set, wins_with
+from games.rules.shape import best_chan, is_bach_thu, waiting_set, wins_with
 from games.rules.state import (
     SRC_DISCARD,
     SRC_RETURNED,
@@ -1021,3 +1023,59 @@ def test_self_play_basic_never_faults_and_never_sticks() -> None:
     for hand_no in range(150):
         end = _play(BASIC, hand_no, _uniform)
         assert all(not st.faults and not st.bao for st in end.seats)
+
+
+def _discard_faults_by_scans(st: SeatState, kind: int) -> list[str]:
+    """The discard faults as RULES.md §9 states them, each a scan of the seat's history: what
+    ``discard_faults`` judges from the history gathered once (``discard_history``)."""
+    out: list[str] = []
+    if any(d.card == kind for d in st.declined):
+        out.append("bo_roi_danh")
+    if kind in st.discarded:
+        out.append("danh_doi_chan")
+    if any(kind in g.cards for g in st.mat):
+        out.append("an_roi_danh")
+    if kind != CC:
+        r = rank(kind)
+        ca_ranks = {rank(g.cards[0]) for g in st.mat if g.kind == "ca"}
+        if ca_ranks and any(d != CC and d != kind and rank(d) == r for d in st.discarded):
+            out.append("an_ca_danh_ca")
+        if r in ca_ranks:
+            out.append("an_ca_danh_cung_hang")
+    hand = list(st.hand)
+    hand[kind] -= 1
+    cc_clean = not any(d.card == CC for d in st.declined) and CC not in st.discarded
+    cc_clean = cc_clean and not any(CC in g.cards for g in st.mat)
+    if hand[CC] % 2 == 1:
+        rest = list(hand)
+        rest[CC] -= 1
+        best = best_chan(rest)
+        if best >= 0 and best + st.mat_chan >= 6 and (kind == CC or cc_clean):
+            out.append("cho_chi_rong")
+    return sorted(set(out), key=list(FAULTS).index)
+
+
+def test_discard_faults_from_the_history_gathered_once_are_the_scans_of_it() -> None:
+    """Every kind in every seat's hand along self-played hands (uniform moves, advanced mode:
+    the most declined, discarded and eaten cards): the same slugs, in the same order, as the
+    scans of the seat's history; the basic mode's analysis blocks exactly those kinds."""
+    judged = 0
+    for hand_no in range(40):
+        rng = random.Random(hand_no)
+        for mode in (ADVANCED, BASIC):
+            state = engine.new_hand(
+                HandConfig(n_seats=4, mode=mode), shuffle(f"scans-{hand_no}".encode()), 0
+            )
+            while not state.ended:
+                for seat, st in enumerate(state.seats):
+                    wanted = {
+                        k: _discard_faults_by_scans(st, k) for k in range(N_KINDS) if st.hand[k]
+                    }
+                    for k, slugs in wanted.items():
+                        assert discard_faults(st, k) == slugs, (hand_no, seat, CODES[k])
+                        judged += 1
+                    if mode is BASIC:
+                        blocked = analysis_for(state, seat)["blocked"]  # type: ignore[index]
+                        assert blocked == {CODES[k]: s[0] for k, s in wanted.items() if s}
+                state = engine.apply(state, rng.choice(engine.legal_moves(state, state.turn)))
+    assert judged > 10_000
