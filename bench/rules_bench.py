@@ -4,7 +4,8 @@
 
 Prints win checks per second, apply() per second, full self-played heuristic 4-seat hands per
 second (basic mode and advanced mode with fault checking on), cước detection + scoring per
-second, and the time to replay a complete hand's log, each with its ratio to a baseline measured
+second, the basic mode's analysis of the seat that just moved (what its view shows) per second,
+and the time to replay a complete hand's log, each with its ratio to a baseline measured
 in the same run (a bare Python loop doing one tuple index per iteration), so figures from
 different machines compare.
 """
