@@ -200,8 +200,9 @@ def faults_of(state: HandState, move: Move) -> list[Fault]:
         detail = f"{CODES[move.card]}+{CODES[move.with_]}"
     elif isinstance(move, Discard | TraCua):
         if st.hand[move.card] and state.phase in _DISCARD_PHASES[type(move)]:
-            slugs = discard_faults(st, move.card)
-            if slugs and basic and not clean_discards(st):
+            seen = discard_history(st)
+            slugs = discard_faults(st, move.card, seen)
+            if slugs and basic and not clean_discards(st, seen):
                 slugs = []  # forced: every card it could discard is a fault (basic mode)
         detail = CODES[move.card]
     elif isinstance(move, U | Chiu) and not basic and st.missed_win and _wins_now(state, st, move):
@@ -292,9 +293,10 @@ def discard_faults(st: SeatState, kind: int, history: DiscardHistory | None = No
     return _ordered(out)
 
 
-def clean_discards(st: SeatState) -> list[int]:
-    """The kinds in ``st``'s hand it may discard without a fault."""
-    seen = discard_history(st)
+def clean_discards(st: SeatState, history: DiscardHistory | None = None) -> list[int]:
+    """The kinds in ``st``'s hand it may discard without a fault (``history``: as for
+    :func:`discard_faults`)."""
+    seen = history if history is not None else discard_history(st)
     return [k for k in range(N_KINDS) if st.hand[k] and not discard_faults(st, k, seen)]
 
 
@@ -312,6 +314,7 @@ class DiscardHistory(NamedTuple):
 
 
 def discard_history(st: SeatState) -> DiscardHistory:
+    """:class:`DiscardHistory` of ``st``."""
     by_rank: dict[int, set[int]] = {}
     for d in st.discarded:
         if d != CC:
