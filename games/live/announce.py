@@ -19,6 +19,12 @@ as on one of twenty (a move's five messages, its hand's and its players' feeds',
 web worker's CPU under load: docs/decisions.md, "The sixteenth round").
 :func:`announcements_sent` waits until it has sent all that was handed to it (a process's exit
 waits for it too, two seconds at most).
+
+A move answered on the event loop (``games.api.move_direct``) holds its commit's
+announcements (:func:`announcements_held`) and hands them to the announcer once its answer is
+written: waking the announcer's thread as the move's thread ends had it take the interpreter
+as the event loop would go on with the answer (0.1 ms of a move's hop back under
+bench/api_bench.py). The others hear of the move that much later; the mover has its answer.
 """
 
 from __future__ import annotations
@@ -102,6 +108,41 @@ class _Batch:
 _batched: ContextVar[_Batch | None] = ContextVar("chan_announcements", default=None)
 
 
+class HeldAnnouncements:
+    """What :func:`announcements_held`'s block would have handed to the announcer, until
+    :meth:`release`."""
+
+    __slots__ = ("_queued",)
+
+    def __init__(self) -> None:
+        self._queued: list[Queued] = []
+
+    def hold(self, route: _Route, messages: list[str], raises: list[tuple[str, int, int]]) -> None:
+        self._queued.append((route, messages, raises))
+
+    def release(self) -> None:
+        """Hand what was held to the announcer (once: what is released is not held anymore)."""
+        queued, self._queued = self._queued, []
+        for route, messages, raises in queued:
+            _announcer.submit(route, messages, raises)
+
+
+_held: ContextVar[HeldAnnouncements | None] = ContextVar("chan_announcements_held", default=None)
+
+
+@contextmanager
+def announcements_held() -> Iterator[HeldAnnouncements]:
+    """Hold what is announced inside the block (the commits' announcements, batched or not)
+    until the caller releases it (:meth:`HeldAnnouncements.release`), which it must do, even
+    when the block raised: what a committed transaction announces is never dropped."""
+    held = HeldAnnouncements()
+    token = _held.set(held)
+    try:
+        yield held
+    finally:
+        _held.reset(token)
+
+
 @contextmanager
 def announcements_batched() -> Iterator[None]:
     """Hold the announcements made inside the block (by the commit hooks of a transaction it
@@ -176,7 +217,11 @@ def _send(messages: list[str], raises: list[tuple[str, int, int]]) -> None:
     """Hand ``messages`` and ``raises`` to this process's announcer (nothing to send, or no
     Redis to send it to: nothing; the keys are raised only on the feed's Redis)."""
     if settings.HAND_FEED_URL and (messages or raises):
-        _announcer.submit(_route(), messages, raises)
+        held = _held.get()
+        if held is not None:
+            held.hold(_route(), messages, raises)
+        else:
+            _announcer.submit(_route(), messages, raises)
 
 
 def _publish(

@@ -9,7 +9,13 @@ import pytest
 from django.db import DatabaseError, connection, connections, transaction
 
 from accounts.models import User
-from core.pipeline import after_answers, in_pipeline, statements_pipelined
+from core.pipeline import (
+    StatementAfterCommit,
+    after_answers,
+    commit_now,
+    in_pipeline,
+    statements_pipelined,
+)
 from tests.db_trips import round_trips_counted
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -148,7 +154,21 @@ def test_a_block_that_ends_its_transaction_commits_in_its_last_flight(make_user)
     assert User.objects.get(pk=user.pk).first_name == "committed"
 
 
-def test_a_statement_refused_at_the_server_skips_the_commit_sent_after_it(make_user) -> None:
+def _last_name_elsewhere(user_id: int) -> str:
+    """The user's last name as another connection sees it (what is committed)."""
+    other = connections.create_connection("default")
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT last_name FROM accounts_user WHERE id = %s", [user_id])
+            return cursor.fetchone()[0]
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("early", [False, True], ids=["at the end", "queued early"])
+def test_a_statement_refused_at_the_server_skips_the_commit_sent_after_it(
+    make_user, early: bool
+) -> None:
     user, _ = make_user()
     hooks: list[str] = []
     with (  # noqa: PT012
@@ -160,8 +180,10 @@ def test_a_statement_refused_at_the_server_skips_the_commit_sent_after_it(make_u
         transaction.on_commit(lambda: hooks.append("ran"))
         cursor.execute("UPDATE accounts_user SET last_name = 'never' WHERE id = %s", [user.pk])
         cursor.execute("SELECT 1 / 0")
+        if early:  # (commit_now: queued after the refusal, which the server skips)
+            assert commit_now()
     assert hooks == []
-    assert User.objects.get(pk=user.pk).last_name != "never"
+    assert _last_name_elsewhere(user.pk) != "never"
 
 
 def test_inside_a_savepoint_the_block_leaves_the_commit_to_the_outer_transaction(
@@ -188,3 +210,54 @@ def test_a_check_that_refuses_after_the_commit_is_logged_as_an_error(
         after_answers(check)
     assert "a check refused after its transaction committed" in caplog.text
     assert User.objects.get(pk=user.pk).last_name == "kept"
+
+
+def test_a_block_may_queue_its_commit_before_it_ends_and_sends_no_statement_after(
+    make_user,
+) -> None:
+    user, _ = make_user()
+    hooks: list[str] = []
+    refused: list[str] = []
+    with transaction.atomic(), statements_pipelined(commit=True):
+        transaction.on_commit(lambda: hooks.append("ran"))
+        with connection.cursor() as cursor:
+            cursor.execute("UPDATE accounts_user SET last_name = 'early' WHERE id = %s", [user.pk])
+        assert commit_now()
+        assert not commit_now()  # (once)
+        # what comes after the COMMIT would run outside the transaction: refused
+        with pytest.raises(StatementAfterCommit):
+            User.objects.filter(pk=user.pk).update(first_name="outside")
+        refused.append("update")
+        assert hooks == []  # not before Django's commit
+    assert hooks == ["ran"] and refused == ["update"]
+    assert connection.connection.info.transaction_status.name == "IDLE"
+    assert _last_name_elsewhere(user.pk) == "early"
+    assert User.objects.get(pk=user.pk).first_name != "outside"
+    # and the connection sends statements again after the block
+    assert User.objects.filter(pk=user.pk).update(first_name="after") == 1
+
+
+def test_an_early_commit_is_queued_only_where_the_block_may_commit(make_user) -> None:
+    user, _ = make_user()
+    assert not commit_now()  # no block
+    with transaction.atomic(), statements_pipelined():  # a block that does not commit
+        User.objects.filter(pk=user.pk).update(last_name="a")
+        assert not commit_now()
+    with pytest.raises(RuntimeError), transaction.atomic():  # noqa: PT012
+        with transaction.atomic(), statements_pipelined(commit=True):  # a savepoint
+            User.objects.filter(pk=user.pk).update(last_name="inner")
+            assert not commit_now()
+        raise RuntimeError
+    assert User.objects.get(pk=user.pk).last_name == "a"
+
+
+def test_a_block_that_raises_after_its_early_commit_is_committed_and_logged(
+    make_user, caplog: pytest.LogCaptureFixture
+) -> None:
+    user, _ = make_user()
+    with pytest.raises(ValueError), transaction.atomic(), statements_pipelined(commit=True):  # noqa: PT012
+        User.objects.filter(pk=user.pk).update(last_name="committed anyway")
+        assert commit_now()
+        raise ValueError("a bug after the commit")
+    assert "a block raised after its COMMIT was queued" in caplog.text
+    assert _last_name_elsewhere(user.pk) == "committed anyway"

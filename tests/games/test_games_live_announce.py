@@ -20,6 +20,7 @@ from games.live.announce import (
     ENTRIES_PER_MESSAGE,
     announce_on_commit,
     announcements_batched,
+    announcements_held,
     announcements_sent,
     feed_channel,
     parse_announcements,
@@ -402,3 +403,25 @@ def test_a_message_parses_to_its_entries_and_skips_what_is_garbled() -> None:
         == [("f1", 1)] * ENTRIES_PER_MESSAGE
     )  # (a message never carries more)
     assert parse_announcements(b"\xff\xfe") == []
+
+
+def test_held_announcements_go_to_the_announcer_only_when_released(
+    heard: Any, round_trips: list[list[str]]
+) -> None:
+    # given: a batch (a move's commit) and an announcement without one, inside a held block
+    with announcements_held() as kept:
+        with announcements_batched(), transaction.atomic():
+            announce_on_commit(7, 5)
+            announce_on_commit("f12", 41)
+        with transaction.atomic():
+            announce_on_commit(8, 2)
+    # then: nothing is handed over, even after the block (the answer is not written yet)
+    assert announcements_sent()
+    assert round_trips == [] and heard(0.2) == []
+    # and all of it once released, as it would have gone (the batch in one round trip), once
+    kept.release()
+    kept.release()
+    assert announcements_sent()
+    # (the two hand-overs in one round trip or two: what piles up goes together)
+    assert sorted(entry for trip in round_trips for entry in trip) == ["7:5", "8:2", "f12:41"]
+    assert sorted(heard()) == ["7:5", "8:2", "f12:41"]

@@ -251,12 +251,24 @@ def _counted(
     caplog.clear()
     with caplog.at_level(logging.INFO):
         result = during()
+        _moves_answered_finished()
     after = _request_series()
     lines = [
         dict(r.msg) for r in caplog.records if r.name == "chan.request" and isinstance(r.msg, dict)
     ]
     delta = {k: v - before.get(k, 0.0) for k, v in after.items() if v != before.get(k, 0.0)}
     return delta, lines, result
+
+
+def _moves_answered_finished(timeout: float = 5.0) -> None:
+    """Wait until the moves answered on the event loop (games.api.move_direct) are logged and
+    counted: that comes right after their answers are written, which the client may read first."""
+    from games.api.move_direct import answers_unfinished
+
+    deadline = time.monotonic() + timeout
+    while answers_unfinished() and time.monotonic() < deadline:
+        time.sleep(0.001)
+    assert not answers_unfinished()
 
 
 def _unstamped(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:

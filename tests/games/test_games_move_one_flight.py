@@ -11,9 +11,11 @@ from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 from prometheus_client import REGISTRY
 
+from core.pipeline import StatementAfterCommit
 from games import hand_store
 from games.hand_store import hand_replay, hand_state
 from games.models import Hand, HandEvent
+from games.selectors.hands import hand_view_for_user
 from games.services.hands import NOT_AS_KEPT
 from tests.db_trips import round_trips_counted
 from tests.games.test_games_move_round_trips import _turn_move
@@ -30,6 +32,15 @@ def _counted(fn: Any) -> tuple[Any, dict[str, float]]:
     before = {made: _flights(made) for made in ("one", "refused", "two")}
     result = fn()
     return result, {made: _flights(made) - n for made, n in before.items()}
+
+
+def _moved_once(make_user: Any, *, seed: Any) -> tuple[list[Any], Hand]:
+    """Four players and their hand, dealt and moved once by this process (which keeps it)."""
+    users = [make_user()[0] for _ in range(4)]
+    hand = deal(users, seed=seed)
+    user, move = _turn_move(hand, users)
+    submit(hand, user, move)
+    return users, hand
 
 
 def _log_is_whole(hand: Hand) -> None:
@@ -80,10 +91,7 @@ def test_a_move_after_another_process_moved_is_made_on_the_row(
 ) -> None:
     # Given a hand this process committed at seq 1, then moved on by "another process" (the
     # copy this process keeps is put back as it was at seq 1)
-    users = [make_user()[0] for _ in range(4)]
-    hand = deal(users, seed=52)
-    user, move = _turn_move(hand, users)
-    submit(hand, user, move)
+    users, hand = _moved_once(make_user, seed=52)
     stale = hand_store.hand_committed_last(hand.pk)
     assert stale is not None and stale.seq == 1
     user, move = _turn_move(hand, users)
@@ -101,10 +109,7 @@ def test_a_move_after_another_process_moved_is_made_on_the_row(
 
 def test_a_refusal_comes_from_the_row_as_it_is_not_as_kept(make_user) -> None:
     # Given a hand this process committed at seq 1 and another process moved to seq 2
-    users = [make_user()[0] for _ in range(4)]
-    hand = deal(users, seed=53)
-    user, move = _turn_move(hand, users)
-    submit(hand, user, move)
+    users, hand = _moved_once(make_user, seed=53)
     stale = hand_store.hand_committed_last(hand.pk)
     user, move = _turn_move(hand, users)
     submit(hand, user, move)
@@ -130,10 +135,7 @@ def _refusal(hand: Hand, user: Any, move: dict[str, Any], **kw: Any) -> Any:
 def test_a_seat_that_left_since_makes_the_lock_refuse_the_hand_as_kept(make_user) -> None:
     # Given a hand this process committed, whose seats version then changed (a player left
     # mid-hand: the row's seats_version rises, as seat_leave raises it)
-    users = [make_user()[0] for _ in range(4)]
-    hand = deal(users, seed=54)
-    user, move = _turn_move(hand, users)
-    submit(hand, user, move)
+    users, hand = _moved_once(make_user, seed=54)
     # (an end faked by hand: no event, no result worth the name; corrupts_cache exempts it)
     Hand.objects.filter(pk=hand.pk).update(seats_version=hand.seats_version + 1)
     # when the next move is sent
@@ -184,3 +186,75 @@ def test_the_lock_as_kept_refuses_every_difference_and_locks_the_same(
     )
     with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT games_hand_lock_as_kept(%s, %s, %s, %s, %s)", as_kept)
+
+
+def _statement_refused() -> bool:
+    """Whether a statement sent now is refused because the move's COMMIT is queued."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+    except StatementAfterCommit:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("way", ["one flight", "two flights"])
+def test_a_move_without_a_key_is_answered_while_the_server_commits_it(make_user, way) -> None:
+    # Given a hand whose last move this process committed (or, for the two-flight way, whose
+    # copy it has forgotten)
+    users, hand = _moved_once(make_user, seed=56 if way == "one flight" else 57)
+    if way == "two flights":
+        hand_store.hand_committed_forget(hand.pk)
+    seen: list[tuple[int, bool]] = []
+
+    def render(h: Hand, state: Any) -> dict[str, Any]:
+        seen.append((h.seq, _statement_refused()))
+        return hand_view_for_user(hand=h, user=user, state=state)
+
+    # when the next move is sent without a key, then with one
+    user, move = _turn_move(hand, users)
+    first = _submitted_with(hand, user, move, render)
+    user, move = _turn_move(hand, users)
+    second = _submitted_with(hand, user, move, render, idempotency_key="keyed")
+    # then the first was rendered once its COMMIT was queued (a statement there is refused);
+    # the second before it (its key's record keeps the answer, in the move's transaction)
+    assert (first.status, second.status) == (201, 201)
+    assert seen == [(2, True), (3, False)]
+    assert (first.body["seq"], second.body["seq"]) == (2, 3)
+    _log_is_whole(hand)
+
+
+def _submitted_with(hand: Hand, user: Any, move: dict[str, Any], render: Any, **kw: Any) -> Any:
+    from games.services.hands import move_submit
+    from tests.games.test_games_services import request_hash
+
+    return move_submit(
+        hand_id=hand.pk,
+        user=user,
+        move_json=move,
+        request_hash=request_hash(move),
+        render=render,
+        **kw,
+    )
+
+
+def test_an_answer_that_fails_after_the_commit_leaves_the_move_made_and_published(
+    make_user,
+) -> None:
+    # Given a hand whose last move this process committed
+    users, hand = _moved_once(make_user, seed=58)
+
+    def render(h: Hand, state: Any) -> dict[str, Any]:
+        raise ValueError("the view failed")
+
+    # when the next move's view fails (after its COMMIT was queued)
+    user, move = _turn_move(hand, users)
+    with pytest.raises(ValueError, match="the view failed"):
+        _submitted_with(hand, user, move, render)
+    # then the move is made, whole, and its commit's hooks ran: the process keeps the hand at
+    # its new seq (the next move is one flight again)
+    hand.refresh_from_db()
+    assert hand.seq == 2
+    kept = hand_store.hand_committed_last(hand.pk)
+    assert kept is not None and kept.seq == 2
+    _log_is_whole(hand)
