@@ -113,7 +113,8 @@ def commit_now() -> bool:
         return False
     raw = flight.db.connection
     with raw.lock:
-        raw.wait(raw._exec_command(b"COMMIT"))
+        raw.wait(raw._exec_command(b"COMMIT"))  # (queued in the pipeline: not sent yet)
+        raw.wait(flight.pipeline._communicate_gen())  # sent, with what was queued before it
     flight.committed = True
     flight.db.execute_wrappers.append(_refused_after_commit)
     return True

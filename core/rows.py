@@ -36,14 +36,38 @@ def _insert_sql(model: type[Model], n: int, returning: bool) -> tuple[str, tuple
     return sql, fields
 
 
-def rows_insert(objs: list[Model], *, returning_pk: bool = False) -> None:
+@lru_cache(maxsize=16)
+def _guarded_sql(sql: str, first: Field, guard: str) -> str:
+    """``sql`` (an INSERT of ``_insert_sql``) whose first value is computed after ``guard``, a
+    query that raises to refuse the row: the value is read from a scalar subquery over it."""
+    values = sql.index(" VALUES (") + len(" VALUES (")
+    assert sql.startswith("%s", values)
+    cast = first.cast_db_type(connection)
+    return f"{sql[:values]}(SELECT %s::{cast} FROM ({guard}) guard){sql[values + 2 :]}"
+
+
+def rows_insert(
+    objs: list[Model],
+    *,
+    returning_pk: bool = False,
+    guard: tuple[str, list[Any]] | None = None,
+) -> None:
     """Insert ``objs`` (instances of one model, not saved yet) in one statement; with
     ``returning_pk`` each gets its primary key and is marked as saved, as ``create`` does (in a
-    pipeline, once its answers are in: ``core.pipeline``)."""
+    pipeline, once its answers are in: ``core.pipeline``).
+
+    ``guard``: a query and its parameters, run in the same statement before the row is made
+    (its first value is read through the guard's rows), whose error refuses the statement: a
+    check that would otherwise be a statement of its own before it (one client-side send,
+    0.1-0.2 ms of a move, fewer). The check must be in what makes the guard's rows (a function
+    in its ``FROM``, as the hand's lock is): PostgreSQL leaves out what only its select list
+    computes, the insert not reading it. PostgreSQL only; one row."""
     if not objs:
         return
     model = type(objs[0])
     if connection.vendor != "postgresql":
+        if guard is not None:
+            raise ValueError("a guarded insert is PostgreSQL's")
         if returning_pk:
             for obj in objs:
                 obj.save(force_insert=True)
@@ -54,6 +78,12 @@ def rows_insert(objs: list[Model], *, returning_pk: bool = False) -> None:
     params: list[Any] = []
     for obj in objs:
         params += [f.get_db_prep_save(f.pre_save(obj, True), connection) for f in fields]
+    if guard is not None:
+        if len(objs) != 1:
+            raise ValueError("a guarded insert is of one row")
+        guard_sql, guard_params = guard
+        sql = _guarded_sql(sql, fields[0], guard_sql)
+        params = [params[0], *guard_params, *params[1:]]
     if not returning_pk:
         with connection.cursor() as cursor:
             cursor.execute(sql, params)

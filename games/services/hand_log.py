@@ -38,10 +38,12 @@ def hand_event_append(
     bot: bool = False,
     payload: dict[str, Any],
     effects: list[Any],
+    guard: tuple[str, list[Any]] | None = None,
 ) -> HandEvent:
     """Append the next event to the locked ``hand``'s log: seq 0 for the deal, else one past
     the hand's seq, hashed over its canonical form and its predecessor's hash; set ``hand.seq``
-    to it (the caller saves the hand). The deal's and a move's payload carry the schema version ``v``."""
+    to it (the caller saves the hand). The deal's and a move's payload carry the schema version ``v``.
+    ``guard``: the hand's lock, taken by the event's statement itself (``core.rows.rows_insert``)."""
     if EVENT_VERSION > 1 and not is_record(type):
         # the deal's and the moves' schema version (games.rules.replay; version 1 named none);
         # a record's payload is its own shape (games.rules.records)
@@ -72,7 +74,7 @@ def hand_event_append(
         prev_hash=prev,
         hash=digest,
     )
-    rows_insert([event], returning_pk=True)  # HandEvent.objects.create, by a fixed statement
+    rows_insert([event], returning_pk=True, guard=guard)  # HandEvent.objects.create, fixed
     hand.seq = seq
     hand_last_hash_keep(hand, seq, digest)
     return event

@@ -235,12 +235,19 @@ MOVE_FIELDS = ("seq", "last_event_at", "deadline_at", "updated_at")
 
 
 def _append(
-    hand: Hand, move: Move, new_state: HandState, *, bot: bool = False, cause: str | None = None
+    hand: Hand,
+    move: Move,
+    new_state: HandState,
+    *,
+    bot: bool = False,
+    cause: str | None = None,
+    lock: tuple[str, list[Any]] | None = None,
 ) -> None:
     """Append ``move`` (already applied: ``new_state``) to the locked hand's log — ``bot``: a
     server bot's move; ``cause``: why the server made a system move (its ``system`` effect) —
     end the hand if it ended, set the next deadline, and publish and wake the clock after
-    commit. The event's effects are the move and what the rules derived from it."""
+    commit. The event's effects are the move and what the rules derived from it. ``lock``:
+    the hand is not locked yet; the event's statement takes this lock before its row is made."""
     payload = move.to_dict()
     if move.system and cause is None:
         cause = CAUSE_TIMEOUT
@@ -252,6 +259,7 @@ def _append(
         bot=bot,
         payload=payload,
         effects=move_effects(new_state, cause),
+        guard=lock,
     )
     metrics.move_appended(type=payload["type"], system=move.system)
     turn_move = not isinstance(move, SetPrefs)
@@ -428,8 +436,9 @@ def _answer_kept(
 
 
 # The lock of a move made in one flight: the hand's row if it is still as this process kept it,
-# else SQLSTATE NOT_AS_KEPT (games 0039).
-_LOCK_AS_KEPT_SQL = "SELECT games_hand_lock_as_kept(%s, %s, %s, %s, %s)"
+# else SQLSTATE NOT_AS_KEPT (games 0039); taken by the move's event's own INSERT, before its row
+# is made (core.rows.rows_insert's guard: one statement less to send before the event's).
+_LOCK_AS_KEPT_SQL = "SELECT 1 FROM games_hand_lock_as_kept(%s, %s, %s, %s, %s)"
 NOT_AS_KEPT = "CH409"
 
 
@@ -474,9 +483,7 @@ def _one_flight_move(
     lock = [kept.pk, kept.seq, kept.seats_version, kept.updated_at, kept.table.updated_at]
     try:
         with announcements_batched(), transaction.atomic(), statements_pipelined(commit=True):
-            with connection.cursor() as cursor:
-                cursor.execute(_LOCK_AS_KEPT_SQL, lock)
-            _append(kept, move, new_state)
+            _append(kept, move, new_state, lock=(_LOCK_AS_KEPT_SQL, lock))
             answer = _Outcome(
                 lambda: _answer_kept(
                     kept, new_state, user, idempotency_key, request_hash, render, encode

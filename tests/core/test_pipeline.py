@@ -224,6 +224,11 @@ def test_a_block_may_queue_its_commit_before_it_ends_and_sends_no_statement_afte
             cursor.execute("UPDATE accounts_user SET last_name = 'early' WHERE id = %s", [user.pk])
         assert commit_now()
         assert not commit_now()  # (once)
+        # the COMMIT is sent, not only queued: the server commits before the block ends
+        deadline = time.monotonic() + 5
+        while _last_name_elsewhere(user.pk) != "early" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert _last_name_elsewhere(user.pk) == "early"
         # what comes after the COMMIT would run outside the transaction: refused
         with pytest.raises(StatementAfterCommit):
             User.objects.filter(pk=user.pk).update(first_name="outside")

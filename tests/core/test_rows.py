@@ -74,6 +74,37 @@ def test_a_constraint_refuses_a_fixed_insert_as_it_refuses_the_orm(make_user) ->
         rows_insert([entry(user, 1)])  # (user, seq) is unique
 
 
+def test_a_guarded_insert_runs_its_guard_first_in_the_same_statement(
+    make_user, django_assert_num_queries
+) -> None:
+    user, _ = make_user()
+    ours = entry(user, 1)
+    # a guard that passes (and takes a lock): one statement, the row as without it
+    with transaction.atomic():
+        with django_assert_num_queries(1):
+            rows_insert(
+                [ours], returning_pk=True, guard=("SELECT pg_advisory_xact_lock(%s, %s)", [7, 3])
+            )
+        held = values_read(
+            FeedEntry,
+            "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = %s"
+            " AND objid = %s AND pid = pg_backend_pid()",
+            [7, 3],
+        )
+    assert held == [(1,)]
+    theirs = entry(user, 2)
+    FeedEntry.objects.bulk_create([theirs])
+    a, b = stored(ours.pk), stored(FeedEntry.objects.get(user=user, seq=2).pk)
+    a.pop("created_at"), b.pop("created_at")
+    assert {**a, "seq": 0, "key": ""} == {**b, "seq": 0, "key": ""} and a["seq"] == 1
+    # a guard whose rows' making refuses: no row
+    with pytest.raises(DatabaseError, match="division by zero"), transaction.atomic():
+        rows_insert([entry(user, 3)], guard=("SELECT 1 FROM generate_series(1, 1 / %s)", [0]))
+    assert not FeedEntry.objects.filter(user=user, seq=3).exists()
+    with pytest.raises(ValueError, match="one row"):
+        rows_insert([entry(user, 4), entry(user, 5)], guard=("SELECT 1", []))
+
+
 def test_row_update_writes_only_the_named_columns(make_user) -> None:
     user, _ = make_user()
     type(user).objects.filter(pk=user.pk).update(last_name="behind its back")

@@ -62,16 +62,20 @@ def test_a_move_on_the_hand_as_this_process_committed_it_is_one_round_trip(make_
     user, move = _turn_move(hand, users)
     with round_trips_counted() as trips:
         result, counted = _counted(lambda: submit(hand, user, move, idempotency_key="counted"))
-    # then BEGIN, the lock of the hand as kept, the event, the hand's row, the feed, the key's
-    # record and COMMIT went in one flight
+    # then BEGIN, the event (whose statement takes the lock of the hand as kept before its
+    # row is made), the hand's row, the feed, the key's record and COMMIT went in one flight
     assert result.status == 201 and result.body["seq"] == 2
     assert counted == {"one": 1, "refused": 0, "two": 0}
     assert len(trips) == 1, trips.flights
-    (flight,) = (" ".join(f) for f in trips.flights)
+    statements = trips.flights[0]
+    (event,) = [s for s in statements if "games_handevent" in s]
+    assert "games_hand_lock_as_kept" in event
+    assert not any("games_hand_lock_as_kept" in s for s in statements if s is not event)
+    flight = " ".join(statements)
     assert (
         flight.index("BEGIN")
-        < flight.index("games_hand_lock_as_kept")
         < flight.index("games_handevent")
+        < flight.index('UPDATE "games_hand"')
         < flight.rindex("games_idempotencyrecord")
         < flight.index('"COMMIT"')
     ), flight
