@@ -504,8 +504,8 @@ class _Outcome:
     after the transaction's COMMIT was queued, ``core.pipeline.commit_now``: the block must not
     raise, so the error is raised by :meth:`result` once the transaction has committed and its
     hooks have run); else ``fn()`` raises at once. A move without a key is answered this way:
-    its view and JSON are made while the server commits it (0.3-0.4 ms a move under
-    bench/api_bench.py), as they were before the COMMIT was sent."""
+    its view and JSON are made while the server commits it, where they were made before the
+    COMMIT was sent and added 0.3-0.4 ms to the move's wait under bench/api_bench.py."""
 
     __slots__ = ("_error", "_value")
 
