@@ -258,7 +258,6 @@ class _Submitted(NamedTuple):
     result: Any  # the service's StoredResponse; None when it failed
     failure: Any = None  # then the problem Django answers for its exception (a rendered response)
     exception: str | None = None  # and the exception's type, when Django's middleware sees it
-    held: HeldAnnouncements | None = None  # what its commit announces, once it is answered
 
 
 def _failure(exc: Exception, path: str) -> Any:
@@ -305,26 +304,20 @@ def _authenticated(template: _Template, authorization: str) -> Any:
     return user if user.token_scopes == template.scopes else None
 
 
-def _submitted(template: _Template, authorization: str, move: _Move) -> _Submitted | None:
+def _submitted(
+    template: _Template, authorization: str, move: _Move, held: HeldAnnouncements
+) -> _Submitted | None:
     """In a worker thread: the request counted by the throttle, then the move made as the view
-    makes it. None, with nothing counted, when Django must answer (or refuse) instead."""
+    makes it, what its commit announces kept in ``held`` (released once it is answered). None,
+    with nothing counted, when Django must answer (or refuse) instead."""
     close_old_connections()  # Django's request_started
-    held = None
     try:
         user = _authenticated(template, authorization)
         counted = user_request_counted(template.user_id) if user is not None else None
         if counted is None:
             return None
-        with announcements_held() as held:
-            submitted = _made(template, user, counted, move)
-        if submitted is None:  # refused, rolled back: nothing to announce (nothing held)
-            held.release()
-            return None
-        return submitted._replace(held=held)
-    except BaseException:
-        if held is not None:
-            held.release()
-        raise
+        with announcements_held(held):
+            return _made(template, user, counted, move)
     finally:
         close_old_connections()  # Django's request_finished
 
@@ -391,7 +384,13 @@ class MoveDirectApp:
         if template is not None:
             limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2**31
             body, receive = await _body_read(receive, limit)
-            answer = await self._answer(scope, key, template, body, started)
+            held = HeldAnnouncements()  # what the move's commit announces: once it is answered
+            answer = None
+            try:
+                answer = await self._answer(scope, key, template, body, started, held)
+            finally:
+                if answer is None:  # Django answers it, or this failed, or it was cancelled
+                    held.release()
             metrics.MOVES_DIRECT.labels(answered_by="direct" if answer else "django").inc()
             if answer is not None:
                 global _unfinished
@@ -458,6 +457,7 @@ class MoveDirectApp:
         template: _Template,
         body: bytes | None,
         started: float,
+        held: HeldAnnouncements,
     ) -> _Answer | None:
         authorization = _one_header(scope, b"authorization")
         idempotency_key = _one_header(scope, b"idempotency-key")
@@ -475,6 +475,7 @@ class MoveDirectApp:
             template,
             authorization,
             _Move(hand_id, data, idempotency_key, request_id, scope["path"]),
+            held,
         )
         if submitted is None:
             return None
@@ -504,7 +505,6 @@ class MoveDirectApp:
         if result is None and not hasattr(submitted.failure, "template_name"):
             template_name = None  # (Django's handler500 answers a JsonResponse)
         seconds = time.perf_counter() - started  # (as Django's middleware: before it is written)
-        held = submitted.held
 
         def after() -> None:
             """Once the answer is written (the mover has it): its log line and its counting
@@ -524,8 +524,7 @@ class MoveDirectApp:
                     submitted.exception,
                 )
             finally:
-                if held is not None:
-                    held.release()
+                held.release()
 
         return _Answer(status, headers, content, after)
 

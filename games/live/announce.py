@@ -110,19 +110,30 @@ _batched: ContextVar[_Batch | None] = ContextVar("chan_announcements", default=N
 
 class HeldAnnouncements:
     """What :func:`announcements_held`'s block would have handed to the announcer, until
-    :meth:`release`."""
+    :meth:`release`; what it announces after that goes at once. Thread-safe: a request's
+    event loop may release it while the request's thread still announces (a cancelled
+    request)."""
 
-    __slots__ = ("_queued",)
+    __slots__ = ("_lock", "_queued", "_released")
 
     def __init__(self) -> None:
+        self._lock = threading.Lock()
         self._queued: list[Queued] = []
+        self._released = False
 
     def hold(self, route: _Route, messages: list[str], raises: list[tuple[str, int, int]]) -> None:
-        self._queued.append((route, messages, raises))
+        with self._lock:
+            if not self._released:
+                self._queued.append((route, messages, raises))
+                return
+        _announcer.submit(route, messages, raises)
 
     def release(self) -> None:
-        """Hand what was held to the announcer (once: what is released is not held anymore)."""
-        queued, self._queued = self._queued, []
+        """Hand what was held to the announcer, and from now on each announcement at once
+        (releasing again does nothing more)."""
+        with self._lock:
+            queued, self._queued = self._queued, []
+            self._released = True
         for route, messages, raises in queued:
             _announcer.submit(route, messages, raises)
 
@@ -131,11 +142,12 @@ _held: ContextVar[HeldAnnouncements | None] = ContextVar("chan_announcements_hel
 
 
 @contextmanager
-def announcements_held() -> Iterator[HeldAnnouncements]:
-    """Hold what is announced inside the block (the commits' announcements, batched or not)
-    until the caller releases it (:meth:`HeldAnnouncements.release`), which it must do, even
-    when the block raised: what a committed transaction announces is never dropped."""
-    held = HeldAnnouncements()
+def announcements_held(held: HeldAnnouncements | None = None) -> Iterator[HeldAnnouncements]:
+    """Hold what is announced inside the block (the commits' announcements, batched or not) in
+    ``held`` (a new one if None) until the caller releases it
+    (:meth:`HeldAnnouncements.release`), which it must do whatever happens — the block raised,
+    the request was cancelled: what a committed transaction announces is never dropped."""
+    held = held if held is not None else HeldAnnouncements()
     token = _held.set(held)
     try:
         yield held

@@ -425,3 +425,9 @@ def test_held_announcements_go_to_the_announcer_only_when_released(
     # (the two hand-overs in one round trip or two: what piles up goes together)
     assert sorted(entry for trip in round_trips for entry in trip) == ["7:5", "8:2", "f12:41"]
     assert sorted(heard()) == ["7:5", "8:2", "f12:41"]
+    # and what is announced into it once released (a request's thread still committing after
+    # its event loop gave up on it) goes at once
+    with announcements_held(kept), transaction.atomic():
+        announce_on_commit(9, 1)
+    assert announcements_sent()
+    assert round_trips[-1] == ["9:1"] and heard() == ["9:1"]

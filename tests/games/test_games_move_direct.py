@@ -303,6 +303,12 @@ def test_a_move_that_fails_is_answered_as_django_answers_it_and_not_made_again(
     body = {k: v for k, v in here.json().items() if k != "request_id"}
     assert body == {k: v for k, v in by_django.json().items() if k != "request_id"}
     assert here.json()["request_id"] == here.headers["x-request-id"]
+    # (the bodies' sizes summed over the window include the views read to find the mover,
+    # whose ids differ in digits between the twin hands, 9 and 10 say: the answers' own sizes
+    # are compared instead)
+    bodies = ("django_http_responses_body_total_bytes_sum", ())
+    here_delta.pop(bodies), django_delta.pop(bodies)
+    assert len(here.content) == len(by_django.content)
     assert here_delta == django_delta
     assert here_lines[-1]["status"] == here.status_code
     # (the failure rolled the move back: neither hand moved)
