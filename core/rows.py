@@ -41,7 +41,8 @@ def _guarded_sql(sql: str, first: Field, guard: str) -> str:
     """``sql`` (an INSERT of ``_insert_sql``) whose first value is computed after ``guard``, a
     query that raises to refuse the row: the value is read from a scalar subquery over it."""
     values = sql.index(" VALUES (") + len(" VALUES (")
-    assert sql.startswith("%s", values)
+    if not sql.startswith("%s", values):  # (not stripped by python -O, unlike an assert)
+        raise ValueError(f"not an INSERT of one row of placeholders: {sql[:80]}")
     cast = first.cast_db_type(connection)
     return f"{sql[:values]}(SELECT %s::{cast} FROM ({guard}) guard){sql[values + 2 :]}"
 
