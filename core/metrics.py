@@ -49,6 +49,13 @@ MOVES_DIRECT = Counter(
     "the middleware and DRF, or by Django again (games.api.move_direct).",
     ["answered_by"],
 )
+MOVES_HEARD = Counter(
+    "chan_moves_heard_total",
+    "Moves committed by another process whose announced record carried this process's copy of "
+    "the hand on (folded=yes), or did not follow it and was dropped (folded=no) "
+    "(games.hand_store.hand_move_heard).",
+    ["folded"],
+)
 MOVE_FLIGHTS = Counter(
     "chan_move_flights_total",
     "Players' moves by how they were made: in one flight on the hand as this process kept it "

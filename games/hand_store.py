@@ -13,6 +13,7 @@ import fcntl
 import json
 import logging
 import os
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -32,11 +33,11 @@ from core import metrics
 from core.errors import RateLimited
 from core.pipeline import in_pipeline
 from games.archive import hand_events_archived
-from games.live.announce import cache_raise_batched, hand_feed_publish
+from games.live.announce import announce_record, cache_raise_batched, hand_feed_publish
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds
-from games.rules.chain import chain_break
+from games.rules.chain import chain_break, event_hash
 from games.rules.fair_deal import fair_deck
 from games.rules.replay import replay, replay_from
 from games.rules.ruleset import Ruleset, ruleset_from_stored
@@ -530,18 +531,20 @@ def hand_committed_keep(hand: Hand) -> None:
     with _committed_lock:
         if kept is None:
             _committed.pop(hand.pk, None)
+            _heard.pop(hand.pk, None)
             return
         _committed[hand.pk] = kept
         _committed.move_to_end(hand.pk)
         while len(_committed) > COMMITTED_HANDS_KEPT:
-            _committed.popitem(last=False)
+            gone, _ = _committed.popitem(last=False)
+            _heard.pop(gone, None)
 
 
 def hand_committed_at(hand_id: int, seq: int, seats_version: int | None = None) -> Hand | None:
     """The hand as this process committed it at ``seq`` (and ``seats_version``, if given), if
-    that is the last it committed."""
-    with _committed_lock:
-        kept = _committed.get(hand_id)
+    that is the last it committed, or as another process's moves heard since carried it on
+    (:func:`hand_move_heard`)."""
+    kept = _committed_current(hand_id)
     if kept is None or kept.seq != seq:
         return None
     if seats_version is not None and kept.seats_version != seats_version:
@@ -551,10 +554,10 @@ def hand_committed_at(hand_id: int, seq: int, seats_version: int | None = None) 
 
 def hand_committed_last(hand_id: int) -> Hand | None:
     """The hand as this process last committed it (a copy), at whatever seq, if it was still
-    being played: what a move sent in one flight is checked on (``games.services.hands``; the
-    lock refuses it if the row has moved on since)."""
-    with _committed_lock:
-        kept = _committed.get(hand_id)
+    being played, carried on by the moves of other processes heard since
+    (:func:`hand_move_heard`): what a move sent in one flight is checked on
+    (``games.services.hands``; the lock refuses it if the row has moved on since)."""
+    kept = _committed_current(hand_id)
     return _hand_copy(kept) if kept is not None else None
 
 
@@ -571,8 +574,161 @@ def hand_committed_forget(hand_id: int | None = None) -> None:
     with _committed_lock:
         if hand_id is None:
             _committed.clear()
+            _heard.clear()
         else:
             _committed.pop(hand_id, None)
+            _heard.pop(hand_id, None)
+
+
+# ------------------------------------------------------- moves other processes committed
+
+# A move announces itself whole (``games.live.announce.announce_record``): its event and what
+# it changed on the hand's row, with what the row was before it. A process that keeps the hand
+# as it was before that move (it committed the move before, or carried its copy on by an earlier
+# record) carries its copy and its state on by it, so that the hand's next move sent to it is
+# made in one flight (``games.services.hands``), where it had to read the row and the events it
+# missed first: a round trip and a replay, 1.3-1.6 ms of a move under bench/api_bench.py, whose
+# four players' moves come to two web workers (docs/decisions.md, "The twentieth round").
+# Kept as heard (text) and folded on only when the hand is asked for, in the asker's thread: the
+# event loop that hears them parses none. A record carries a copy on only if it follows it: the
+# same hand (id, deal time, seed), seq, ``updated_at`` (every write of the row sets it: a row
+# written in between by anything else breaks the chain), seats' version and table's
+# ``updated_at``, and the event's hash is the SHA-256 of the record's content chained to the
+# copy's last hash (games.rules.chain) — else it is dropped and the move takes the two-flight
+# way. The lock of a one-flight move checks the row as the copy has it (games 0039), and the
+# log's chain trigger the event's ``prev_hash``: a record that lied would make a move refused
+# and made the two-flight way, never a wrong one.
+HEARD_PER_HAND = 16  # records kept for a hand, waiting to be folded on
+_heard: dict[int, dict[int, bytes]] = {}  # hand id -> seq -> record's JSON (hands kept only)
+_RECORD_HEAD = re.compile(rb"^m([0-9]{1,18}):([0-9]{1,10})$")
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _at(text: str | None) -> datetime | None:
+    return datetime.fromisoformat(text) if text is not None else None
+
+
+def hand_move_record(hand: Hand, event: HandEvent, before: datetime) -> Callable[[], str]:
+    """What the move ``event`` just appended to the locked ``hand`` (the row as the move left
+    it, still being played; ``before``: its ``updated_at`` before the move) announces of
+    itself, as a function that makes its text (``"m<hand id>:<seq> <JSON>"``) later: the
+    values are taken now, the caller's hand goes on."""
+    head = f"m{hand.pk}:{event.seq} "
+    fields = {
+        "created_at": _iso(hand.created_at),
+        "seed_hash": hand.seed_hash,
+        "seats_version": hand.seats_version,
+        "table_updated_at": _iso(hand.table.updated_at),
+        "before": _iso(before),
+        "updated_at": _iso(hand.updated_at),
+        "last_event_at": _iso(hand.last_event_at),
+        "deadline_at": _iso(hand.deadline_at),
+        "type": event.type,
+        "actor_seat": event.actor_seat,
+        "system": event.system,
+        "bot": event.bot,
+        "payload": event.payload,
+        "effects": event.effects,
+        "hash": event.hash,
+    }
+    return lambda: head + json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
+
+
+def hand_move_heard(message: bytes) -> bool:
+    """A move record heard from the announcements (``games.live.subscription``, in the event
+    loop: nothing parsed but its head): kept if this process keeps its hand at an earlier seq,
+    to be folded on when the hand is next asked for. Whether it was kept."""
+    head, _, body = message.partition(b" ")
+    found = _RECORD_HEAD.match(head)
+    if found is None or not body:
+        return False
+    hand_id, seq = int(found.group(1)), int(found.group(2))
+    with _committed_lock:
+        kept = _committed.get(hand_id)
+        if kept is None or seq <= kept.seq:
+            return False
+        pending = _heard.setdefault(hand_id, {})
+        if len(pending) >= HEARD_PER_HAND and seq not in pending:
+            return False
+        pending[seq] = body
+        return True
+
+
+def _committed_current(hand_id: int) -> Hand | None:
+    """The hand this process keeps (not a copy: the caller copies it), carried on by the
+    records heard since as far as they follow it."""
+    with _committed_lock:
+        kept = _committed.get(hand_id)
+        pending = _heard.pop(hand_id, None) if kept is not None else None
+    if kept is None or not pending:
+        return kept
+    moved = kept
+    while (body := pending.get(moved.seq + 1)) is not None:
+        after = _record_folded(moved, moved.seq + 1, body)
+        metrics.MOVES_HEARD.labels(folded="yes" if after is not None else "no").inc()
+        if after is None:
+            break
+        moved = after
+    later = {seq: body for seq, body in pending.items() if seq > moved.seq + 1}
+    with _committed_lock:
+        if _committed.get(hand_id) is kept:
+            if moved is not kept:
+                _committed[hand_id] = moved
+            if later:
+                _heard[hand_id] = {**later, **_heard.get(hand_id, {})}
+    return moved
+
+
+def _record_folded(hand: Hand, seq: int, body: bytes) -> Hand | None:
+    """A copy of ``hand`` carried on to ``seq`` by its move's record, its state kept in the
+    LRU; None when the record does not follow the hand as kept (the section's comment)."""
+    try:
+        record = json.loads(body)
+        last_hash = hand_last_hash_kept(hand)
+        state = state_lru.get(_lru_key(hand))
+        table = hand._state.fields_cache.get("table")
+        if (
+            last_hash is None
+            or state is None
+            or table is None
+            or _at(record["created_at"]) != hand.created_at
+            or record["seed_hash"] != hand.seed_hash
+            or record["seats_version"] != hand.seats_version
+            or _at(record["table_updated_at"]) != table.updated_at
+            or _at(record["before"]) != hand.updated_at
+        ):
+            return None
+        digest = event_hash(
+            hand=hand.pk,
+            seq=seq,
+            type=record["type"],
+            actor_seat=record["actor_seat"],
+            system=record["system"],
+            bot=record["bot"],
+            payload=record["payload"],
+            effects=record["effects"],
+            prev=last_hash,
+        )
+        if digest != record["hash"]:
+            return None
+        event = {"seq": seq, "type": record["type"], "payload": record["payload"]}
+        after = state
+        for _event, after in replay_from(state, [event]):  # noqa: B007
+            pass
+        moved = _hand_copy(hand)
+        moved.seq = seq
+        moved.updated_at = _at(record["updated_at"])
+        moved.last_event_at = _at(record["last_event_at"])
+        moved.deadline_at = _at(record["deadline_at"])
+    except Exception:  # garbled, or a move the kept state refuses: not carried on
+        logger.warning("hand %s: the record of seq %s does not follow", hand.pk, seq, exc_info=True)
+        return None
+    hand_last_hash_keep(moved, seq, digest)
+    state_lru.put(_lru_key(moved), after, moved.created_at)
+    return moved
 
 
 # The hash of a hand's event, kept on the instance that read or appended it: (seq, hash).
@@ -620,9 +776,12 @@ def _publish_if_absent(hand_id: int, seq: int) -> None:
         logger.warning("hand %s: the cache did not answer", hand_id, exc_info=True)
 
 
-def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
+def hand_publish_on_commit(
+    hand: Hand, state: HandState, record: Callable[[], str] | None = None
+) -> None:
     """Once the transaction commits: remember the state in the LRU and publish the new seq in
-    the cache, where long polls watch it.
+    the cache, where long polls watch it; ``record``: the move's record
+    (:func:`hand_move_record`), announced before the seq.
 
     Best effort: the move is committed whatever the cache does, so a failure here is logged and
     never reaches the client (``robust``). The seq only ever rises in the cache, so a late
@@ -649,6 +808,8 @@ def hand_publish_on_commit(hand: Hand, state: HandState) -> None:
             # Without the key the long polls read the row instead of an outdated seq.
             with suppress(Exception):
                 cache.delete(version_key)
+        if record is not None:
+            announce_record(record)
         hand_feed_publish(hand_id, seq)
 
     transaction.on_commit(publish, robust=True)

@@ -85,6 +85,7 @@ from core.threads import in_thread
 from games.live.announce import HeldAnnouncements, announcements_held
 from games.live.rearm import bearer_hash
 from games.live.render import render_json
+from games.live.subscription import hand_feed
 from games.selectors.hands import hand_view_for_user
 from games.services.hands import move_submit
 
@@ -380,6 +381,7 @@ class MoveDirectApp:
         if key is None:
             return await self.app(scope, receive, send)
         started = time.perf_counter()
+        hand_feed().start_soon()  # (this process hears the others' moves: hand_move_heard)
         template = self._kept.get(key)
         if template is not None:
             limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2**31

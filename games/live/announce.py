@@ -12,7 +12,14 @@ round trip was 13 % of a move's time under bench/api_bench.py). What piles up wh
 goes in its next round trip, each topic once at its highest seq and each cache key raised once
 to its highest: under load, one round trip for several commits. The order that matters is
 kept: a topic's seq and a key's value only rise, and a round trip raises its keys before it
-publishes. A round trip's announcements go as one message, ``"<topic>:<seq>"`` entries
+publishes.
+
+A move also announces itself whole (:func:`announce_record`, ``hand_store``: the event and what
+it changed on the hand's row), in a message of its own, ``"m<hand id>:<seq> <JSON>"``, sent
+before the round trip's seq entries and never merged: a web worker that keeps the hand
+carries its copy on by it and makes the hand's next move in one flight, where it had to read
+the row and the events it missed first (``hand_store.hand_move_heard``). Its text is made in
+the announcer's thread. A round trip's announcements go as one message, ``"<topic>:<seq>"`` entries
 separated by spaces (:data:`ENTRIES_PER_MESSAGE` at most): every subscriber — each web worker —
 hears every message, and redis-py's subscriber spends about the same on a message of one entry
 as on one of twenty (a move's five messages, its hand's and its players' feeds', were 6 % of a
@@ -35,7 +42,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -96,11 +103,24 @@ def feed_channel() -> str:
     return settings.HAND_FEED_CHANNEL or f"chan:hand-seq:{connection.settings_dict['NAME']}"
 
 
+class Record:
+    """A message sent as it is, whole and in its order, not merged with the seq entries:
+    ``make()`` gives its text, in the announcer's thread (:func:`announce_record`)."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Callable[[], str]) -> None:
+        self.make = make
+
+
+Message = str | Record  # a seq entry "<topic>:<seq>", or a record
+
+
 @dataclass
 class _Batch:
     """What the block of :func:`announcements_batched` running in this context will send."""
 
-    messages: list[str] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)
     # cache keys to raise to a seq (key, seq, timeout), in the messages' round trip
     raises: list[tuple[str, int, int]] = field(default_factory=list)
 
@@ -121,7 +141,9 @@ class HeldAnnouncements:
         self._queued: list[Queued] = []
         self._released = False
 
-    def hold(self, route: _Route, messages: list[str], raises: list[tuple[str, int, int]]) -> None:
+    def hold(
+        self, route: _Route, messages: list[Message], raises: list[tuple[str, int, int]]
+    ) -> None:
         with self._lock:
             if not self._released:
                 self._queued.append((route, messages, raises))
@@ -217,7 +239,16 @@ def announce(topic: Topic, seq: int) -> None:
     """Publish that ``topic`` is at ``seq`` (after the commit; inside
     :func:`announcements_batched`, when its block ends). Without Redis there is nothing to do:
     the subscriptions read PostgreSQL. A failure is logged and counted, never raised."""
-    message = f"{topic}:{seq}"
+    _message_add(f"{topic}:{seq}")
+
+
+def announce_record(make: Callable[[], str]) -> None:
+    """Publish the message ``make()`` gives (made in the announcer's thread), whole, before
+    the seq entries sent in the same round trip (the module docstring); as :func:`announce`."""
+    _message_add(Record(make))
+
+
+def _message_add(message: Message) -> None:
     batch = _batched.get()
     if batch is not None:
         batch.messages.append(message)
@@ -225,7 +256,7 @@ def announce(topic: Topic, seq: int) -> None:
         _send([message], [])
 
 
-def _send(messages: list[str], raises: list[tuple[str, int, int]]) -> None:
+def _send(messages: list[Message], raises: list[tuple[str, int, int]]) -> None:
     """Hand ``messages`` and ``raises`` to this process's announcer (nothing to send, or no
     Redis to send it to: nothing; the keys are raised only on the feed's Redis)."""
     if settings.HAND_FEED_URL and (messages or raises):
@@ -237,14 +268,17 @@ def _send(messages: list[str], raises: list[tuple[str, int, int]]) -> None:
 
 
 def _publish(
-    messages: list[str],
+    messages: list[Message],
     raises: list[tuple[str, int, int]] | None = None,
     route: _Route | None = None,
 ) -> None:
     """Send: the keys raised and the messages published in one round trip when the feed is
-    on the cache's Redis, else the messages alone. Runs in the announcer's thread."""
+    on the cache's Redis, else the messages alone; the records first, each in a message of its
+    own. Runs in the announcer's thread."""
     route = route or _route()
-    sent = _joined(messages)
+    records = _records_made([m for m in messages if isinstance(m, Record)])
+    entries = [m for m in messages if isinstance(m, str)]
+    sent = records + _joined(entries)
     if raises:
         try:
             route.cache.set_if_higher_publishing(raises, route.channel, sent)
@@ -256,7 +290,7 @@ def _publish(
             # Without the keys the long polls read the rows instead of outdated seqs.
             with suppress(Exception):
                 route.cache.delete_many(keys)
-    client = _publisher_client(route.url) if messages else None
+    client = _publisher_client(route.url) if sent else None
     if client is None:
         return
     channel = route.channel
@@ -269,8 +303,20 @@ def _publish(
                     pipe.publish(channel, message)
                 pipe.execute()
     except redis.RedisError:
-        logger.warning("could not announce %s", ", ".join(messages), exc_info=True)
+        said = [record.partition(" ")[0] for record in records] + entries
+        logger.warning("could not announce %s", ", ".join(said), exc_info=True)
         metrics.cache_failed(use="hand_feed")
+
+
+def _records_made(records: list[Record]) -> list[str]:
+    """The records' texts, in their order (one that fails to be made is logged and left out)."""
+    made = []
+    for record in records:
+        try:
+            made.append(record.make())
+        except Exception:
+            logger.exception("could not make a record to announce")
+    return made
 
 
 def _joined(entries: list[str]) -> list[str]:
@@ -280,17 +326,20 @@ def _joined(entries: list[str]) -> list[str]:
     return [" ".join(entries[i : i + step]) for i in range(0, len(entries), step)]
 
 
-Queued = tuple[_Route, list[str], list[tuple[str, int, int]]]
+Queued = tuple[_Route, list[Message], list[tuple[str, int, int]]]
 
 
 def _merged(queued: list[Queued]) -> list[Queued]:
-    """What was queued, one entry per route (in the order the routes came): each topic once,
-    at its highest seq, in the order topics first came; each key once, at its highest value
-    (and longest timeout)."""
-    merged: dict[_Route, tuple[dict[str, int], dict[str, tuple[int, int]]]] = {}
+    """What was queued, one entry per route (in the order the routes came): its records, all
+    of them in their order, then each topic once, at its highest seq, in the order topics
+    first came; each key once, at its highest value (and longest timeout)."""
+    merged: dict[_Route, tuple[list[Message], dict[str, int], dict[str, tuple[int, int]]]] = {}
     for route, messages, raises in queued:
-        topics, keys = merged.setdefault(route, ({}, {}))
+        records, topics, keys = merged.setdefault(route, ([], {}, {}))
         for message in messages:
+            if isinstance(message, Record):
+                records.append(message)
+                continue
             topic, _, seq = message.rpartition(":")
             topics[topic] = max(topics.get(topic, -1), int(seq))
         for key, value, timeout in raises:
@@ -299,10 +348,10 @@ def _merged(queued: list[Queued]) -> list[Queued]:
     return [
         (
             route,
-            [f"{topic}:{seq}" for topic, seq in topics.items()],
+            [*records, *(f"{topic}:{seq}" for topic, seq in topics.items())],
             [(key, value, timeout) for key, (value, timeout) in keys.items()],
         )
-        for route, (topics, keys) in merged.items()
+        for route, (records, topics, keys) in merged.items()
     ]
 
 
@@ -323,7 +372,7 @@ class _Announcer:
         self._pid = 0
 
     def submit(
-        self, route: _Route, messages: list[str], raises: list[tuple[str, int, int]]
+        self, route: _Route, messages: list[Message], raises: list[tuple[str, int, int]]
     ) -> None:
         with self._lock:
             if self._pid != os.getpid():

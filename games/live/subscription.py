@@ -33,6 +33,7 @@ from django.db.models import Max
 
 from core import metrics
 from core.threads import in_thread
+from games.hand_store import hand_move_heard
 from games.live.announce import Topic, feed_channel, parse_announcements
 from games.models import FeedEntry, Hand
 
@@ -113,12 +114,18 @@ class Subscription:
     async def start(self) -> None:
         """Start watching (once) and return when announcements are being received, or when
         the feed has fallen back to reading PostgreSQL."""
-        if self._started is None:
-            self._started = asyncio.create_task(self._run(), name="hand-feed")
-            self._poller = asyncio.create_task(self._poll_while_unsubscribed(), name="hand-poll")
+        self.start_soon()
         if self.url and not self._subscribed.is_set():
             with suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self._subscribed.wait()), timeout=1.0)
+
+    def start_soon(self) -> None:
+        """Start watching (once), without waiting for the subscription: a process that makes
+        moves hears the moves of the others (their records: ``hand_store.hand_move_heard``)
+        whether or not it has waiters."""
+        if self._started is None:
+            self._started = asyncio.create_task(self._run(), name="hand-feed")
+            self._poller = asyncio.create_task(self._poll_while_unsubscribed(), name="hand-poll")
 
     def wait_future(self, hand_id: int, after_seq: int, tag: Any = None) -> asyncio.Future[int]:
         """A future that resolves with the hand's seq once it is above ``after_seq`` (``tag``
@@ -234,7 +241,11 @@ class Subscription:
                     pause = 0.25
                     await self.read_waited_hands()  # what was announced while we were away
                     async for message in pubsub.listen():
-                        for topic, seq in parse_announcements(message.get("data", b"")):
+                        data = message.get("data", b"")
+                        if isinstance(data, bytes) and data[:1] == b"m":
+                            hand_move_heard(data)  # a move's record (announce_record)
+                            continue
+                        for topic, seq in parse_announcements(data):
                             self.announce(topic, seq)
             except asyncio.CancelledError:
                 raise

@@ -36,6 +36,7 @@ from games.clock import (
 from games.hand_store import (
     hand_committed_last,
     hand_last_hash_keep,
+    hand_move_record,
     hand_publish_on_commit,
     hand_seats_load,
     hand_state,
@@ -245,13 +246,15 @@ def _append(
 ) -> None:
     """Append ``move`` (already applied: ``new_state``) to the locked hand's log — ``bot``: a
     server bot's move; ``cause``: why the server made a system move (its ``system`` effect) —
-    end the hand if it ended, set the next deadline, and publish and wake the clock after
+    end the hand if it ended, set the next deadline, and publish (a move that leaves the hand
+    playing with its record: ``hand_store.hand_move_record``) and wake the clock after
     commit. The event's effects are the move and what the rules derived from it. ``lock``:
     the hand is not locked yet; the event's statement takes this lock before its row is made."""
     payload = move.to_dict()
     if move.system and cause is None:
         cause = CAUSE_TIMEOUT
-    hand_event_append(
+    before = hand.updated_at
+    event = hand_event_append(
         hand=hand,
         type=payload["type"],
         actor_seat=move.seat,
@@ -276,7 +279,11 @@ def _append(
         # What a move changes on the row, and only that: the frozen terms (deck, ruleset, fees,
         # seeds …) are not sent back on every move (a smaller UPDATE, less WAL).
         row_update(hand, MOVE_FIELDS)  # hand.save(update_fields=…), by a fixed statement
-    hand_publish_on_commit(hand, new_state)
+    # (a move that ends the hand, or sets preferences, which also writes the seats, is not
+    # recorded for the other processes: their next move of the hand reads the rows)
+    ended = new_state.phase is Phase.ENDED
+    record = hand_move_record(hand, event, before) if turn_move and not ended else None
+    hand_publish_on_commit(hand, new_state, record)
     if turn_move:
         hand_clock_on_commit(hand)
     feed_hand_changed(hand=hand, state=new_state)

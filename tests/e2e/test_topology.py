@@ -54,6 +54,24 @@ def stack_turn() -> Iterator[None]:
         yield
 
 
+def counted_moves(metrics_dir: Path) -> dict[str, float]:
+    """The players' moves by how the web workers made them, and the records they heard, summed
+    over the stack's processes (their multiprocess metric files)."""
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.multiprocess import MultiProcessCollector
+
+    registry = CollectorRegistry()
+    MultiProcessCollector(registry, path=str(metrics_dir))
+    found = {
+        made: registry.get_sample_value("chan_move_flights_total", {"made": made}) or 0.0
+        for made in ("one", "two", "refused")
+    }
+    for folded in ("yes", "no"):
+        sample = registry.get_sample_value("chan_moves_heard_total", {"folded": folded})
+        found[f"heard {folded}"] = sample or 0.0
+    return found
+
+
 def spawn(args: list[str], env: dict[str, str], log: IO[bytes], **kw: Any) -> subprocess.Popen:
     """A process in its own group (a Celery worker's pool children included), logging to a file."""
     return subprocess.Popen(
@@ -286,6 +304,14 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(
         ledger = manage(env, "ledger_check")
         assert ledger.returncode == 0, ledger.stdout + ledger.stderr
 
+        # and the web workers made most moves in one flight: each carried its copy of a hand
+        # on by the records of the moves another process made (hand_store.hand_move_heard),
+        # and no record failed to follow the copy it was heard for (nothing but moves writes
+        # a hand's row while it is played here)
+        flights = counted_moves(private_dir / "prometheus")
+        assert flights["heard yes"] > 0 and flights["heard no"] == 0, flights
+        assert flights["one"] > flights["two"] + flights["refused"], flights
+
         requests = sum(s["requests"] for s in summaries)
         raced: Counter[str] = Counter()
         for s in summaries:
@@ -308,7 +334,7 @@ def test_twenty_bots_play_ten_tables_on_the_production_topology(
             f"({settled.stdout.strip()}); {time.monotonic() - started:.1f} s in all; "
             f"PostgreSQL connections at most {sampler.max_server}"
             + (f", PgBouncer clients at most {sampler.max_clients}" if bouncer else "")
-            + f" ({sampler.samples} samples, {moves / played:.1f} moves/s)"
+            + f" ({sampler.samples} samples, {moves / played:.1f} moves/s); moves made {flights}"
         )
     finally:
         stop(bots + stack)

@@ -181,3 +181,48 @@ def test_a_read_from_before_the_subscription_opened_again_is_not_taken_as_heard(
         return waiter.done(), f._latest.get(5)
 
     assert run(scenario()) == (False, None)
+
+
+def test_a_moves_record_is_handed_to_the_hand_store_not_parsed_as_seqs(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A move's record (``"m<hand>:<seq> <JSON>"``, games.live.announce.announce_record) goes
+    to ``hand_store.hand_move_heard`` as heard; the seq entries around it wake as before; and a
+    process that only makes moves (no waiter) listens from its first move
+    (``start_soon``)."""
+    import redis
+
+    from games.live.announce import feed_channel
+    from tests.faults.harness import free_port, process_stop, redis_server
+
+    heard: list[bytes] = []
+    monkeypatch.setattr(hand_feed, "hand_move_heard", heard.append)
+    port = free_port()
+    server = redis_server(port, tmp_path)
+    url = f"redis://127.0.0.1:{port}/0"
+    publisher = redis.Redis.from_url(url)
+
+    async def scenario() -> list[int | None]:
+        f = HandFeed(url=url, poll_seconds=3600)
+        f.start_soon()
+        for _ in range(200):
+            if f._subscribed.is_set():
+                break
+            await asyncio.sleep(0.02)
+        publisher.publish(feed_channel(), 'm5:7 {"type":"draw"}')
+        publisher.publish(feed_channel(), "5:7")
+        for _ in range(200):
+            if f.seq_known(5) == 7:
+                break
+            await asyncio.sleep(0.02)
+        assert f._started is not None and f._poller is not None
+        f._started.cancel()
+        f._poller.cancel()
+        return [f.seq_known(5)]
+
+    try:
+        assert run(scenario()) == [7]
+        assert heard == [b'm5:7 {"type":"draw"}']
+    finally:
+        publisher.close()
+        process_stop(server)

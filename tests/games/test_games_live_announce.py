@@ -60,6 +60,24 @@ def heard(redis_url: str) -> Iterator[Any]:
 
 
 @pytest.fixture
+def whole_messages(redis_url: str) -> Iterator[Any]:
+    """What a subscriber of the feed's channel hears, each message whole: call it once the
+    announcements are sent."""
+    pubsub = redis.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
+    pubsub.subscribe(feed_channel())
+    pubsub.get_message(timeout=1)
+
+    def messages() -> list[str]:
+        found = []
+        while (message := pubsub.get_message(timeout=0.3)) is not None:
+            found.append(message["data"].decode())
+        return found
+
+    yield messages
+    pubsub.close()
+
+
+@pytest.fixture
 def round_trips(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
     """Each call that sent announcements to Redis, with what it sent."""
     sent: list[list[str]] = []
@@ -283,8 +301,13 @@ def test_a_deal_and_a_move_each_announce_in_one_round_trip(
     assert r.status_code == 201, r.content
     assert announcements_sent()
     assert len(round_trips) == before + 1
-    assert round_trips[-1][0] == f"{hand_id}:{view['seq'] + 1}"
-    assert all(m.startswith("f") for m in round_trips[-1][1:])
+    record, *entries = round_trips[-1]
+    # its record first, whole (the other web workers carry their copy of the hand on by it:
+    # hand_store.hand_move_heard), then the hand's seq and the feeds
+    assert isinstance(record, announce.Record)
+    assert record.make().startswith(f"m{hand_id}:{view['seq'] + 1} {{")
+    assert entries[0] == f"{hand_id}:{view['seq'] + 1}"
+    assert all(m.startswith("f") for m in entries[1:])
 
 
 def test_on_the_caches_own_redis_a_move_raises_its_seq_and_announces_in_one_round_trip(
@@ -365,29 +388,21 @@ def test_a_failing_redis_under_both_the_raise_and_the_announcements_is_logged_ne
 
 
 def test_a_round_trips_announcements_are_one_message(
-    redis_url: str, round_trips: list[list[str]]
+    whole_messages: Any, round_trips: list[list[str]]
 ) -> None:
-    # Given a subscriber that keeps each message whole
-    pubsub = redis.Redis.from_url(redis_url).pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(feed_channel())
-    pubsub.get_message(timeout=1)
-    try:
-        # when a transaction announces a hand and three feeds, and another more than a message
-        # holds
-        with announcements_batched(), transaction.atomic():
-            for topic, seq in ((7, 3), ("f1", 5), ("f2", 6), ("f3", 7)):
-                announce_on_commit(topic, seq)
-        assert announcements_sent()
-        many = [(f"f{i}", i) for i in range(1, ENTRIES_PER_MESSAGE + 3)]
-        with announcements_batched(), transaction.atomic():
-            for topic, seq in many:
-                announce_on_commit(topic, seq)
-        assert announcements_sent()
-        messages = []
-        while (message := pubsub.get_message(timeout=0.3)) is not None:
-            messages.append(message["data"].decode())
-    finally:
-        pubsub.close()
+    # Given a subscriber that keeps each message whole (whole_messages)
+    # when a transaction announces a hand and three feeds, and another more than a message
+    # holds
+    with announcements_batched(), transaction.atomic():
+        for topic, seq in ((7, 3), ("f1", 5), ("f2", 6), ("f3", 7)):
+            announce_on_commit(topic, seq)
+    assert announcements_sent()
+    many = [(f"f{i}", i) for i in range(1, ENTRIES_PER_MESSAGE + 3)]
+    with announcements_batched(), transaction.atomic():
+        for topic, seq in many:
+            announce_on_commit(topic, seq)
+    assert announcements_sent()
+    messages = whole_messages()
     # then the first is one message, the second two (the first of them full), in their order
     assert messages[0] == "7:3 f1:5 f2:6 f3:7"
     assert [len(m.split(" ")) for m in messages[1:]] == [ENTRIES_PER_MESSAGE, 2]
@@ -431,3 +446,40 @@ def test_held_announcements_go_to_the_announcer_only_when_released(
         announce_on_commit(9, 1)
     assert announcements_sent()
     assert round_trips[-1] == ["9:1"] and heard() == ["9:1"]
+
+
+def test_a_record_goes_whole_before_the_seq_entries_and_is_never_merged(
+    whole_messages: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    made_in: list[str] = []
+
+    def record(text: str) -> Any:
+        def make() -> str:
+            made_in.append(threading.current_thread().name)
+            return text
+
+        return make
+
+    def failing() -> str:
+        raise ValueError("no record")
+
+    # when two transactions of one round trip announce seqs and records (one that fails to
+    # be made)
+    with announcements_batched():
+        with transaction.atomic():
+            announce_on_commit(7, 3)
+            transaction.on_commit(lambda: announce.announce_record(record("m7:3 {}")))
+            announce_on_commit("f1", 5)
+        with transaction.atomic():
+            transaction.on_commit(lambda: announce.announce_record(failing))
+            transaction.on_commit(lambda: announce.announce_record(record('m7:4 {"a": 1}')))
+            announce_on_commit(7, 4)
+    assert announcements_sent()
+    messages = whole_messages()
+    # then the records go first, each whole in a message of its own and in their order, then
+    # the seq entries merged (the hand once, at its highest seq); the failing one is logged
+    assert messages == ["m7:3 {}", 'm7:4 {"a": 1}', "7:4 f1:5"]
+    assert made_in == ["chan-announcer", "chan-announcer"]  # (made in the announcer's thread)
+    assert "could not make a record to announce" in caplog.text
+    # and the entries' parser skips a record (an older process hears nothing wrong)
+    assert parse_announcements('m7:3 {"seat":1,"card":"x"}') == []
