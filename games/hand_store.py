@@ -617,15 +617,17 @@ def hand_move_record(hand: Hand, event: HandEvent, before: datetime) -> Callable
     itself, as a function that makes its text (``"m<hand id>:<seq> <JSON>"``) later: the
     values are taken now, the caller's hand goes on."""
     head = f"m{hand.pk}:{event.seq} "
+    times = (
+        hand.created_at,
+        hand.table.updated_at,
+        before,
+        hand.updated_at,
+        hand.last_event_at,
+        hand.deadline_at,
+    )  # (immutable: formatted in the announcer's thread, off the move's path)
     fields = {
-        "created_at": _iso(hand.created_at),
         "seed_hash": hand.seed_hash,
         "seats_version": hand.seats_version,
-        "table_updated_at": _iso(hand.table.updated_at),
-        "before": _iso(before),
-        "updated_at": _iso(hand.updated_at),
-        "last_event_at": _iso(hand.last_event_at),
-        "deadline_at": _iso(hand.deadline_at),
         "type": event.type,
         "actor_seat": event.actor_seat,
         "system": event.system,
@@ -634,7 +636,24 @@ def hand_move_record(hand: Hand, event: HandEvent, before: datetime) -> Callable
         "effects": event.effects,
         "hash": event.hash,
     }
-    return lambda: head + json.dumps(fields, separators=(",", ":"), ensure_ascii=False)
+
+    def text() -> str:
+        named = zip(_RECORD_TIMES, (_iso(t) for t in times), strict=True)
+        body = {**fields, **dict(named)}
+        return head + json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+    return text
+
+
+# The times a record carries, in :func:`hand_move_record`'s order.
+_RECORD_TIMES = (
+    "created_at",
+    "table_updated_at",
+    "before",
+    "updated_at",
+    "last_event_at",
+    "deadline_at",
+)
 
 
 def hand_move_heard(message: bytes) -> bool:
