@@ -37,7 +37,7 @@ from games.live.announce import announce_record, cache_raise_batched, hand_feed_
 from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds
-from games.rules.chain import chain_break, event_hash
+from games.rules.chain import chain_break
 from games.rules.fair_deal import fair_deck
 from games.rules.replay import replay, replay_from
 from games.rules.ruleset import Ruleset, ruleset_from_stored
@@ -617,14 +617,14 @@ def hand_move_record(hand: Hand, event: HandEvent, before: datetime) -> Callable
     itself, as a function that makes its text (``"m<hand id>:<seq> <JSON>"``) later: the
     values are taken now, the caller's hand goes on."""
     head = f"m{hand.pk}:{event.seq} "
-    times = (
-        hand.created_at,
-        hand.table.updated_at,
-        before,
-        hand.updated_at,
-        hand.last_event_at,
-        hand.deadline_at,
-    )  # (immutable: formatted in the announcer's thread, off the move's path)
+    times = {  # (immutable: formatted in the announcer's thread, off the move's path)
+        "created_at": hand.created_at,
+        "table_updated_at": hand.table.updated_at,
+        "before": before,
+        "updated_at": hand.updated_at,
+        "last_event_at": hand.last_event_at,
+        "deadline_at": hand.deadline_at,
+    }
     fields = {
         "seed_hash": hand.seed_hash,
         "seats_version": hand.seats_version,
@@ -638,22 +638,10 @@ def hand_move_record(hand: Hand, event: HandEvent, before: datetime) -> Callable
     }
 
     def text() -> str:
-        named = zip(_RECORD_TIMES, (_iso(t) for t in times), strict=True)
-        body = {**fields, **dict(named)}
+        body = {**fields, **{name: _iso(at) for name, at in times.items()}}
         return head + json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
     return text
-
-
-# The times a record carries, in :func:`hand_move_record`'s order.
-_RECORD_TIMES = (
-    "created_at",
-    "table_updated_at",
-    "before",
-    "updated_at",
-    "last_event_at",
-    "deadline_at",
-)
 
 
 def hand_move_heard(message: bytes) -> bool:
@@ -720,19 +708,11 @@ def _record_folded(hand: Hand, seq: int, body: bytes) -> Hand | None:
             or _at(record["before"]) != hand.updated_at
         ):
             return None
-        digest = event_hash(
-            hand=hand.pk,
-            seq=seq,
-            type=record["type"],
-            actor_seat=record["actor_seat"],
-            system=record["system"],
-            bot=record["bot"],
-            payload=record["payload"],
-            effects=record["effects"],
-            prev=last_hash,
-        )
-        if digest != record["hash"]:
+        # the event as a link of the hand's chain after the copy's last (games.rules.chain)
+        link = {**record, "seq": seq, "prev_hash": last_hash}
+        if chain_break(hand=hand.pk, seed_hash=last_hash, events=[link]) is not None:
             return None
+        digest = record["hash"]
         event = {"seq": seq, "type": record["type"], "payload": record["payload"]}
         after = state
         for _event, after in replay_from(state, [event]):  # noqa: B007
