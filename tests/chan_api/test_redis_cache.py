@@ -3,14 +3,15 @@ instance of its own, and each used to connect anew."""
 
 from __future__ import annotations
 
-import os
 import threading
 
 import pytest
+from django.conf import settings
 
 from chan_api.redis_cache import SharedPoolRedisCache
 
-CACHE_URL = os.environ.get("CACHE_URL", "")
+# The environment's Redis, or the embedded default's (chan_api/embedded_redis.py)
+CACHE_URL = settings.CACHE_URL
 
 
 def instance(location: str) -> SharedPoolRedisCache:
@@ -30,7 +31,9 @@ def test_instances_of_one_location_share_one_client_across_threads() -> None:
     assert instance("redis://127.0.0.1:6379/8")._cache is not here._cache
 
 
-@pytest.mark.skipif(not CACHE_URL.startswith("redis://"), reason="needs CACHE_URL (Redis)")
+@pytest.mark.skipif(
+    not CACHE_URL.startswith(("redis://", "unix://")), reason="needs CACHE_URL (Redis)"
+)
 def test_the_shared_client_reuses_its_connections() -> None:
     pool = instance(CACHE_URL)._cache._get_connection_pool(write=True)
     before = len(pool._available_connections) + len(pool._in_use_connections)
@@ -45,7 +48,9 @@ def test_the_shared_client_reuses_its_connections() -> None:
     assert len(pool._available_connections) + len(pool._in_use_connections) == max(before, 1)
 
 
-@pytest.mark.skipif(not CACHE_URL.startswith("redis://"), reason="needs CACHE_URL (Redis)")
+@pytest.mark.skipif(
+    not CACHE_URL.startswith(("redis://", "unix://")), reason="needs CACHE_URL (Redis)"
+)
 def test_set_if_higher_only_raises_and_reads_back_as_set_stores_it() -> None:
     cache = SharedPoolRedisCache(CACHE_URL, {"KEY_PREFIX": "chan-set-if-higher-test"})
     cache.delete("seq")

