@@ -602,7 +602,8 @@ def tournament_pair(*, tournament_id: int, now: dt.datetime | None = None) -> li
     free = tournament_free_players(tournament)
     ids = [p.user_id for p in free]
     groups = arena_pairing(free, size=tournament.table_size, blocked=blocked_pairs_among(ids))
-    opened, seated = [], set()
+    opened: list[int] = []
+    seated: set[int] = set()
     for group in groups:
         table_id = _table_open(tournament_id, group)
         if table_id is not None:
