@@ -600,6 +600,11 @@ CHAN_MAX_DELIVERIES = int(os.environ.get("CHAN_MAX_DELIVERIES", "3"))
 
 # Seconds before the server plays for a báo seat or one that left mid-hand (RULES.md §9, §12).
 CHAN_AUTO_PLAY_DELAY = float(os.environ.get("CHAN_AUTO_PLAY_DELAY", "3"))
+# Seconds a ready lasts while no hand is dealt after the player's last sign of life (its ready,
+# its seat's preferences, any API request: kept to the minute), before the server stands it up
+# (games.selectors.tables.ready_lapses). Above the minute plus a long poll's 30 s, or a player
+# waiting on its table would be taken for gone.
+CHAN_READY_EXPIRY_SECONDS = float(os.environ.get("CHAN_READY_EXPIRY_SECONDS", "180"))
 
 # Test/dev only: a table may be created with a fixed deck and dealer (RULES.md §3); its creator then
 # knows every card, so it is off unless DEBUG is on or the test suite is running.

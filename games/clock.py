@@ -23,7 +23,12 @@ from accounts.models import User
 from games.models import Hand, Table, TournamentTable
 from games.rules import HandState
 from games.rules.state import Phase
-from games.selectors.tables import table_ready_deadline
+from games.selectors.tables import (
+    players_last_request,
+    ready_lapses,
+    ready_quiet_players,
+    table_ready_deadline,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -84,9 +89,9 @@ SWEEP_GRACE = timedelta(seconds=2)  # a wake-up that is merely due is not re-arm
 def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[int]]:
     """Work the clock is late for (its wake-up was lost: broker outage, worker killed): playing
     hands whose deadline passed over ``SWEEP_GRACE`` ago, and open tables whose ready deadline
-    has. The hands are read among the playing ones (``games_hand_one_playing_per_table``, one
-    a table), their deadline filtered: no index keys it (games 0035: a move's update of its
-    hand would not stay on its page)."""
+    has, or where a player's ready has lapsed (``ready_lapses``). The hands are read among the
+    playing ones (``games_hand_one_playing_per_table``, one a table), their deadline filtered:
+    no index keys it (games 0035: a move's update of its hand would not stay on its page)."""
     late = now - SWEEP_GRACE
     hands = list(
         Hand.objects.filter(status=Hand.Status.PLAYING, deadline_at__lte=late)
@@ -94,15 +99,20 @@ def clock_overdue(*, now: datetime, limit: int = 1000) -> tuple[list[int], list[
         .values_list("pk", flat=True)[:limit]
     )
     tables = []
-    candidates = (
+    candidates = list(
         Table.objects.filter(status=Table.Status.OPEN)
         .annotate(n_ready=Count("seats", filter=Q(seats__ready=True)))
         .filter(n_ready__gte=1)
         .prefetch_related("seats__player")[:limit]
     )
+    # The requests of the players whose ready may have lapsed, in one read for every table.
+    quiet = ready_quiet_players((s for t in candidates for s in t.seats.all()), now=late)
+    last_request = players_last_request(quiet) if quiet else {}
     for table in candidates:
-        deadline = table_ready_deadline(table, list(table.seats.all()))
-        if deadline is not None and deadline <= late:
+        seats = list(table.seats.all())
+        deadline = table_ready_deadline(table, seats)
+        lapsed = ready_lapses(seats, now=late, last_request=last_request).lapsed
+        if (deadline is not None and deadline <= late) or lapsed:
             tables.append(table.pk)
     return hands, tables
 

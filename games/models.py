@@ -1151,7 +1151,8 @@ class Tournament(models.Model):
 class TournamentEntry(models.Model):
     """A player entered in an arena: its standing (``score``: arena points, ``hands``, ``wins``)
     and whether it is paired (``active``: it may withdraw while the arena runs, keeping its
-    points). ``fee``: what it paid (or holds, before the start)."""
+    points). ``fee``: what it paid (or holds, before the start). ``waited``: the pairings in a
+    row at which it was free but left out while others sat (the next pairing seats it first)."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.PROTECT, related_name="entries")
     user = models.ForeignKey(
@@ -1162,6 +1163,9 @@ class TournamentEntry(models.Model):
     hands = models.PositiveIntegerField(default=0)
     wins = models.PositiveIntegerField(default=0)
     active = models.BooleanField(default=True)
+    waited = models.PositiveIntegerField(
+        default=0, help_text="Pairings in a row it was left out at while others sat."
+    )
     prize = models.PositiveBigIntegerField(null=True, blank=True, help_text="Paid at the end.")
     rank = models.PositiveIntegerField(null=True, blank=True, help_text="Final rank.")
     created_at = models.DateTimeField(auto_now_add=True)

@@ -3,15 +3,16 @@ the API shows (seats, pot, ready deadline)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
+from django.conf import settings
 from django.db import connection, connections, router
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Count, F, Max, Prefetch, Q, QuerySet
 from django.utils.translation import gettext_lazy as _
 
-from accounts.models import LedgerAccount, User
+from accounts.models import ApiToken, LedgerAccount, User
 from core.errors import NotFound
 from core.rows import row_values
 from games.models import Hand, HandSeat, PrivateTable, Seat, Table
@@ -324,3 +325,63 @@ def ready_deadline_of(
     if not ready_at or len(ready_at) == len(seats):
         return None
     return ready_at[0] + timedelta(seconds=table.ready_timeout)
+
+
+def players_last_request(user_ids: Iterable[int]) -> dict[int, datetime]:
+    """Player id → when it last used one of its API tokens (``ApiToken.last_used_at``, kept to
+    the minute: ``accounts.services.TOKEN_TOUCH_INTERVAL``); players who never did are absent."""
+    rows = (
+        ApiToken.objects.filter(user_id__in=list(user_ids), last_used_at__isnull=False)
+        .values("user_id")
+        .annotate(last=Max("last_used_at"))
+    )
+    return {row["user_id"]: row["last"] for row in rows}
+
+
+class ReadyLapses(NamedTuple):
+    """The ready seats whose ready has lapsed, and when the next one lapses (None: no other)."""
+
+    lapsed: list[Seat]
+    next_at: datetime | None
+
+
+def _ready_expiry() -> timedelta:
+    return timedelta(seconds=settings.CHAN_READY_EXPIRY_SECONDS)
+
+
+def ready_quiet_players(seats: Iterable[Seat], *, now: datetime) -> set[int]:
+    """The ready players (no bots) whose seat has not changed for ``CHAN_READY_EXPIRY_SECONDS``
+    by ``now``: their ready lapses unless a request of theirs came since (:func:`ready_lapses`).
+    ``seats``: their players loaded."""
+    expiry = _ready_expiry()
+    return {
+        s.player_id
+        for s in seats
+        if s.ready and not s.player.is_bot and s.updated_at + expiry <= now
+    }
+
+
+def ready_lapses(
+    seats: Sequence[Seat],
+    *,
+    now: datetime,
+    last_request: Mapping[int, datetime] | None = None,
+) -> ReadyLapses:
+    """A ready lapses ``CHAN_READY_EXPIRY_SECONDS`` after the player's last sign of life while
+    no hand is dealt: its seat's last change (its ready, said again, or its preferences) or its
+    last API request, whichever is later; a bot's never does. The players' requests are read
+    only when a seat alone would have lapsed (``last_request``: read already, by the sweep).
+    ``seats``: a table's, their players loaded."""
+    expiry = _ready_expiry()
+    ready = [s for s in seats if s.ready and not s.player.is_bot]
+    lapses = {s.pk: s.updated_at + expiry for s in ready}
+    quiet = ready_quiet_players(ready, now=now)
+    if quiet:
+        seen = players_last_request(quiet) if last_request is None else last_request
+        for s in ready:
+            if s.player_id in seen:
+                lapses[s.pk] = max(lapses[s.pk], seen[s.player_id] + expiry)
+    return ReadyLapses(
+        [s for s in ready if lapses[s.pk] <= now],
+        min((at for at in lapses.values() if at > now), default=None),
+    )

@@ -61,7 +61,7 @@ from games.rules.quan import FeeSchedule, FeesError
 from games.selectors.blocks import blocked_ids_with
 from games.selectors.integrity import account_frozen_check
 from games.selectors.rules import ruleset_from_spec
-from games.selectors.tables import table_ready_deadline
+from games.selectors.tables import ready_lapses, table_ready_deadline
 from games.services.feed import (
     UNSEAT_IDLE,
     UNSEAT_LIMIT,
@@ -480,13 +480,7 @@ def _seat_leave_once(
         seat.delete()
         pot_refund(table=table, user=user)
         seat_hold_release(table=table, user=user)
-        if not Seat.objects.filter(table=table, player__is_bot=False).exists():
-            # The last player stood up: the table closes (no longer listed; nobody can join),
-            # and a practice table's bots stand up with it.
-            Seat.objects.filter(table=table).delete()
-            table.status = Table.Status.CLOSED
-            table.save(update_fields=["status", "updated_at"])
-        else:
+        if not _table_close_if_deserted(table):
             _deal_if_ready(table, _seats_read(table))
     feed_table_changed(
         table_id=table.pk,
@@ -497,6 +491,25 @@ def _seat_leave_once(
         limit=limit,
     )
     return table
+
+
+def _seats_free(table: Table, seats: list[Seat]) -> None:
+    """Free ``seats`` between hands: each player's gà góp share refunded, its hold released."""
+    for seat in seats:
+        seat.delete()
+        pot_refund(table=table, user=seat.player)
+        seat_hold_release(table=table, user=seat.player)
+
+
+def _table_close_if_deserted(table: Table) -> bool:
+    """When no player is left seated, close the table (no longer listed; nobody can join) and
+    stand a practice table's bots up with it. The caller holds the table row lock."""
+    if Seat.objects.filter(table=table, player__is_bot=False).exists():
+        return False
+    Seat.objects.filter(table=table).delete()
+    table.status = Table.Status.CLOSED
+    table.save(update_fields=["status", "updated_at"])
+    return True
 
 
 def _hurry_the_clock(hand: Hand, user: Any) -> None:
@@ -618,44 +631,62 @@ def _seats_read(table: Table) -> list[Seat]:
 
 
 def _deal_if_ready(table: Table, seats: list[Seat], *, woken: bool = False) -> Hand | None:
-    """The table's ready rule (RULES.md §12). Every seated player ready, two at least: deal.
-    Otherwise, once the ready deadline has passed, unseat the players who are not ready and
-    deal to the others if they are two or more; before it, wake the ready clock at it
-    (``woken``: by the clock's own wake-up, which re-arms whatever this process remembers).
-    ``seats``: the table's (:func:`_seats_read`). The caller holds the table row lock."""
+    """The table's ready rule (RULES.md §12). First a ready player gone quiet is stood up: its
+    ready lapsed (``CHAN_READY_EXPIRY_SECONDS`` without a sign of life, ``ready_lapses``), it is
+    not dealt in. Then, every seated player ready, two at least: deal. Otherwise, once the
+    ready deadline has passed, unseat the players who are not ready and deal to the others if
+    they are two or more; before it, wake the ready clock at it, or at the next ready's lapse
+    if that comes first (``woken``: by the clock's own wake-up, which re-arms whatever this
+    process remembers). ``seats``: the table's (:func:`_seats_read`). The caller holds the
+    table row lock."""
     if table.status != Table.Status.OPEN:
         return None
     if all(s.player.is_bot for s in seats):
         return None  # bots alone never play (a practice table's bots are always ready)
-    deadline = table_ready_deadline(table, seats)
     now = timezone.now()
+    lapses = ready_lapses(seats, now=now)
+    gone: list[Unseated] = [(s, UNSEAT_IDLE, None) for s in lapses.lapsed]
+    if lapses.lapsed:
+        _seats_free(table, lapses.lapsed)
+        seats = [s for s in seats if s not in lapses.lapsed]
+        if _table_close_if_deserted(table):
+            _unseated_tell(table, gone)
+            return None
+    deadline = table_ready_deadline(table, seats)
     if deadline is not None and now >= deadline:
-        return _deal_at_the_deadline(table, seats, now)
-    if deadline is not None:
-        table_clock_on_commit(table, deadline, force=woken)
-        return None
-    if len(seats) >= 2 and all(s.ready for s in seats):
-        return _deal_those_who_can_pay(table, seats)
+        return _deal_at_the_deadline(table, seats, now, gone, lapses.next_at)
+    if deadline is None and len(seats) >= 2 and all(s.ready for s in seats):
+        return _deal_those_who_can_pay(table, seats, gone)
+    wake = min((at for at in (deadline, lapses.next_at) if at is not None), default=None)
+    if wake is not None:
+        table_clock_on_commit(table, wake, force=woken)
+    _unseated_tell(table, gone)
     return None
 
 
-def _deal_at_the_deadline(table: Table, seats: list[Seat], now: datetime) -> Hand | None:
+def _deal_at_the_deadline(
+    table: Table,
+    seats: list[Seat],
+    now: datetime,
+    gone: list[Unseated],
+    lapse_at: datetime | None,
+) -> Hand | None:
     """The ready deadline has passed: unseat the players who are not ready — except newcomers,
     who get ``ready_timeout`` from their own arrival (they sit this hand out) — and deal to the
-    ready ones if they are two or more; else wait for the newcomers' grace to end."""
+    ready ones if they are two or more; else wait for the newcomers' grace to end, or the next
+    ready's lapse (``lapse_at``). ``gone``: the players already stood up before this deal."""
     grace = timedelta(seconds=table.ready_timeout)
     idle = [s for s in seats if not s.ready and s.created_at + grace <= now]
-    for seat in idle:
-        seat.delete()
-        pot_refund(table=table, user=seat.player)
-        seat_hold_release(table=table, user=seat.player)
-    gone: list[Unseated] = [(s, UNSEAT_IDLE, None) for s in idle]
+    _seats_free(table, idle)
+    gone = [*gone, *((s, UNSEAT_IDLE, None) for s in idle)]
     ready = [s for s in seats if s.ready]
     if len(ready) >= 2:
         return _deal_those_who_can_pay(table, ready, gone)
-    newcomers = [s.created_at + grace for s in seats if not s.ready and s not in idle]
-    if newcomers:
-        table_clock_on_commit(table, min(newcomers), force=True)
+    wakes = [s.created_at + grace for s in seats if not s.ready and s not in idle]
+    if lapse_at is not None:
+        wakes.append(lapse_at)
+    if wakes:
+        table_clock_on_commit(table, min(wakes), force=True)
     _unseated_tell(table, gone)
     return None
 
@@ -706,10 +737,7 @@ def _seats_that_can_pay(table: Table, seats: list[Seat], gone: list[Unseated]) -
     if table.practice:
         return seats  # nothing is at stake at a practice table
     poor = seat_holds_for_deal(table=table, seats=seats)  # the others' holds made whole
-    for seat in poor:
-        seat.delete()
-        pot_refund(table=table, user=seat.player)
-        seat_hold_release(table=table, user=seat.player)
+    _seats_free(table, poor)
     gone.extend((seat, UNSEAT_STAKE, None) for seat in poor)
     return [s for s in seats if s not in poor]
 

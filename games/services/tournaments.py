@@ -582,15 +582,18 @@ def tournament_free_players(tournament: Tournament) -> list[FreePlayer]:
     )
     entries = tournament.entries.filter(active=True).exclude(user_id__in=busy)
     return [
-        FreePlayer(user_id=e.user_id, score=e.score, order=e.pk) for e in entries.order_by("id")
+        FreePlayer(user_id=e.user_id, score=e.score, order=e.pk, hands=e.hands, waited=e.waited)
+        for e in entries.order_by("id")
     ]
 
 
 def tournament_pair(*, tournament_id: int, now: dt.datetime | None = None) -> list[int]:
-    """Seat the arena's free players together (games.rules.arena_pairing): for each table one
-    ordinary private table opened by its first player, the others seated with its code, all
-    said ready, so the hand is dealt. A player who cannot be seated (its Quan, its limits, a
-    ban) is withdrawn from the arena (``active`` false; it may join again). Returns the tables
+    """Seat the arena's free players together (games.rules.arena_pairing, from the entries'
+    points, hands played and pairings waited): for each table one ordinary private table
+    opened by its first player, the others seated with its code, all said ready, so the hand
+    is dealt. A player who cannot be seated (its Quan, its limits, a ban) is withdrawn from the
+    arena (``active`` false; it may join again). When tables opened, the free players left out
+    count one more pairing waited (a seated player's count starts again). Returns the tables
     opened."""
     now = now or timezone.now()
     tournament = Tournament.objects.get(pk=tournament_id)
@@ -599,11 +602,20 @@ def tournament_pair(*, tournament_id: int, now: dt.datetime | None = None) -> li
     free = tournament_free_players(tournament)
     ids = [p.user_id for p in free]
     groups = arena_pairing(free, size=tournament.table_size, blocked=blocked_pairs_among(ids))
-    opened = []
+    opened: list[int] = []
+    seated: set[int] = set()
     for group in groups:
         table_id = _table_open(tournament_id, group)
         if table_id is not None:
             opened.append(table_id)
+            seated.update(group)
+    left_out = [user_id for user_id in ids if user_id not in seated]
+    if opened and left_out:
+        with transaction.atomic():
+            _lock(tournament_id)  # the entries' rows after the tournament's, as everywhere
+            TournamentEntry.objects.filter(
+                tournament_id=tournament_id, user_id__in=left_out, active=True
+            ).update(waited=F("waited") + 1)
     return opened
 
 
@@ -633,6 +645,7 @@ def _table_open(tournament_id: int, group: tuple[int, ...]) -> int | None:
                 current = user_id
                 seat_join(table_id=table.pk, user=users[user_id], code=code)
             TournamentTable.objects.create(tournament=tournament, table=table)
+            tournament.entries.filter(user_id__in=group).update(waited=0)
             for user_id in group:
                 current = user_id
                 seat_ready(table_id=table.pk, user=users[user_id])

@@ -8,11 +8,15 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from django.conf import settings
 from django.utils import timezone
 
 from accounts.ledger import balance_adjust
+from accounts.models import ApiToken
+from games.clock import clock_overdue
 from games.models import Hand, Seat, Table
 from games.services.tables import table_deal_if_due
+from games.tasks import table_deal_due
 from tests.games.decks import HOA_DECK, WIN_DECK, scripted_move
 
 pytestmark = pytest.mark.django_db
@@ -418,6 +422,87 @@ def test_an_idle_player_is_unseated_at_the_ready_deadline_even_without_a_hand(pl
         feed = reader.client.get("/api/v1/me/feed").json()["entries"]
         left = [e["data"] for e in feed if e["kind"] == "seats_changed"][-1]
         assert (left["change"], left["user_id"], left["reason"]) == ("left", players[1].id, "idle")
+
+
+def gone_quiet(player: Any, table_id: int) -> None:
+    """As if the player had said ready and done nothing since, a minute past the ready's
+    expiry: neither its seat nor its token has moved."""
+    since = timezone.now() - timedelta(seconds=settings.CHAN_READY_EXPIRY_SECONDS + 60)
+    Seat.objects.filter(table_id=table_id, player=player.user).update(
+        ready_at=since, updated_at=since, created_at=since
+    )
+    ApiToken.objects.filter(user=player.user).update(last_used_at=since)
+
+
+def last_left(player: Any) -> dict[str, Any]:
+    """The last ``seats_changed`` of a player leaving in ``player``'s feed."""
+    feed = player.client.get("/api/v1/me/feed").json()["entries"]
+    changes = [e["data"] for e in feed if e["kind"] == "seats_changed"]
+    return [c for c in changes if c["change"] == "left"][-1]
+
+
+def test_a_ready_player_gone_quiet_is_stood_up_by_the_clock_and_its_table_closes(players) -> None:
+    # Given a player alone at its table who said ready and then did nothing,
+    table_id = create(players[0], max_seats=2).json()["id"]
+    assert ready(players[0], table_id).json()["hand_id"] is None
+    gone_quiet(players[0], table_id)
+    # when the clock comes (the sweep finds the table; the task stands the player up),
+    assert table_id in clock_overdue(now=timezone.now())[1]
+    assert table_deal_due(table_id) is None
+    # then it is stood up as idle, and its table, deserted, closes
+    assert not Seat.objects.filter(table_id=table_id).exists()
+    assert Table.objects.get(pk=table_id).status == "closed"
+    left = last_left(players[0])
+    assert (left["change"], left["user_id"], left["reason"]) == ("left", players[0].id, "idle")
+    # and a player quick-joining is never seated with it: it gets a table of its own
+    r = players[1].client.post("/api/v1/rooms/nen-dat/quick-join", {"stake": 10}, format="json")
+    assert r.status_code == 201, r.content
+    assert r.json()["id"] != table_id
+    assert table_id not in clock_overdue(now=timezone.now())[1]
+
+
+def test_a_ready_player_gone_quiet_is_not_dealt_in_with_a_newcomer(players) -> None:
+    # Given a player who said ready and went quiet, and a player (a bot program) joining it
+    table_id = create(players[0], max_seats=2).json()["id"]
+    ready(players[0], table_id)
+    gone_quiet(players[0], table_id)
+    r = players[1].client.post("/api/v1/rooms/nen-dat/quick-join", {"stake": 10}, format="json")
+    assert r.status_code == 200 and r.json()["id"] == table_id
+    # when the newcomer says ready, nobody is dealt: the quiet player's ready had lapsed
+    assert ready(players[1], table_id).json()["hand_id"] is None
+    assert not Hand.objects.filter(table_id=table_id).exists()
+    seated = Seat.objects.filter(table_id=table_id).values_list("player_id", flat=True)
+    assert list(seated) == [players[1].id]
+    # and the newcomer's feed says who stood up, and why
+    left = last_left(players[1])
+    assert (left["change"], left["user_id"], left["reason"]) == ("left", players[0].id, "idle")
+
+
+def test_a_ready_player_still_there_keeps_its_seat_and_is_dealt(players) -> None:
+    # Given a player whose ready is as old, but who still follows its table (a request),
+    table_id = create(players[0], max_seats=2).json()["id"]
+    ready(players[0], table_id)
+    gone_quiet(players[0], table_id)
+    assert players[0].client.get(f"/api/v1/tables/{table_id}").status_code == 200
+    # when the clock comes, it keeps its seat and its ready
+    assert table_id not in clock_overdue(now=timezone.now())[1]
+    assert table_deal_due(table_id) is None
+    assert Seat.objects.get(table_id=table_id, player=players[0].user).ready
+    # and a newcomer's ready deals the hand to both
+    join(players[1], table_id)
+    hand_id = ready(players[1], table_id).json()["hand_id"]
+    hand = Hand.objects.get(pk=hand_id)
+    assert [s.user_id for s in hand.seat_list()] == [players[0].id, players[1].id]
+
+
+def test_saying_ready_again_keeps_a_ready_from_lapsing(players) -> None:
+    table_id = create(players[0], max_seats=2).json()["id"]
+    ready(players[0], table_id)
+    gone_quiet(players[0], table_id)
+    assert ready(players[0], table_id).status_code == 200  # (its token is used: moved back)
+    ApiToken.objects.filter(user=players[0].user).update(last_used_at=None)
+    assert table_deal_due(table_id) is None
+    assert Seat.objects.get(table_id=table_id, player=players[0].user).ready
 
 
 def test_the_ready_clock_ignores_a_table_that_is_gone_or_playing(players, start_hand) -> None:

@@ -70,6 +70,15 @@ def started(tournament: Tournament) -> None:
     tournament.refresh_from_db()
 
 
+def running(staff: Any, people: list[Any], **terms: Any) -> Tournament:
+    """An arena ``people`` entered, started."""
+    tournament = arena(staff, **terms)
+    for p in people:
+        tournament_join(tournament_id=tournament.pk, user=p)
+    started(tournament)
+    return tournament
+
+
 def ended(tournament: Tournament) -> None:
     Tournament.objects.filter(pk=tournament.pk).update(
         ends_at=timezone.now() - dt.timedelta(seconds=1)
@@ -195,10 +204,7 @@ def test_cancelled_before_the_start_the_holds_are_released(staff: Any, people: l
 def test_cancelled_after_the_start_the_pool_is_refunded_in_one_transaction(
     staff: Any, people: list[Any]
 ) -> None:
-    t = arena(staff)
-    for p in people:
-        tournament_join(tournament_id=t.pk, user=p)
-    started(t)
+    t = running(staff, people)
     for hand_id in arena_hands(t):
         play_out(hand_id)
     tournament_cancel(tournament_id=t.pk, reason="server")
@@ -266,6 +272,29 @@ def test_a_withdrawn_player_is_not_seated_and_may_come_back(staff: Any, people: 
     assert exc.value.code == "not_entered"
     tournament_join(tournament_id=t.pk, user=waiting)
     assert TournamentEntry.objects.get(tournament=t, user=waiting).active is True
+
+
+@pytest.mark.slow(seconds=60)
+def test_five_players_at_two_seat_tables_each_take_their_turn(
+    staff: Any, people: list[Any]
+) -> None:
+    # given five players in a 2-seat arena: two tables at its start, one player waits
+    t = running(staff, people)
+    # when its tables end one at a time, each followed by a beat of its clock
+    for _beat in range(6):
+        play_out(min(arena_hands(t)))  # the oldest table ends first
+        tournament_clock_due(t.pk)
+        waiting = TournamentEntry.objects.filter(tournament=t, waited__gt=0)
+        # then at most one player is left out at a time, never two pairings in a row
+        assert [e.waited for e in waiting] in ([], [1])
+    # and every player has played
+    entries = TournamentEntry.objects.filter(tournament=t)
+    assert all(e.hands >= 1 for e in entries), [(e.user_id, e.hands) for e in entries]
+    tables_of = {p.pk: 0 for p in people}
+    for link in TournamentTable.objects.filter(tournament=t).select_related("table"):
+        for user_id in link.table.hands.get().hand_seats.values_list("user_id", flat=True):
+            tables_of[user_id] += 1
+    assert min(tables_of.values()) >= 2
 
 
 # --------------------------------------------------------------------------- a whole arena

@@ -1,5 +1,6 @@
 """games.rules.arena_pairing: free players near in score sit together, no table of one, blocked
-pairs never together."""
+pairs never together; the player left out changes, so nobody waits two pairings in a row while
+others play."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import itertools
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.rules.arena_pairing import FreePlayer, arena_pairing, table_sizes
 
@@ -52,6 +55,34 @@ def test_an_odd_player_out_waits_at_two_seat_tables() -> None:
     assert tables == [(1, 2)]  # the third waits for the next pairing
 
 
+def test_the_player_who_waited_sits_first_whatever_its_score() -> None:
+    # given three free players at 2-seat tables; the lowest score waited at the last pairing
+    free = players(5, 4)
+    free.append(FreePlayer(user_id=3, score=0, order=2, waited=1))
+    # then it sits, with the best score; the next in line waits this time
+    assert arena_pairing(free, size=2) == [(1, 3)]
+
+
+def test_fewest_hands_played_sit_first() -> None:
+    free = [
+        FreePlayer(user_id=1, score=9, order=0, hands=4),
+        FreePlayer(user_id=2, score=8, order=1, hands=3),
+        FreePlayer(user_id=3, score=0, order=2, hands=1),
+    ]
+    assert arena_pairing(free, size=2) == [(2, 3)]  # the best score played most: it waits
+
+
+def test_a_player_whose_turn_came_sits_with_one_held_back_when_blocked() -> None:
+    # given the two whose turn it is blocked together, and a third held back
+    free = [
+        FreePlayer(user_id=1, score=9, order=0, waited=1),
+        FreePlayer(user_id=2, score=8, order=1, waited=1),
+        FreePlayer(user_id=3, score=7, order=2, hands=5),
+    ]
+    # then the best of them sits with the one held back rather than nobody sitting
+    assert arena_pairing(free, size=2, blocked={frozenset((1, 2))}) == [(1, 3)]
+
+
 def test_blocked_pairs_are_never_seated_together() -> None:
     free = players(10, 9, 8, 7)
     tables = arena_pairing(free, size=2, blocked={frozenset((1, 2))})
@@ -87,3 +118,44 @@ def test_random_pairings_seat_each_player_once_never_alone_never_blocked() -> No
         if not blocked:  # everyone seated, but the odd one out at 2-seat tables
             odd = n % 2 if size == 2 else 0
             assert len(seated) == (n - odd if n >= 2 else 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    n=st.integers(min_value=2, max_value=11),
+    size=st.integers(min_value=2, max_value=4),
+    beats=st.lists(
+        st.tuples(st.sets(st.integers(min_value=0, max_value=10)), st.randoms()),
+        min_size=1,
+        max_size=40,
+    ),
+)
+def test_nobody_waits_two_pairings_in_a_row_while_others_play(
+    n: int, size: int, beats: list[tuple[set[int], random.Random]]
+) -> None:
+    # given an arena of n entrants, its tables ending in any order, the pairing run at each
+    # beat with the facts the arena keeps (points, hands played, pairings waited)
+    score, hands, waited = [0] * n, [0] * n, [0] * n
+    tables: list[tuple[int, ...]] = []
+    for ending, rng in beats:
+        # when some tables' hands end (points at random), their players are free again
+        for index in sorted({i % len(tables) for i in ending} if tables else (), reverse=True):
+            for user_id in tables.pop(index):
+                hands[user_id] += 1
+                score[user_id] += rng.randint(0, 5)
+        busy = {u for t in tables for u in t}
+        free = [
+            FreePlayer(user_id=u, score=score[u], order=u, hands=hands[u], waited=waited[u])
+            for u in range(n)
+            if u not in busy
+        ]
+        opened = arena_pairing(free, size=size)
+        seated = {u for t in opened for u in t}
+        for player in free:
+            if player.user_id in seated:
+                waited[player.user_id] = 0
+            elif opened:
+                waited[player.user_id] += 1
+        tables += opened
+        # then a free player left out while others sat never was the one left out before
+        assert max(waited) <= 1
