@@ -18,6 +18,11 @@ hash, its link to the one before (the deal's to ``seed_hash``) and the chain's `
 first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
 consecutive hands it also checks the chain of server-seed commitments (each hand's
 ``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`).
+
+The server's checkers (``check_hands``, ``audit_hands``, ``ledger_check``) hold a stored log,
+ended or still being played, to the same seqs, deck commitment, chain and replay with
+:func:`log_break` (and the seed to its hash with :func:`seed_break`) before anything else reads
+it, so that a changed log is reported at its first bad seq instead of stopping them.
 """
 
 from __future__ import annotations
