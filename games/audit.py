@@ -53,7 +53,7 @@ def hands_checked(
 def check_hand_settlements() -> list[LedgerProblem]:
     """Every ended hand is settled, once, as its replay says (RULES.md §10, §13); a hand whose
     log does not replay is reported where it breaks."""
-    problems = []
+    problems: list[LedgerProblem] = []
     hands = Hand.objects.filter(status=Hand.Status.ENDED).select_related("room", "table")
     for hand in hands.order_by("pk").iterator(chunk_size=200):
         hand_seats_load(hand)
