@@ -13,6 +13,8 @@ ORM reads to the ``replica`` alias (``DATABASE_REPLICA_URL``) when all of these 
 Every other read, unmarked or outside the window, goes to the primary, and so does every raw
 ``connection.cursor()`` (the hot path's and the ledger's). A marked read that fails on the
 replica is read again on the primary, once, and the replica counts as down until the next check.
+A checker that must see a row and the rows it must agree with at one moment reads them inside
+:func:`snapshot_reads`: one transaction on the primary, where every read of it stays.
 docs/decisions.md "Read replicas" says why a marker and a context variable rather than
 ``.using()`` in each query.
 """
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, ParamSpec, TypeVar
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections, transaction
 
 from core import metrics
 
@@ -146,6 +148,21 @@ def lagging_reads() -> AbstractContextManager[None]:
 def primary_reads() -> AbstractContextManager[None]:
     """The reads inside go to the primary, even within :func:`lagging_reads`."""
     return _reads(may_lag=False)
+
+
+@contextmanager
+def snapshot_reads() -> Iterator[None]:
+    """The reads inside see one snapshot of the primary: a REPEATABLE READ, READ ONLY
+    transaction, for a checker that reads a row and then the rows it must agree with while the
+    system goes on writing (a hand and its log). Inside a transaction already, they are read in
+    that transaction, at its isolation."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    outer = connection.in_atomic_block
+    with primary_reads(), transaction.atomic(using=DEFAULT_DB_ALIAS):
+        if not outer:  # the first statement of the transaction, before any read
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        yield
 
 
 def may_lag(func: Callable[P, R]) -> Callable[P, R]:

@@ -1,16 +1,25 @@
 """Checks an auditor runs over the games' money (``manage.py ledger_check`` runs them with the
 ledger's own): every ended hand's settlement booked once and equal to what its replayed log
 says at its frozen stake and room (a voided hand: reversed exactly; a practice hand:
-nothing booked), and every pot equal to its players' shares."""
+nothing booked), and every pot equal to its players' shares.
+
+A hand whose record stops being true (``hand_store.hand_log_break``: a payload, a seed or the
+order of its events changed behind the database's guards) is reported at its first bad seq and
+checked no further, and the check goes on to the next hand. ``manage.py check_hands`` and
+``audit_hands`` walk the hands through :func:`hands_checked`, a batch at a time in one snapshot."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+
+from django.db.models import QuerySet
 
 from accounts.ledger_archive import ledger_entries_of
 from accounts.ledger_selectors import LedgerProblem
 from accounts.models import LedgerTransaction
-from games.hand_store import hand_replay, hand_seats_load
+from core.db_router import snapshot_reads
+from games.hand_store import hand_log_break, hand_replay, hand_seats_load
 from games.ledger_keys import settlement_key, void_key
 from games.models import Hand
 from games.rules.results import HandResult
@@ -23,17 +32,40 @@ from games.services.seasons import season_prize_problems
 from games.services.settlement_parties import settlement_accounts
 
 
+def hands_checked(
+    hands: QuerySet[Hand], check: Callable[[Hand], list[str]], *, batch: int = 100
+) -> Iterator[tuple[Hand, list[str]]]:
+    """Each hand of ``hands`` in id order with what ``check`` finds wrong with it, a batch of
+    hands read and checked in one snapshot (``core.db_router.snapshot_reads``): a hand's row, its
+    log and its ledger rows as of one moment, so a move committed during the scan is in none of
+    them. The snapshot ends before the batch's verdicts are handed out."""
+    after = 0
+    while True:
+        with snapshot_reads():
+            chunk = list(hands.filter(pk__gt=after).order_by("pk")[:batch])
+            found = [(hand, check(hand)) for hand in chunk]
+        yield from found
+        if len(chunk) < batch:
+            return
+        after = chunk[-1].pk
+
+
 def check_hand_settlements() -> list[LedgerProblem]:
-    """Every ended hand is settled, once, as its replay says (RULES.md §10, §13)."""
-    problems = []
+    """Every ended hand is settled, once, as its replay says (RULES.md §10, §13); a hand whose
+    log does not replay is reported where it breaks."""
+    problems: list[LedgerProblem] = []
     hands = Hand.objects.filter(status=Hand.Status.ENDED).select_related("room", "table")
     for hand in hands.order_by("pk").iterator(chunk_size=200):
-        problems.extend(LedgerProblem("hand_settlement", d) for d in hand_settlement_problems(hand))
+        hand_seats_load(hand)
+        broken = hand_log_break(hand)
+        found = [f"hand {hand.pk}: {broken}"] if broken else hand_settlement_problems(hand)
+        problems.extend(LedgerProblem("hand_settlement", d) for d in found)
     return problems
 
 
 def hand_settlement_problems(hand: Hand) -> list[str]:
-    """Why an ended hand's booked settlement is not what its replay says (empty when it is)."""
+    """Why an ended hand's booked settlement is not what its replay says (empty when it is).
+    Its log must replay: the callers ask ``hand_log_break`` first."""
     if hand.settled_at is None or hand.quan is None:
         return [f"hand {hand.pk} ended but its settlement is not booked"]
     if hand.table.practice:

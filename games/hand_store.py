@@ -41,6 +41,7 @@ from games.rules.chain import chain_break
 from games.rules.fair_deal import fair_deck
 from games.rules.replay import replay, replay_from
 from games.rules.ruleset import Ruleset, ruleset_from_stored
+from games.rules.verify import Discrepancy, log_break, seed_break
 from games.rules.views import result_of
 
 logger = logging.getLogger(__name__)
@@ -419,35 +420,59 @@ def _nothing_carried(hand: Hand | None) -> None:
 
 def hand_store_problems(hand: Hand) -> list[str]:
     """Why what the store holds for the hand is not the replay of its log (empty when it is):
-    the row's seq against the log's last event, any state in this process's LRU, an ended
-    hand's stored result against the replay's, and the log's hash chain (games.rules.chain)."""
+    the row's seq against the log's last event, where the log stops being true
+    (:func:`hand_log_break`), then any state in this process's LRU and an ended hand's stored
+    result against the replay's. The row and its log are read as the caller reads them: one
+    snapshot (``games.audit.hands_checked``) for a hand that may move meanwhile."""
     problems = []
     archived = hand_events_archived(hand) or None  # its month archived: its log is there
-    last_seq = (
-        archived[-1].seq
-        if archived
-        else HandEvent.objects.of_hand(hand).order_by("-seq").values_list("seq", flat=True).first()
-    )
+    events = _log_as_stored(hand, archived)
+    last_seq = events[-1]["seq"] if events else None
     if last_seq != hand.seq:
         problems.append(f"hand.seq is {hand.seq} but the log ends at {last_seq}")
+    broken = hand_log_break(hand, events=events)
+    if broken is not None:  # nothing past it replays: the first bad seq is the report
+        return [*problems, str(broken)]
     replayed = hand_replay(hand, archived=archived)
     for (hand_id, seq, _seed_hash), state in state_lru.items():
         if hand_id == hand.pk and seq == hand.seq and state != replayed:
             problems.append(f"the remembered state at seq {seq} differs from the replay")
     if hand.status == Hand.Status.ENDED and hand.result != _as_json(result_of(replayed)):
         problems.append("the stored result is not the replay's")
-    broken = chain_break(
-        hand=hand.pk,
-        seed_hash=hand.seed_hash,
-        events=(
-            ({f: getattr(e, f) for f in CHAIN_FIELDS} for e in archived)
-            if archived
-            else HandEvent.objects.of_hand(hand).order_by("seq").values(*CHAIN_FIELDS).iterator()
-        ),
-    )
-    if broken is not None:
-        problems.append(f"the hash chain breaks at seq {broken[0]}: {broken[1]}")
     return problems
+
+
+def hand_log_break(hand: Hand, *, events: list[dict[str, Any]] | None = None) -> Discrepancy | None:
+    """Where the hand's record stops being a hand dealt from its seed and played by the rules
+    (``discrepancy at seq N: why``), or None: the seed against its published hash, then the log
+    (``events``, as :func:`_log_as_stored` reads them; read here when not given) by
+    ``games.rules.verify.log_break``: its seqs, the deal's deck commitment, the hash chain and
+    every move. Run before anything that replays a log the database owner may have changed."""
+    broken = seed_break(hand.seed, hand.seed_hash)
+    if broken is not None:
+        return broken
+    try:
+        config, deck = hand_config(hand), hand_deck(hand)
+    except ValueError as exc:  # a rules error included: a stored deck or term refused
+        return Discrepancy(0, f"the deal cannot be rebuilt from the hand's row: {exc}")
+    if events is None:
+        events = _log_as_stored(hand, hand_events_archived(hand) or None)
+    return log_break(
+        hand_id=hand.pk,
+        seed_hash=hand.seed_hash,
+        config=config,
+        deck=deck,
+        dealer=hand.dealer,
+        events=events,
+    )
+
+
+def _log_as_stored(hand: Hand, archived: list[HandEvent] | None) -> list[dict[str, Any]]:
+    """The hand's events in seq order with the fields the hash chain covers, from the log or
+    from its archived month."""
+    if archived:
+        return [{f: getattr(e, f) for f in CHAIN_FIELDS} for e in archived]
+    return list(HandEvent.objects.of_hand(hand).order_by("seq").values(*CHAIN_FIELDS))
 
 
 def _as_json(value: Any) -> Any:

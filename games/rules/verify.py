@@ -18,6 +18,11 @@ hash, its link to the one before (the deal's to ``seed_hash``) and the chain's `
 first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
 consecutive hands it also checks the chain of server-seed commitments (each hand's
 ``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`).
+
+The server's checkers (``check_hands``, ``audit_hands``, ``ledger_check``) hold a stored log,
+ended or still being played, to the same seqs, deck commitment, chain and replay with
+:func:`log_break` (and the seed to its hash with :func:`seed_break`) before anything else reads
+it, so that a changed log is reported at its first bad seq instead of stopping them.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ import argparse
 import hashlib
 import json
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,10 +102,9 @@ def _verify(doc: Mapping[str, Any]) -> None:
     _check_deck_hash(events[0], deck)
     _check_chain(doc)
     records: list[Mapping[str, Any]] = []
-    at = {"seq": 0, "last": 0}
+    at = {"last": 0}
 
     def check(before: HandState, event: dict[str, Any]) -> None:
-        at["seq"] = event["seq"]
         if is_record(event["type"]):
             _check_record_place(before, event, records)
             records.append(event)
@@ -110,14 +114,9 @@ def _verify(doc: Mapping[str, Any]) -> None:
 
     state = new_hand(config, deck, doc["dealer"])
     before = state
-    try:
-        for event, state in replay(config, deck, doc["dealer"], events, check=check):
-            _check_effects(before, event, state)
-            before = state
-    except RuleError as exc:
-        payload = events[at["seq"]]["payload"]
-        what = f"{payload.get('type')} by seat {payload.get('seat')}"
-        raise _Found(at["seq"], f"{what} is refused: {exc.code} ({exc.message})") from None
+    for event, state in _replay_judged(config, deck, doc["dealer"], events, check=check):
+        _check_effects(before, event, state)
+        before = state
     last = at["last"]
     if state.outcome is None:
         raise _Found(last, "the hand has not ended after its last event")
@@ -127,6 +126,76 @@ def _verify(doc: Mapping[str, Any]) -> None:
     _check_ledger_hash(last, doc)
     _check_caps(last, doc)
     _check_records(records, doc)
+
+
+def log_break(
+    *,
+    hand_id: int,
+    seed_hash: str,
+    config: HandConfig,
+    deck: list[int],
+    dealer: int,
+    events: Sequence[Mapping[str, Any]],
+) -> Discrepancy | None:
+    """Where a hand's log as stored (its events in seq order, each with the fields
+    ``games.rules.chain`` reads) stops being the hand dealt from ``deck``: the first seq out of
+    place, a deal that did not commit to this deck, the first link of the hash chain that
+    breaks, or the first move the rules refuse; None when it holds. The server's checkers run it
+    before anything that replays the log, so that a log changed behind the database's guards is
+    reported at its first bad seq instead of stopping them."""
+    try:
+        _check_seqs(events)
+        _check_deck_hash(events[0], deck)
+        broken = chain_break(hand=hand_id, seed_hash=seed_hash, events=events)
+        if broken is not None:
+            raise _Found(*broken)
+        for _ in _replay_judged(config, deck, dealer, events):
+            pass
+    except _Found as found:
+        return found.discrepancy
+    return None
+
+
+def seed_break(seed: str, seed_hash: str) -> Discrepancy | None:
+    """The discrepancy at the deal when ``seed`` (hex) is not the seed its published
+    ``seed_hash`` commits to; None when it is."""
+    try:
+        seed_bytes = bytes.fromhex(seed)
+    except (TypeError, ValueError):
+        return Discrepancy(0, "the seed is not hexadecimal")
+    if hashlib.sha256(seed_bytes).hexdigest() != seed_hash:
+        return Discrepancy(0, "seed_hash is not the SHA-256 of the seed's bytes")
+    return None
+
+
+def _replay_judged(
+    config: HandConfig,
+    deck: list[int],
+    dealer: int,
+    events: Sequence[Mapping[str, Any]],
+    *,
+    check: Callable[[HandState, dict[str, Any]], None] | None = None,
+) -> Iterator[tuple[dict[str, Any], HandState]]:
+    """The one replay (``games.rules.replay``), a move the rules refuse raised as the
+    discrepancy at its seq."""
+    seen: list[dict[str, Any]] = []
+
+    def judged(state: HandState, event: dict[str, Any]) -> None:
+        seen[:] = [event]
+        if check is not None:
+            check(state, event)
+
+    try:
+        yield from replay(config, deck, dealer, events, check=judged)
+    except RuleError as exc:
+        event = seen[0]
+        payload = event["payload"]
+        what = (
+            f"{payload.get('type')} by seat {payload.get('seat')}"
+            if isinstance(payload, Mapping)
+            else "the move"
+        )
+        raise _Found(event["seq"], f"{what} is refused: {exc.code} ({exc.message})") from None
 
 
 def _check_record_place(
@@ -213,13 +282,11 @@ def _check_chain(doc: Mapping[str, Any]) -> None:
 
 def _deck(doc: Mapping[str, Any]) -> list[int]:
     """The deck the hand was dealt from, after checking the seed against its public hash."""
-    seed, seed_hash = doc["seed"], doc["seed_hash"]
-    try:
-        seed_bytes = bytes.fromhex(seed)
-    except ValueError:
-        raise _Found(0, "the seed is not hexadecimal") from None
-    if hashlib.sha256(seed_bytes).hexdigest() != seed_hash:
-        raise _Found(0, "seed_hash is not the SHA-256 of the seed's bytes")
+    seed = doc["seed"]
+    broken = seed_break(seed, doc["seed_hash"])
+    if broken is not None:
+        raise _Found(broken.seq, broken.reason)
+    seed_bytes = bytes.fromhex(seed)
     algorithm = doc["shuffle"]
     if algorithm == FIXED_SHUFFLE:
         try:

@@ -1,4 +1,5 @@
-"""manage.py ledger_check: quiet on a sound ledger; exit 1 and a list on every kind of damage."""
+"""manage.py ledger_check: quiet on a sound ledger; exit 1 and a list on every kind of damage,
+a hand whose log was changed behind the guards included."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from accounts.ledger_selectors import (
 )
 from accounts.models import User
 from tests.db_owner import as_owner
+from tests.games.tampering import expected_reports, first_reports, tampered_hands
 from tests.ledger_run import ledger_check_run as check
 
 pytestmark = [
@@ -74,6 +76,18 @@ def test_an_unbalanced_transaction_and_a_wrong_running_balance_are_reported(lan)
     assert "transaction_balances: transaction" in out and "(broken): 1 entries summing to 5" in out
     assert "running_balance: entry" in out and "balance_after 7, running sum 1005" in out
     assert "balance_matches_entries" in out  # the column never saw the raw entry
+
+
+@pytest.mark.slow
+def test_every_hand_whose_log_was_tampered_is_reported_at_its_first_bad_seq(make_user):
+    # Given settled hands the database owner changed behind the guards (a payload, a seed, the
+    # order of two events) and one left alone, the books themselves untouched,
+    hands = tampered_hands(make_user)
+    # the check reports each changed hand with its first bad seq and why, goes on, and exits 1.
+    code, out = check()
+    assert code == 1
+    assert first_reports(out, hands) == expected_reports(hands)
+    assert all(line.startswith("hand_settlement: hand ") for line in out.splitlines())
 
 
 def test_checks_are_a_list_others_can_extend(lan):

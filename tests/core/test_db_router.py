@@ -88,6 +88,30 @@ def test_a_marked_read_inside_a_transaction_reads_the_primary(monkeypatch) -> No
             assert db_router.read_alias() == "default"
 
 
+@pytest.mark.django_db(transaction=True)
+def test_snapshot_reads_are_one_repeatable_read_read_only_transaction_on_the_primary(
+    monkeypatch,
+) -> None:
+    # Given a replica that would be fresh, inside lagging reads,
+    monkeypatch.setitem(settings.DATABASES, "replica", settings.DATABASES["default"])
+    monkeypatch.setattr(db_router, "replica_fresh", lambda: True)
+    connection = transaction.get_connection()
+    with db_router.lagging_reads(), db_router.snapshot_reads():
+        # the reads in a snapshot are the primary's, in one REPEATABLE READ, READ ONLY
+        # transaction,
+        assert db_router.read_alias() == "default"
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW transaction_isolation")
+            assert cursor.fetchone() == ("repeatable read",)
+            cursor.execute("SHOW transaction_read_only")
+            assert cursor.fetchone() == ("on",)
+    # which ends with it.
+    assert not connection.in_atomic_block
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW transaction_isolation")
+        assert cursor.fetchone() == ("read committed",)
+
+
 @pytest.fixture
 def streaming_pair(private_dir: Path) -> Any:
     bindir = pg_bin_or_skip()

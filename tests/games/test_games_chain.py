@@ -140,12 +140,12 @@ def test_an_event_edited_behind_the_triggers_is_reported_by_check_hands(
         )
         as_owner("ALTER TABLE games_handevent ENABLE TRIGGER games_handevent_append_only")
     assert hand_store_problems(ended) == [
-        "the hash chain breaks at seq 0: its hash is not the SHA-256 of its content"
+        "discrepancy at seq 0: its hash is not the SHA-256 of its content"
     ]
     err = StringIO()
     with pytest.raises(CommandError):
         call_command("check_hands", hand=[ended.pk], stderr=err)
-    assert "the hash chain breaks at seq 0" in err.getvalue()
+    assert f"hand {ended.pk}: discrepancy at seq 0: its hash is not" in err.getvalue()
 
 
 # --------------------------------------------------------------------------- the hand row

@@ -1,22 +1,27 @@
-"""``manage.py check_hands`` (every cached state is the replay of its log), ``play_bots`` and
-``audit_hands`` (stored hands verified as their exports, with their ledger rows)."""
+"""``manage.py check_hands`` (every cached state is the replay of its log, each hand read with
+its log in one snapshot), ``play_bots`` and ``audit_hands`` (stored hands verified as their
+exports, with their ledger rows); both report every hand whose record was changed behind the
+database's guards at its first bad seq, and go on."""
 
 from __future__ import annotations
 
 import json
+import threading
 from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
-from django.db import connection
+from django.db import connection, connections
 from django.utils import timezone
 
+from games.hand_store import hand_store_problems
 from games.models import Hand
 from games.services.quan_booking import hand_settle
 from tests.db_owner import as_owner
 from tests.games.conftest import hand_guard_off
 from tests.games.decks import WIN_SEAT
+from tests.games.tampering import expected_reports, first_reports, tampered_hands
 from tests.games.test_games_hands_api import play_to_end
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +42,65 @@ def test_check_hands_reports_a_hand_whose_seq_is_not_its_logs(
         Hand.objects.filter(pk=win_hand["hand"]).update(seq=99)
     with pytest.raises(CommandError):
         call_command("check_hands", hand=[win_hand["hand"]])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("command", "summary"),
+    [("check_hands", r"3 problem\(s\) in 4 hand\(s\)"), ("audit_hands", r"3 mismatch\(es\)")],
+)
+def test_a_checker_reports_every_tampered_hand_at_its_first_bad_seq_and_goes_on(
+    make_user, corrupts_cache, command: str, summary: str
+) -> None:
+    # Given hands the database owner changed behind the guards (a payload, a seed, the order
+    # of two events) and one left alone,
+    hands = tampered_hands(make_user)
+    # the command names each changed hand with its first bad seq and why, and exits 1.
+    err = StringIO()
+    with pytest.raises(CommandError, match=summary) as failed:
+        call_command(command, stderr=err)
+    assert failed.value.returncode == 1
+    assert first_reports(err.getvalue(), hands) == expected_reports(hands)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_check_hands_reads_a_hand_and_its_log_in_one_snapshot(
+    players, win_hand, monkeypatch
+) -> None:
+    # Given a scan that, once it has read the hand's row, lets a move commit on another
+    # connection before it reads the hand's log,
+    answers: list[int] = []
+
+    def move_elsewhere() -> None:
+        try:
+            r = players[0].client.post(
+                f"/api/v1/hands/{win_hand['hand']}/moves",
+                {"type": "discard", "card": "2N"},
+                format="json",
+            )
+            answers.append(r.status_code)
+        finally:
+            connections.close_all()
+
+    def moved_then_checked(hand: Hand) -> list[str]:
+        if not answers:
+            mover = threading.Thread(target=move_elsewhere)
+            mover.start()
+            mover.join(timeout=60)
+        return hand_store_problems(hand)
+
+    monkeypatch.setattr(
+        "games.management.commands.check_hands.hand_store_problems", moved_then_checked
+    )
+    # the check sees the hand before the move in both (no "hand.seq is 0 but the log ends at
+    # 1"): one snapshot,
+    out = StringIO()
+    call_command("check_hands", stdout=out)
+    assert answers == [201]
+    assert "1 hand(s) checked: every one is the replay of its log." in out.getvalue()
+    # and the next scan sees the move in both.
+    assert Hand.objects.get(pk=win_hand["hand"]).seq == 1
+    call_command("check_hands", stdout=StringIO())
 
 
 @pytest.mark.slow

@@ -32,7 +32,9 @@ from games.rules.verify import (
     FIXED_SHUFFLE,
     SHUFFLE_ALGORITHM,
     Discrepancy,
+    log_break,
     main,
+    seed_break,
     verify_export,
 )
 from games.rules.views import missed_wins_of, result_of
@@ -317,17 +319,25 @@ def derived_effects(doc: dict[str, Any]) -> list[list[Any]]:
 def chained(doc: dict[str, Any]) -> dict[str, Any]:
     """``doc`` with its events in the current schema (``v``, every effect the rules derive)
     and hash-chained as the server exports them (games.rules.chain)."""
-    prev = doc["seed_hash"]
     for event, effects in zip(doc["events"], derived_effects(doc), strict=True):
         event["payload"] = {**event["payload"], "v": EVENT_VERSION}
-        event.update(bot=False, effects=effects, prev_hash=prev)
+        event.update(bot=False, effects=effects)
+    return rehashed(doc)
+
+
+def rehashed(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with every event's ``prev_hash`` and ``hash`` (re)computed over what it holds,
+    as the server chains them (and as someone covering a change would)."""
+    prev = doc["seed_hash"]
+    for event in doc["events"]:
+        event["prev_hash"] = prev
         event["hash"] = prev = event_hash(
             hand=doc["hand_id"],
             seq=event["seq"],
             type=event["type"],
             actor_seat=event["seat"],
             system=event["system"],
-            bot=False,
+            bot=event["bot"],
             payload=event["payload"],
             effects=event["effects"],
             prev=event["prev_hash"],
@@ -357,3 +367,60 @@ def test_a_removed_event_breaks_the_chain_at_its_successor(doc: dict[str, Any]) 
         event["seq"] = seq  # renumbered, so the seq check alone sees nothing
     found = verify_export(doc)
     assert found is not None and found.seq == 7
+
+
+# --------------------------------------------------------------------------- a stored log
+
+
+def stored_log(doc: dict[str, Any]) -> dict[str, Any]:
+    """:func:`log_break`'s arguments for ``doc``'s hand, its events as the server stores them."""
+    config = HandConfig(
+        n_seats=4, mode=Mode.BASIC, ruleset=build_ruleset(RULESET), prefs=((True, True),) * 4
+    )
+    return {
+        "hand_id": doc["hand_id"],
+        "seed_hash": doc["seed_hash"],
+        "config": config,
+        "deck": shuffle(bytes.fromhex(doc["seed"])),
+        "dealer": doc["dealer"],
+        "events": [{**e, "actor_seat": e["seat"]} for e in doc["events"]],
+    }
+
+
+def test_a_stored_log_holds_whole_or_cut_while_its_hand_is_played(doc: dict[str, Any]) -> None:
+    doc = chained(doc)
+    assert log_break(**stored_log(doc)) is None
+    doc["events"] = doc["events"][:10]  # a hand still being played: no end to judge
+    assert log_break(**stored_log(doc)) is None
+
+
+def test_a_stored_log_breaks_at_its_first_bad_seq(doc: dict[str, Any]) -> None:
+    doc = chained(doc)
+    dealer = doc["dealer"]
+    state = new_hand(HandConfig(n_seats=4, ruleset=build_ruleset(RULESET)), shuffle(SEED), dealer)
+    missing = next(CODES[k] for k in range(25) if state.seats[dealer].hand[k] == 0)
+    doc["events"][1]["payload"]["card"] = missing
+    # a card changed: the chain breaks there,
+    assert log_break(**stored_log(doc)) == Discrepancy(
+        1, "its hash is not the SHA-256 of its content"
+    )
+    # and with the hashes recomputed over the change, the rules refuse the move;
+    found = log_break(**stored_log(rehashed(doc)))
+    assert found is not None and found.seq == 1
+    assert found.reason.startswith(f"discard by seat {dealer} is refused: card_not_in_hand")
+    # two events swapped under their seqs: the chain breaks at the first.
+    doc = chained(export_of(SEED))
+    events = doc["events"]
+    events[3], events[4] = events[4], events[3]
+    events[3]["seq"], events[4]["seq"] = 3, 4
+    assert log_break(**stored_log(doc)) == Discrepancy(
+        3, "its prev_hash is not the previous event's hash"
+    )
+
+
+def test_a_seed_is_held_to_its_hash(doc: dict[str, Any]) -> None:
+    assert seed_break(doc["seed"], doc["seed_hash"]) is None
+    assert seed_break("ab" * 32, doc["seed_hash"]) == Discrepancy(
+        0, "seed_hash is not the SHA-256 of the seed's bytes"
+    )
+    assert seed_break("not hex", doc["seed_hash"]) == Discrepancy(0, "the seed is not hexadecimal")

@@ -5,7 +5,9 @@
 Each ended hand's export (``games.export``) goes through the offline verifier
 (``games.rules.verify``: seed, shuffle, replay of its log, result, Quan, ledger entries by
 party), and its ledger rows through ``ledger_check``'s per-hand check (booked once, to the right
-accounts). Every mismatch is listed on stderr; the command exits 1 if there is any.
+accounts). A hand whose record does not replay (``hand_store.hand_log_break``) is listed at its
+first bad seq and the audit goes on. Every mismatch is listed on stderr; the command exits 1 if
+there is any. Each batch of hands is read in one snapshot (``games.audit.hands_checked``).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from games.audit import hand_settlement_problems
+from games.audit import hand_settlement_problems, hands_checked
 from games.export import hand_export
+from games.hand_store import hand_log_break, hand_seats_load
 from games.models import Hand
 from games.rules.verify import verify_export
 
@@ -35,8 +38,13 @@ def moment(text: str) -> dt.datetime:
 
 
 def hand_audit_problems(hand: Hand) -> list[str]:
-    """What is wrong with a stored ended hand: the first discrepancy of its export, then its
-    ledger rows' problems."""
+    """What is wrong with a stored ended hand: where its record stops being true (its export
+    could not be made past it), else the first discrepancy of its export, then its ledger
+    rows' problems."""
+    hand_seats_load(hand)
+    broken = hand_log_break(hand)
+    if broken is not None:
+        return [str(broken)]
     problems = []
     found = verify_export(hand_export(hand))
     if found is not None:
@@ -65,10 +73,10 @@ class Command(BaseCommand):
         if wanted:
             hands = hands.filter(pk__in=wanted)
         bad = checked = 0
-        for hand in hands.order_by("pk").iterator(chunk_size=100):
+        for hand, problems in hands_checked(hands, hand_audit_problems):
             checked += 1
             wanted.discard(hand.pk)
-            for problem in hand_audit_problems(hand):
+            for problem in problems:
                 bad += 1
                 self.stderr.write(f"hand {hand.pk}: {problem}")
         for missing in sorted(wanted):

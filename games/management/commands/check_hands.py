@@ -6,25 +6,29 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from games.audit import hands_checked
 from games.hand_store import hand_store_problems
 from games.models import Hand
 
 
 class Command(BaseCommand):
-    help = "Replay every hand (or --hand ID): its seq is its log's, its ended result the replay's."
+    help = (
+        "Replay every hand (or --hand ID): its seq is its log's, its log holds (seed, hash "
+        "chain, every move legal), its ended result the replay's. Exit 1 on any problem."
+    )
 
     def add_arguments(self, parser: Any) -> None:
         parser.add_argument("--hand", type=int, action="append", help="Only this hand id.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        hands = Hand.objects.prefetch_related("hand_seats").order_by("id")
+        hands = Hand.objects.prefetch_related("hand_seats")
         if options["hand"]:
             hands = hands.filter(pk__in=options["hand"])
         bad = 0
         checked = 0
-        for hand in hands.iterator(chunk_size=100):
+        for hand, problems in hands_checked(hands, hand_store_problems):
             checked += 1
-            for problem in hand_store_problems(hand):
+            for problem in problems:
                 bad += 1
                 self.stderr.write(f"hand {hand.pk}: {problem}")
         if bad:
