@@ -30,7 +30,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from core import metrics
-from core.errors import RateLimited
+from core.errors import Conflict, RateLimited
 from core.pipeline import in_pipeline
 from games.archive import hand_events_archived
 from games.live.announce import announce_record, cache_raise_batched, hand_feed_publish
@@ -38,6 +38,7 @@ from games.models import Hand, HandEvent, HandSeat
 from games.rules import HandConfig, HandState, Mode, new_hand, shuffle
 from games.rules.cards import parse_kinds
 from games.rules.chain import chain_break
+from games.rules.errors import RuleError
 from games.rules.fair_deal import fair_deck
 from games.rules.replay import replay, replay_from
 from games.rules.ruleset import Ruleset, ruleset_from_stored
@@ -216,13 +217,31 @@ def hand_log_replay(
         rows: Iterable[dict[str, Any]] = [
             {f: getattr(e, f) for f in fields} for e in archived if upto is None or e.seq <= upto
         ]
-        return replay(hand_config(hand), hand_deck(hand), hand.dealer, rows, check=check)
-    events = HandEvent.objects.of_hand(hand).order_by("seq")
-    if upto is not None:
-        events = events.filter(seq__lte=upto)
-    return replay(
-        hand_config(hand), hand_deck(hand), hand.dealer, events.values(*fields), check=check
+    else:
+        events = HandEvent.objects.of_hand(hand).order_by("seq")
+        if upto is not None:
+            events = events.filter(seq__lte=upto)
+        rows = events.values(*fields)
+    return _refused_as_broken(
+        hand, replay(hand_config(hand), hand_deck(hand), hand.dealer, rows, check=check)
     )
+
+
+def _refused_as_broken(
+    hand: Hand, steps: Iterator[tuple[dict[str, Any], HandState]]
+) -> Iterator[tuple[dict[str, Any], HandState]]:
+    """The replay's steps; a stored event the rules refuse (a log changed outside the server)
+    is the domain error ``record_broken``, a 409 problem naming the hand, never a 500. The
+    checkers (``hand_log_break``) say where and why."""
+    try:
+        yield from steps
+    except RuleError as exc:
+        logger.error("hand %s: its stored log does not replay: %s", hand.pk, exc)
+        raise Conflict(
+            _("Hand %(hand_id)s's record does not replay: it was changed outside the server."),
+            code="record_broken",
+            hand_id=hand.pk,
+        ) from exc
 
 
 def hand_replay(

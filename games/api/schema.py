@@ -41,7 +41,9 @@ _BAD_BODY = (
 BAD_QUERY = {400: "`invalid`: a query parameter is malformed (`errors` name it)."}
 BAD_REPLAY = {
     400: "`invalid` (`errors` name the query parameter) or `seq_out_of_range` (after the hand's "
-    "last event)."
+    "last event).",
+    409: "`record_broken`: the hand's stored log does not replay (it was changed outside the "
+    "server); `check_hands` says where.",
 }
 BAD_TABLE = {
     400: f"{_BAD_BODY}, `invalid_ruleset` (`errors` name the key, e.g. "

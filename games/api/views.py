@@ -654,7 +654,7 @@ class HandReplayApi(APIView):
         parameters=[HAND_ID, ReplayQuerySerializer, *COMMON_HEADERS],
         responses={
             200: HandReplaySerializer,
-            **problem_responses(400, 403, 404, descriptions=BAD_REPLAY),
+            **problem_responses(400, 403, 404, 409, descriptions=BAD_REPLAY),
         },
     )
     def get(self, request: Request, hand_id: int) -> Response:
@@ -666,6 +666,7 @@ class HandReplayApi(APIView):
 
 EXPORT_FORBIDDEN = {
     403: "`hand_not_ended` (a participant, before the end) or `not_a_participant`.",
+    409: BAD_REPLAY[409],
 }
 
 
@@ -682,7 +683,7 @@ class HandExportApi(APIView):
         parameters=[HAND_ID, *COMMON_HEADERS],
         responses={
             200: HandExportSerializer,
-            **problem_responses(403, 404, descriptions=EXPORT_FORBIDDEN),
+            **problem_responses(403, 404, 409, descriptions=EXPORT_FORBIDDEN),
         },
     )
     def get(self, request: Request, hand_id: int) -> Response:

@@ -15,14 +15,17 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.models import LedgerTransaction
+from accounts.services import token_create
 from games.admin import hand_replay_steps
 from games.hand_store import hand_replay, hand_state, state_lru
-from games.models import Hand, HandEvent
+from games.models import Hand, HandEvent, HandSeat
 from games.rules.verify import verify_export
 from games.services.hands import hand_clock_tick
 from games.services.quan_booking import hand_settle, settlement_key
 from games.services.void import hand_void
 from tests.db_owner import as_owner
+from tests.games.conftest import client_with
+from tests.games.tampering import tampered_hands
 from tests.games.test_games_hands_api import make_auditor, play_to_end
 from tests.games.test_games_practice import FAR_FUTURE, create, play_human_move
 
@@ -278,3 +281,25 @@ def test_the_lock_reads_the_hash_the_next_event_chains_to(players, win_hand) -> 
     assert hand.seat_list()[0].user_id == players[0].id
     with transaction.atomic():
         assert hand_lock(10**12) is None
+
+
+def test_a_log_changed_outside_the_server_is_a_problem_not_a_server_error(
+    make_user, corrupts_cache
+) -> None:
+    # Given settled hands whose logs the database owner changed behind the guards,
+    hands = tampered_hands(make_user)
+    state_lru.clear()  # (this process kept their states from the play)
+    participant = client_with(token_create(user=_seat_user(hands.payload))[1])
+    # when a participant asks for the replay of the one whose move the rules now refuse,
+    r = participant.get(f"/api/v1/hands/{hands.payload.pk}/replay")
+    # then the answer is a 409 problem naming the broken record, not a 500,
+    assert r.status_code == 409, r.content
+    assert r["Content-Type"] == "application/problem+json"
+    assert r.json()["code"] == "record_broken" and str(hands.payload.pk) in r.json()["detail"]
+    # and a hand left alone replays as ever.
+    sound = client_with(token_create(user=_seat_user(hands.sound))[1])
+    assert sound.get(f"/api/v1/hands/{hands.sound.pk}/replay").status_code == 200
+
+
+def _seat_user(hand: Hand) -> Any:
+    return HandSeat.objects.filter(hand=hand).order_by("position").first().user
