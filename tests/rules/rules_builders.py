@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from games.rules.cards import COPIES, N_KINDS, parse_kind
+from games.rules.cards import COPIES, KIND_OF, N_KINDS, Counts, counts_of, parse_kind
 from games.rules.engine import apply, new_hand
 from games.rules.moves import move_from_dict
-from games.rules.state import HandConfig, HandState, Mode
+from games.rules.shape import is_bach_thu
+from games.rules.state import SRC_DISCARD, HandConfig, HandState, MatGroup, Mode
 
 
 def kinds(text: str) -> list[int]:
@@ -77,3 +78,25 @@ def accounted(state: HandState) -> int:
     if state.win is not None and state.win.card is not None:
         total += 1
     return total
+
+
+# Four cạ in ranks no named hand uses, and kinds to fill the remaining chắn from.
+_BACH_THU_CA = ("3N 3S", "6N 6S", "7N 7S", "9N 9S")
+_BACH_THU_CHAN_FILL = ("4N", "8N", "5N", "4S", "2N", "2S", "8S")
+
+
+def bach_thu_seat(mat_kinds: tuple[int, ...], card: int) -> tuple[Counts, tuple[MatGroup, ...]]:
+    """A 19-set waiting bạch thủ on ``card`` alone: an eaten chắn of each of ``mat_kinds`` on the
+    mat, the rest of its 5 chắn and 4 cạ in hand with a lone ``card`` (the named hands' shape)."""
+    fill = [
+        KIND_OF[c]
+        for c in _BACH_THU_CHAN_FILL
+        if KIND_OF[c] // 3 != card // 3 and KIND_OF[c] not in mat_kinds
+    ]
+    chan = fill[: 5 - len(mat_kinds)]
+    ca = [KIND_OF[c] for pair in _BACH_THU_CA for c in pair.split()]
+    hand = counts_of([k for k in chan for _ in (0, 1)] + ca + [card])
+    mat = tuple(MatGroup("chan", (k, k), k, SRC_DISCARD, 0) for k in mat_kinds)
+    assert sum(hand) + 2 * len(mat) == 19
+    assert is_bach_thu(hand, sum(g.chan_count for g in mat), card)
+    return hand, mat
