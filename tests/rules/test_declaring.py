@@ -7,7 +7,14 @@ from collections import Counter
 from itertools import combinations
 
 import pytest
-from rules_builders import bach_thu_seat, make_deck, play
+from rules_builders import (
+    NAMED_TIE_HANDS,
+    NAMED_TIE_MOVES,
+    NAMED_TIE_STOCK,
+    bach_thu_seat,
+    make_deck,
+    play,
+)
 
 from games.rules.cards import KIND_OF, N_KINDS
 from games.rules.cuoc import NAMED_HAND_RULES, WinFacts, detect_cuoc, tied_readings
@@ -202,33 +209,10 @@ def test_tied_named_hands_declaring_either_is_dung_and_pays_the_same(
     assert judge(true, {**true, **{slug: 1 for slug in pair}}, rs, tied) == "sai"
 
 
-# The issue's hand (thapthanh): seat 1 eats chắn 5V on the dealer's discard and chắn 5S on a
-# card the dealer drew and passed, then wins chì bạch thủ on its own draw of 8V.
-TIE_SEAT1 = "5V 5S 4V 4V 4S 4S 9S 9S 7V 7S 3N 3S 2N 2S 6V 6S 8V 9N 8N"
-TIE_DEALER = "5V 2V 3V 3V 5N 5N 7N 7N 8S 9V 9V CC CC 2N 4N 6N 6N 8N 9N 2S"
-TIE_STOCK = "7V 7V 5S 9V 4N 4N 8V"
-
-
 def ca_loi_or_ca_nhay_hand() -> HandState:
-    """Seat 1 in the declare phase of the issue's hand."""
-    deck = make_deck({0: TIE_DEALER, 1: TIE_SEAT1}, stock=TIE_STOCK)
-    st = new_hand(HandConfig(n_seats=4, ruleset=THAPTHANH), deck, 0)
-    st = play(
-        st,
-        (0, {"type": "discard", "card": "5V"}),
-        (1, {"type": "eat", "card": "5V", "with": "5V"}),
-        (1, {"type": "discard", "card": "9N"}),
-    )
-    for seat in (2, 3, 0):
-        st = play(st, (seat, {"type": "draw"}), (seat, {"type": "pass"}))
-    st = play(
-        st,
-        (1, {"type": "eat", "card": "5S", "with": "5S"}),
-        (1, {"type": "discard", "card": "8N"}),
-    )
-    for seat in (2, 3, 0):
-        st = play(st, (seat, {"type": "draw"}), (seat, {"type": "pass"}))
-    st = play(st, (1, {"type": "draw"}), (1, {"type": "u"}))
+    """Seat 1 in the declare phase of the issue's hand (``NAMED_TIE_MOVES``)."""
+    deck = make_deck(NAMED_TIE_HANDS, stock=NAMED_TIE_STOCK)
+    st = play(new_hand(HandConfig(n_seats=4, ruleset=THAPTHANH), deck, 0), *NAMED_TIE_MOVES)
     assert st.phase is Phase.DECLARE
     return st
 
