@@ -3183,6 +3183,10 @@ export interface components {
             };
             declared_score: components["schemas"]["Score"];
             true_score: components["schemas"]["Score"];
+            /** @description Other readings of the win as right as `true_cuoc` (RULES.md §6: named hands tied in điểm and dịch), each a whole cước map scoring `true_score`; declaring any of them is đúng. Absent when there are none. */
+            equally_right?: {
+                [key: string]: number;
+            }[];
         };
         Transfer: {
             /** @description A hand seat (0..n-1). */
