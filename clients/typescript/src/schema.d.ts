@@ -1261,6 +1261,10 @@ export interface components {
             base: number;
             ga: number;
             total: number;
+            /** @description Only where named hands tie in điểm and dịch (RULES.md §6): the other readings of the win, each as right as `cuoc` (declaring any of them is đúng). */
+            equally_right?: {
+                [key: string]: number;
+            }[];
             /** @description Only when `win` is false: why. */
             reason?: components["schemas"]["NoWinReason"];
         };
