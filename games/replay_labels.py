@@ -60,6 +60,9 @@ UI = {
     "score": pgettext_lazy("replay", "Points (base + gà = total)"),
     "auto": pgettext_lazy("replay", "declared by the server (auto)"),
     "off": pgettext_lazy("replay", "off at this table"),
+    "equally_right": pgettext_lazy(
+        "replay", "Equally right (named hands tied in điểm and dịch: declaring it is đúng)"
+    ),
     "transaction": pgettext_lazy("replay", "Transaction"),
     "account": pgettext_lazy("replay", "Account"),
     "amount": pgettext_lazy("replay", "Amount (Quan)"),

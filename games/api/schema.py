@@ -579,6 +579,15 @@ RESULT_COMPONENTS: dict[str, dict] = {
             "true_cuoc": CUOC_COUNTS,
             "declared_score": {"$ref": REF + "Score"},
             "true_score": {"$ref": REF + "Score"},
+            "equally_right": {
+                "type": "array",
+                "items": CUOC_COUNTS,
+                "description": (
+                    "Other readings of the win as right as `true_cuoc` (RULES.md §6: named hands"
+                    " tied in điểm and dịch), each a whole cước map scoring `true_score`;"
+                    " declaring any of them is đúng. Absent when there are none."
+                ),
+            },
         },
         "required": ["cuoc", "auto", "verdict", "true_cuoc", "declared_score", "true_score"],
     },

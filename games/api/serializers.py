@@ -780,6 +780,12 @@ class EvaluateOutputSerializer(serializers.Serializer):
     base = serializers.IntegerField()
     ga = serializers.IntegerField()
     total = serializers.IntegerField()
+    equally_right = serializers.ListField(
+        child=serializers.DictField(child=serializers.IntegerField()),
+        required=False,
+        help_text="Only where named hands tie in điểm and dịch (RULES.md §6): the other readings "
+        "of the win, each as right as `cuoc` (declaring any of them is đúng).",
+    )
     reason = NoWinReasonSerializer(required=False, help_text="Only when `win` is false: why.")
 
 

@@ -21,7 +21,7 @@ from games.rules.cards import (
     parse_kind,
     parse_kinds,
 )
-from games.rules.cuoc import WIN_SOURCES, WinFacts, detect_cuoc
+from games.rules.cuoc import WIN_SOURCES, WinFacts, detect_cuoc, tied_readings
 from games.rules.errors import InvalidField, InvalidInput, gettext_noop, shown
 from games.rules.ruleset import Ruleset, RulesetError, build_ruleset
 from games.rules.scoring import normalize_cuoc, score
@@ -221,9 +221,10 @@ def evaluate(
     ``card`` None is Thiên ù: ``hand`` is the dealer's 20 and ``source`` must be ``dealt``.
     ``source`` ``returned`` is a trả cửa card in another seat's door (into the winner's own door
     it is ``chiu_own_door``). ``bach_thu`` in the answer is true for any bạch-thủ win, bạch thủ chi
-    included; ``waiting`` is W(S), empty for Thiên ù. ``context`` may hold ``first_draw``,
-    ``previous_winner``, ``dealt_hand`` and ``nhai`` (accepted, never changes the answer); any
-    other key is refused.
+    included; ``waiting`` is W(S), empty for Thiên ù; ``equally_right``, only where named hands
+    tie in (điểm, dịch), the other readings as right as ``cuoc`` (§6). ``context`` may hold
+    ``first_draw``, ``previous_winner``, ``dealt_hand`` and ``nhai`` (accepted, never changes
+    the answer); any other key is refused.
     """
     rs = parse_ruleset(ruleset)
     if not isinstance(source, str) or source not in WIN_SOURCES:
@@ -341,6 +342,9 @@ def evaluate(
         cuoc=cuoc,
         **score(rs, cuoc).to_dict(),
     )
+    tied = tied_readings(rs, facts)
+    if tied:
+        answer["equally_right"] = list(tied)
     return answer
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "detect_cuoc",
     "facts_from_state",
     "ruleset_of",
+    "tied_readings",
     "true_total",
     "win_facts",
 ]
@@ -161,11 +162,12 @@ def _is_u_bon(facts: WinFacts) -> bool:
     )
 
 
-def _named_hand(ruleset: Ruleset, facts: WinFacts, chi_bach_thu: bool) -> str | None:
-    """The best enabled named hand that holds: highest (điểm, dịch), then the one needing more
-    chắn (nhà lầu xe hơi over hoa rơi cửa phật, ngư ông bắt cá over cá nhảy đầu thuyền)."""
+def _named_hands(ruleset: Ruleset, facts: WinFacts, chi_bach_thu: bool) -> list[str]:
+    """The enabled named hands that hold, the best first: highest (điểm, dịch), then the one
+    needing more chắn (nhà lầu xe hơi over hoa rơi cửa phật, ngư ông bắt cá over cá nhảy đầu
+    thuyền), then the rules' order; the others in the rules' order."""
     if not chi_bach_thu:
-        return None
+        return []
     held = [
         slug
         for slug in NAMED_HANDS
@@ -174,11 +176,14 @@ def _named_hand(ruleset: Ruleset, facts: WinFacts, chi_bach_thu: bool) -> str | 
         and all(facts.has_chan_on_mat(k) for k in NAMED_HAND_RULES[slug][0])
     ]
     if not held:
-        return None
-    return max(
-        held,
-        key=lambda s: (ruleset.cuoc[s].diem, ruleset.cuoc[s].dich, len(NAMED_HAND_RULES[s][0])),
-    )
+        return []
+    best = max(held, key=lambda s: (*_points(ruleset, s), len(NAMED_HAND_RULES[s][0])))
+    return [best, *(slug for slug in held if slug != best)]
+
+
+def _points(ruleset: Ruleset, slug: str) -> tuple[int, int]:
+    """A cước's (điểm, dịch) at the table: what a tie of named hands is judged on (§6)."""
+    return ruleset.cuoc[slug].diem, ruleset.cuoc[slug].dich
 
 
 def detect_cuoc(ruleset: Ruleset | None, facts: WinFacts) -> dict[str, int]:
@@ -213,7 +218,7 @@ def detect_cuoc(ruleset: Ruleset | None, facts: WinFacts) -> dict[str, int]:
             an_bon += 1
 
     bach_thu = is_bach_thu(facts.hand, facts.mat_chan, card)
-    named = _named_hand(rs, facts, chi and bach_thu)
+    named = next(iter(_named_hands(rs, facts, chi and bach_thu)), None)
     if named is not None:
         found[named] = 1  # replaces chì and bạch thủ
     else:
@@ -243,6 +248,32 @@ def detect_cuoc(ruleset: Ruleset | None, facts: WinFacts) -> dict[str, int]:
     if not cuoc:
         cuoc = {"xuong": 1}
     return cuoc
+
+
+def tied_readings(ruleset: Ruleset | None, facts: WinFacts) -> tuple[dict[str, int], ...]:
+    """The other readings of a win that are as right as its true cước (§6: where two named
+    hands tie in (điểm, dịch), declaring either one is đúng): the true cước with its named hand
+    replaced by each other named hand that holds with the same điểm and dịch, in the rules'
+    order; empty when there is no such tie.
+
+    Every named hand earns the same gà (the ``named_hands`` pattern) and replaces the same
+    ``chi`` and ``bach_thu``, so each reading scores exactly what the true cước scores."""
+    rs = ruleset_of(ruleset)
+    card = facts.card
+    chi = facts.source in OWN_DOOR_SOURCES and card is not None
+    named = _named_hands(rs, facts, chi and is_bach_thu(facts.hand, facts.mat_chan, card))
+    if len(named) < 2:
+        return ()
+    best, others = named[0], named[1:]
+    tied = [slug for slug in others if _points(rs, slug) == _points(rs, best)]
+    if not tied:
+        return ()
+    true = detect_cuoc(rs, facts)
+    readings = []
+    for alt in tied:
+        swapped = {alt if slug == best else slug: n for slug, n in true.items()}
+        readings.append({slug: swapped[slug] for slug in CUOC_SLUGS if slug in swapped})
+    return tuple(readings)
 
 
 def true_total(ruleset: Ruleset, facts: WinFacts) -> int:

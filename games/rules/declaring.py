@@ -1,16 +1,23 @@
 """Xướng (RULES.md §8): the winner's declaration is judged against the true cước and ends the hand.
 
-Money follows the declaration: :func:`judge` says whether it is đúng (equal to the true cước),
-thiếu (a strict part of it) or sai (anything not there, or there fewer times). :func:`declare` gives
+Money follows the declaration: :func:`judge` says whether it is đúng (equal to the true cước, or
+to a reading tied with it: RULES §6's named hands equal in điểm and dịch), thiếu (a strict part of
+one) or sai (anything not there, or there fewer times). :func:`declare` gives
 the engine the judged :class:`Declaration` of a ``declare`` move; :func:`auto_declaration` is what
 the server declares for a winner who asks for it or lets the deadline pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
-from games.rules.cuoc import BACH_THU_CUOC, detect_cuoc, facts_from_state, ruleset_of
+from games.rules.cuoc import (
+    BACH_THU_CUOC,
+    detect_cuoc,
+    facts_from_state,
+    ruleset_of,
+    tied_readings,
+)
 from games.rules.errors import IllegalMove, InvalidInput, gettext_noop, shown
 from games.rules.moves import Declare
 from games.rules.results import Declaration, Outcome, Result, Verdict
@@ -54,8 +61,21 @@ def check_declaration(declared: Mapping[str, int]) -> dict[str, int]:
     return cleaned
 
 
+def _judge_one(true: Mapping[str, int], said: Mapping[str, int], rs: Ruleset) -> Verdict:
+    if any(n > true.get(slug, 0) for slug, n in said.items()):
+        return SAI
+    if rs.bach_thu_must_be_declared:
+        held = [slug for slug in BACH_THU_CUOC if slug in true]
+        if held and not any(slug in said for slug in held):
+            return SAI
+    return DUNG if said == true else THIEU
+
+
 def judge(
-    true_cuoc: Mapping[str, int], declared: Mapping[str, int], ruleset: Ruleset | None = None
+    true_cuoc: Mapping[str, int],
+    declared: Mapping[str, int],
+    ruleset: Ruleset | None = None,
+    equally_right: Iterable[Mapping[str, int]] = (),
 ) -> Verdict:
     """``dung``, ``thieu`` or ``sai`` for a declaration against the true cước (§8).
 
@@ -64,21 +84,23 @@ def judge(
     ``chi``/``bach_thu`` beside a named hand, since the true cước already applies subsumption.
     With ``bach_thu_must_be_declared`` a bạch-thủ win (bạch thủ, bạch thủ chi or a named hand)
     whose declaration leaves that cước out is sai too. An empty declaration is refused.
+
+    ``equally_right`` are readings as right as the true cước (named hands tied in điểm and
+    dịch, §6): the declaration is judged against each reading and gets the best verdict, so
+    declaring exactly one of them is đúng and a strict part of one is thiếu. Naming two tied
+    named hands at once is sai: a win keeps one named hand.
     """
-    true = {slug: n for slug, n in true_cuoc.items() if n}
     said = {slug: n for slug, n in declared.items() if n}
     if not said:
         raise IllegalMove(
             "empty_declaration", gettext_noop("An empty declaration cannot be judged.")
         )
-    if any(n > true.get(slug, 0) for slug, n in said.items()):
-        return SAI
     rs = ruleset_of(ruleset)
-    if rs.bach_thu_must_be_declared:
-        held = [slug for slug in BACH_THU_CUOC if slug in true]
-        if held and not any(slug in said for slug in held):
-            return SAI
-    return DUNG if said == true else THIEU
+    verdicts = {
+        _judge_one({slug: n for slug, n in reading.items() if n}, said, rs)
+        for reading in (true_cuoc, *equally_right)
+    }
+    return next(v for v in (DUNG, THIEU, SAI) if v in verdicts)
 
 
 def auto_declaration(state: HandState) -> dict[str, int]:
@@ -95,14 +117,17 @@ def declare(state: HandState, move: Declare) -> tuple[Declaration, Outcome]:
     win = state.win
     assert win is not None
     ruleset = state.config.ruleset
-    true_cuoc = detect_cuoc(ruleset, facts_from_state(state))
+    facts = facts_from_state(state)
+    true_cuoc = detect_cuoc(ruleset, facts)
+    tied = tied_readings(ruleset, facts)
     declared = dict(true_cuoc) if move.auto else check_declaration(dict(move.cuoc))
     declaration = Declaration(
         cuoc=tuple(declared.items()),
         auto=move.auto,
-        verdict=judge(true_cuoc, declared, ruleset),
+        verdict=judge(true_cuoc, declared, ruleset, tied),
         true_cuoc=tuple(true_cuoc.items()),
         declared_score=score(ruleset, declared),
         true_score=score(ruleset, true_cuoc),
+        equally_right=tuple(tuple(reading.items()) for reading in tied),
     )
     return declaration, Outcome(Result.U, win.seat)

@@ -90,7 +90,11 @@ def _score(data: Mapping[str, Any]) -> Score:
 @dataclass(frozen=True, slots=True)
 class Declaration:
     """The winner's xướng, judged: what it declared, the true cước, the verdict, and both
-    scores (``declared_score`` is P of §10, ``true_score`` is T)."""
+    scores (``declared_score`` is P of §10, ``true_score`` is T).
+
+    ``equally_right`` are the other readings of the win as right as ``true_cuoc`` (§6: named
+    hands tied in điểm and dịch), each a whole cước map scoring T; declaring any of them is
+    đúng. Stored only when there are some: a record without it has none."""
 
     cuoc: CuocCounts
     auto: bool
@@ -98,13 +102,14 @@ class Declaration:
     true_cuoc: CuocCounts
     declared_score: Score
     true_score: Score
+    equally_right: tuple[CuocCounts, ...] = ()
 
     def declared(self, slug: str) -> int:
         """How many times the winner declared ``slug``."""
         return dict(self.cuoc).get(slug, 0)
 
     def to_dict(self) -> dict[str, JsonValue]:
-        return {
+        d: dict[str, JsonValue] = {
             "cuoc": _cuoc_dict(self.cuoc),
             "auto": self.auto,
             "verdict": self.verdict.value,
@@ -112,6 +117,9 @@ class Declaration:
             "declared_score": dict(self.declared_score.to_dict()),
             "true_score": dict(self.true_score.to_dict()),
         }
+        if self.equally_right:
+            d["equally_right"] = [_cuoc_dict(reading) for reading in self.equally_right]
+        return d
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Declaration:
@@ -122,6 +130,9 @@ class Declaration:
             true_cuoc=tuple(data["true_cuoc"].items()),
             declared_score=_score(data["declared_score"]),
             true_score=_score(data["true_score"]),
+            equally_right=tuple(
+                tuple(reading.items()) for reading in data.get("equally_right", ())
+            ),
         )
 
 

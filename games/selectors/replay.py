@@ -67,15 +67,20 @@ def _declaration(hand: Hand) -> dict[str, Any] | None:
 
 
 def cuoc_table(ruleset: Ruleset, declaration: dict[str, Any] | None) -> dict[str, Any] | None:
-    """The declared and the true cước side by side, a row per cước either names (in the rules'
-    order) with its điểm and dịch under the hand's ruleset, and both scores and the verdict."""
+    """The declared and the true cước side by side, a row per cước either names or a reading
+    as right as the true cước names (in the rules' order) with its điểm and dịch under the
+    hand's ruleset, both scores, the verdict and those equally right readings (RULES.md §6:
+    named hands tied in điểm and dịch). A row matches when the declared count is the count in
+    the reading the declaration is (the true cước unless it is one of the others)."""
     if not declaration:
         return None
     declared = declaration["cuoc"]
     true = declaration["true_cuoc"]
+    others = declaration.get("equally_right", [])
+    judged = next((r for r in others if r == declared), true)
     rows = []
     for slug in CUOC_SLUGS:
-        if not declared.get(slug) and not true.get(slug):
+        if not declared.get(slug) and not any(r.get(slug) for r in (true, *others)):
             continue
         rule = ruleset.cuoc[slug]
         rows.append(
@@ -86,7 +91,7 @@ def cuoc_table(ruleset: Ruleset, declaration: dict[str, Any] | None) -> dict[str
                 "diem": rule.diem,
                 "dich": rule.dich,
                 "enabled": rule.enabled,
-                "match": declared.get(slug, 0) == true.get(slug, 0),
+                "match": declared.get(slug, 0) == judged.get(slug, 0),
             }
         )
     return {
@@ -95,6 +100,7 @@ def cuoc_table(ruleset: Ruleset, declaration: dict[str, Any] | None) -> dict[str
         "true_score": declaration["true_score"],
         "verdict": declaration["verdict"],
         "auto": declaration["auto"],
+        "equally_right": others,
     }
 
 

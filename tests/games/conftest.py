@@ -14,7 +14,8 @@ from rest_framework.test import APIClient
 from games.hand_store import hand_committed_forget, state_lru
 from games.live.render import kept_views
 from tests.db_owner import as_owner
-from tests.games.decks import HOA_DECK, WIN_DECK
+from tests.games.decks import HOA_DECK, NAMED_TIE_DECK, WIN_DECK
+from tests.rules.rules_builders import NAMED_TIE_MOVES
 
 
 @pytest.fixture(autouse=True)
@@ -154,6 +155,25 @@ def win_hand(start_hand: Callable[..., dict[str, Any]]) -> dict[str, Any]:
 @pytest.fixture
 def hoa_hand(start_hand: Callable[..., dict[str, Any]]) -> dict[str, Any]:
     return start_hand(HOA_DECK)
+
+
+@pytest.fixture
+def named_tie_hand(
+    players: list[Player], start_hand: Callable[..., dict[str, Any]]
+) -> Callable[[dict[str, int]], dict[str, Any]]:
+    """Factory: the thapthanh hand whose winner (seat 1, chì bạch thủ on 8V) holds two named
+    hands tied in điểm and dịch, cá lội sân đình and cá nhảy đầu thuyền, played through the API
+    to its ù, then declared ``cuoc`` by its winner."""
+
+    def play(cuoc: dict[str, int]) -> dict[str, Any]:
+        hand = start_hand(NAMED_TIE_DECK, ruleset={"preset": "thapthanh"})
+        url = f"/api/v1/hands/{hand['hand']}/moves"
+        for seat, move in [*NAMED_TIE_MOVES, (1, {"type": "declare", "cuoc": cuoc})]:
+            r = players[seat].client.post(url, move, format="json")
+            assert r.status_code == 201, (move, r.content)
+        return hand
+
+    return play
 
 
 @pytest.fixture

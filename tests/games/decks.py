@@ -52,6 +52,18 @@ def _bo_u_deck() -> list[str]:
 # Seats 1 and 2 both win on the stock's first card, 2V, which seat 1 draws on move 2 (bỏ ù).
 BO_U_DECK = _bo_u_deck()
 
+
+def _named_tie_deck() -> list[str]:
+    from games.rules.cards import CODES
+    from tests.rules.rules_builders import NAMED_TIE_HANDS, NAMED_TIE_STOCK, make_deck
+
+    return [CODES[k] for k in make_deck(NAMED_TIE_HANDS, stock=NAMED_TIE_STOCK)]
+
+
+# Thapthanh: played with ``tests.rules.rules_builders.NAMED_TIE_MOVES``, seat 1 wins a chì bạch
+# thủ on 8V that is both cá lội sân đình and cá nhảy đầu thuyền (tied in điểm and dịch).
+NAMED_TIE_DECK = _named_tie_deck()
+
 HOA_MOVES = 46
 WIN_MOVES = 14
 WIN_SEAT = 2

@@ -36,6 +36,40 @@ def test_evaluate_hoa_roi_cua_phat_replaces_chi_and_bach_thu(api_client, make_us
     assert data["total"] == data["base"] + data["ga"] > 0
 
 
+def test_evaluate_tied_named_hands_lists_the_equally_right_reading(api_client, make_user) -> None:
+    # thapthanh: eaten chắn 5V and 5S + chì bạch thủ on 8V is cá lội sân đình and, as right,
+    # cá nhảy đầu thuyền (24/21 each)
+    body = {
+        "ruleset": {"preset": "thapthanh"},
+        "mat": [["5V", "5V"], ["5S", "5S"]],
+        "hand": [
+            "4V",
+            "4V",
+            "4S",
+            "4S",
+            "9S",
+            "9S",
+            "7V",
+            "7S",
+            "3N",
+            "3S",
+            "2N",
+            "2S",
+            "6V",
+            "6S",
+            "8V",
+        ],
+        "card": "8V",
+        "source": "own_draw",
+    }
+    r = post(api_client, make_user, body)
+    assert r.status_code == 200, r.content
+    data = r.json()
+    assert data["cuoc"] == {"ca_loi_san_dinh": 1}
+    assert data["equally_right"] == [{"ca_nhay_dau_thuyen": 1}]
+    assert data["total"] == 29
+
+
 def test_evaluate_no_win_on_a_discard_says_why(api_client, make_user) -> None:
     body = {"mat": MAT, "hand": HAND, "card": "2V", "source": "discard"}
     data = post(api_client, make_user, body).json()

@@ -174,6 +174,25 @@ def test_a_tampered_export_does_not_verify(players, win_hand) -> None:
     assert found.reason.startswith("the ledger entries")
 
 
+def test_the_export_says_which_readings_were_equally_right(players, named_tie_hand, check) -> None:
+    # Given the thapthanh hand whose chì bạch thủ on 8V is both cá lội sân đình and cá nhảy đầu
+    # thuyền (tied in điểm and dịch), declared as cá nhảy đầu thuyền and booked,
+    hand = named_tie_hand({"ca_nhay_dau_thuyen": 1})
+    hand_settle(hand_id=hand["hand"])
+    doc = check(players[0].client.get(export_url(hand["hand"])), EXPORT, "get")
+    # its result states the true cước and the reading as right as it, by value, and the đúng,
+    declaration = doc["result"]["declaration"]
+    assert declaration["true_cuoc"] == {"ca_loi_san_dinh": 1}
+    assert declaration["equally_right"] == [{"ca_nhay_dau_thuyen": 1}]
+    assert declaration["verdict"] == "dung"
+    assert doc["result"]["settlement"]["facts"]["verdict"] == "dung"
+    # the document verifies, and a copy without the equally right reading does not.
+    assert verify_export(doc) is None
+    del doc["result"]["declaration"]["equally_right"]
+    found = verify_export(doc)
+    assert found is not None and found.reason.startswith("the result's declaration")
+
+
 def capped_hand(players: list[Any], win_hand: dict[str, int]) -> tuple[Hand, int, Any]:
     """The scripted win played to its end, one of its payers left with 1 Quan before the
     settlement (it owes more: the settlement caps it), then booked. Returns the hand, the capped

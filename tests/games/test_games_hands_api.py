@@ -269,6 +269,30 @@ def test_declaring_an_unknown_or_impossible_cuoc_is_400_with_the_seq(
     assert r.status_code == 201 and r.json()["state"]["status"] == "ended"
 
 
+@pytest.mark.parametrize("named", ["ca_loi_san_dinh", "ca_nhay_dau_thuyen"])
+def test_tied_named_hands_either_declaration_is_dung_and_pays_the_same(
+    players, named_tie_hand, named
+) -> None:
+    # Given the thapthanh hand whose chì bạch thủ on 8V is both cá lội sân đình and cá nhảy đầu
+    # thuyền (24/21 and 1 gà each), when its winner, seat 1, declares either one,
+    hand = named_tie_hand({named: 1})
+    # it is đúng and says which reading was as right as the true cước,
+    view = players[1].client.get(f"/api/v1/hands/{hand['hand']}").json()
+    declaration = view["declaration"]
+    assert declaration["verdict"] == "dung"
+    assert declaration["cuoc"] == {named: 1}
+    assert declaration["true_cuoc"] == {"ca_loi_san_dinh": 1}
+    assert declaration["equally_right"] == [{"ca_nhay_dau_thuyen": 1}]
+    # every other seat pays it 24 + 5 = 29, whichever it named,
+    assert view["settlement"]["transfers"] == [
+        {"from": seat, "to": 1, "points": 29, "reason": "win"} for seat in (0, 2, 3)
+    ]
+    # and the Quan booked are the same too: 3 × 29 × stake 10, less the 5 % fee.
+    hand_settle(hand_id=hand["hand"])
+    quan = Hand.objects.get(pk=hand["hand"]).quan
+    assert {s["seat"]: s["net"] for s in quan["seats"]} == {0: -290, 1: 870 - 43, 2: -290, 3: -290}
+
+
 def test_set_prefs_is_logged_and_kept_for_the_next_hands(players, win_hand) -> None:
     # Given seat 3 turns automatic chíu off out of turn,
     r = post_move(players[3], win_hand, {"type": "set_prefs", "auto_chiu": False})

@@ -415,3 +415,55 @@ def test_a_disputed_hand_in_a_real_browser(browser, live_server, make_user, disp
     assert "Các nước hợp lệ của người đi" in text(browser, "replay-legal")
     assert "ẩn" in css(browser, "#replay-faults .fault-marker")[0].text
     screenshot(browser, "replay-dispute-vi")
+
+
+# --------------------------------------------------------------------------- tied named hands
+
+
+@pytest.fixture
+def tied_hand(named_tie_hand) -> int:
+    """The thapthanh hand whose chì bạch thủ on 8V is both cá lội sân đình (the true cước) and
+    cá nhảy đầu thuyền (tied in điểm and dịch), declared as the latter and booked."""
+    hand = named_tie_hand({"ca_nhay_dau_thuyen": 1})
+    hand_settle(hand_id=hand["hand"])
+    return hand["hand"]
+
+
+@pytest.mark.django_db
+def test_the_cuoc_table_says_which_readings_were_equally_right(make_user, tied_hand) -> None:
+    auditor = client_for(staff_user(make_user, "auditor", auditor=True))
+    data = replay_data(auditor.get(f"/admin/games/hand/{tied_hand}/replay/").content.decode())
+    cuoc = data["cuoc"]
+    # The true cước names cá lội sân đình, cá nhảy đầu thuyền is as right as it,
+    assert cuoc["equally_right"] == [{"ca_nhay_dau_thuyen": 1}]
+    rows = {r["slug"]: r for r in cuoc["rows"]}
+    assert set(rows) == {"ca_loi_san_dinh", "ca_nhay_dau_thuyen"}
+    assert (rows["ca_loi_san_dinh"]["true"], rows["ca_nhay_dau_thuyen"]["true"]) == (1, 0)
+    # and the declaration (cá nhảy) matches that reading row by row: đúng, 24 + 5 = 29.
+    assert all(r["match"] for r in rows.values())
+    assert (rows["ca_nhay_dau_thuyen"]["diem"], rows["ca_nhay_dau_thuyen"]["dich"]) == (24, 21)
+    assert cuoc["verdict"] == "dung" and cuoc["declared_score"] == cuoc["true_score"]
+    assert cuoc["true_score"] == {"base": 24, "ga": 5, "total": 29}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tied_named_hand_in_a_real_browser(browser, live_server, make_user, tied_hand) -> None:
+    auditor = client_for(staff_user(make_user, "auditor", auditor=True))
+    browser.get(f"{live_server.url}/admin/login/")
+    browser.add_cookie({"name": "sessionid", "value": auditor.cookies["sessionid"].value})
+    url = f"{live_server.url}/admin/games/hand/{tied_hand}/replay/"
+    # At the end the cước table shows the reading as right as the true cước, in both languages.
+    browser.get(url + "?lang=en")
+    browser.find_element("id", "replay-last").click()
+    [line] = css(browser, ".cuoc-equally-right")
+    assert line.text == (
+        "Equally right (named hands tied in điểm and dịch: declaring it is đúng):"
+        " Cá nhảy đầu thuyền"
+    )
+    assert text(browser, "replay-cuoc").count("Đúng:") == 1
+    assert not css(browser, ".cuoc-table tr.cuoc-mismatch")
+    screenshot(browser, "replay-tied-named-hands")
+    browser.get(url + "?lang=vi")
+    browser.find_element("id", "replay-last").click()
+    [line] = css(browser, ".cuoc-equally-right")
+    assert line.text.startswith("Cũng đúng") and line.text.endswith(": Cá nhảy đầu thuyền")

@@ -326,3 +326,23 @@ def test_score_dict_refuses_a_bad_ruleset() -> None:
     with pytest.raises(InvalidInput) as err:
         score_dict({"overrides": {"ga_points": -1}}, {"xuong": 1})
     assert err.value.code == "invalid_ruleset"
+
+
+# --- tied named hands (RULES.md §6) --------------------------------------------------------------
+
+# Eaten chắn 5V and 5S, waiting bạch thủ on 8V.
+TIED_MAT = "5V 5V | 5S 5S"
+TIED_HAND = "4V 4V 4S 4S 9S 9S 7V 7S 3N 3S 2N 2S 6V 6S 8V"
+
+
+def test_tied_named_hands_the_calculator_lists_the_equally_right_reading() -> None:
+    result = ev(TIED_HAND, "8V", "own_draw", mat=TIED_MAT, ruleset={"preset": "thapthanh"})
+    assert result["cuoc"] == {"ca_loi_san_dinh": 1}
+    assert result["equally_right"] == [{"ca_nhay_dau_thuyen": 1}]
+    assert (result["base"], result["ga"], result["total"]) == (24, 5, 29)
+
+
+def test_tied_named_hands_none_listed_without_a_tie() -> None:
+    result = ev(TIED_HAND, "8V", "own_draw", mat=TIED_MAT)  # chan_van_van: cá nhảy is off
+    assert result["cuoc"] == {"ca_loi_san_dinh": 1}
+    assert "equally_right" not in result

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from games.rules.cards import KIND_OF, Counts, can_pair, counts_of
-from games.rules.cuoc import WinFacts, detect_cuoc, facts_from_state
+from games.rules.cuoc import WinFacts, detect_cuoc, facts_from_state, tied_readings
 from games.rules.ruleset import PRESETS, build_ruleset
 from games.rules.shape import wins_with
 from games.rules.state import HandConfig, HandState, MatGroup, Phase, SeatState, WinInfo
@@ -494,6 +494,8 @@ def test_nha_lau_xe_hoi_wins_a_tie_with_hoa_roi_cua_phat() -> None:
     )
     f = facts(NHA_LAU, "2V", "own_draw", mat=("5V 5V", "4V 4V"))
     assert detect_cuoc(even, f) == {"nha_lau_xe_hoi": 1}
+    # ... and hoa rơi cửa phật, tied with it in (điểm, dịch), is as right (§6)
+    assert tied_readings(even, f) == ({"hoa_roi_cua_phat": 1},)
 
 
 NGU_ONG = "4S 4S 9S 9S 6N 6N 7V 7S 3N 3S 2N 2S 6V 6S 8V"
@@ -519,6 +521,49 @@ def test_named_hands_keep_only_the_highest_scoring() -> None:
     overrides = {"ngu_ong_bat_ca": "off", "ca_nhay_dau_thuyen": {"diem": 25, "dich": 21}}
     higher = build_ruleset({"preset": "thapthanh", "overrides": {"cuoc": overrides}})
     assert detect_cuoc(higher, f) == {"ca_nhay_dau_thuyen": 1}
+
+
+# Eaten chắn 5V and 5S + chì bạch thủ on 8V: cá lội sân đình and cá nhảy đầu thuyền both hold.
+CA_LOI_CA_NHAY = "4V 4V 4S 4S 9S 9S 7V 7S 3N 3S 2N 2S 6V 6S 8V"
+
+
+def test_tied_named_hands_the_other_is_an_equally_right_reading_thapthanh() -> None:
+    f = facts(CA_LOI_CA_NHAY, "8V", "own_draw", mat=("5V 5V", "5S 5S"))
+    # Both are 24/21 in thapthanh: the true cước keeps the first in the rules' order, and the
+    # other is a reading as right as it, with every other cước of the win kept.
+    assert detect_cuoc(THAPTHANH, f) == {"ca_loi_san_dinh": 1}
+    assert tied_readings(THAPTHANH, f) == ({"ca_nhay_dau_thuyen": 1},)
+    f = facts(CA_LOI_CA_NHAY, "8V", "own_draw", mat=("5V 5V", "5S 5S"), previous_winner=True)
+    assert tied_readings(THAPTHANH, f) == ({"thong": 1, "ca_nhay_dau_thuyen": 1},)
+
+
+def test_tied_named_hands_no_other_reading_when_only_one_is_played() -> None:
+    # chan_van_van leaves cá nhảy đầu thuyền off: cá lội sân đình alone, nothing tied.
+    f = facts(CA_LOI_CA_NHAY, "8V", "own_draw", mat=("5V 5V", "5S 5S"))
+    assert detect_cuoc(CVV, f) == {"ca_loi_san_dinh": 1}
+    assert tied_readings(CVV, f) == ()
+
+
+def test_tied_named_hands_no_other_reading_when_they_differ_in_dich() -> None:
+    overrides = {"ca_nhay_dau_thuyen": {"diem": 24, "dich": 20}}
+    uneven = build_ruleset({"preset": "thapthanh", "overrides": {"cuoc": overrides}})
+    f = facts(CA_LOI_CA_NHAY, "8V", "own_draw", mat=("5V 5V", "5S 5S"))
+    assert detect_cuoc(uneven, f) == {"ca_loi_san_dinh": 1}
+    assert tied_readings(uneven, f) == ()
+
+
+def test_tied_named_hands_beaten_by_a_higher_one_leave_no_other_reading() -> None:
+    # Ngư ông bắt cá (34/31) holds too: cá lội and cá nhảy, tied below it, are not kept.
+    hand = "9S 9S 6N 6N 7V 7S 3N 3S 2N 2S 6V 6S 8V"
+    f = facts(hand, "8V", "own_draw", mat=("CC CC", "5S 5S", "5V 5V"))
+    assert detect_cuoc(THAPTHANH, f) == {"ngu_ong_bat_ca": 1}
+    assert tied_readings(THAPTHANH, f) == ()
+
+
+def test_tied_named_hands_none_without_chi() -> None:
+    f = facts(CA_LOI_CA_NHAY, "8V", "other_draw", mat=("5V 5V", "5S 5S"))
+    assert detect_cuoc(THAPTHANH, f) == {"bach_thu": 1}
+    assert tied_readings(THAPTHANH, f) == ()
 
 
 def test_named_hand_keeps_other_cuoc() -> None:

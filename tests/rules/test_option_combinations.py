@@ -7,17 +7,16 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from rules_builders import make_deck, play, start
+from rules_builders import bach_thu_seat, make_deck, play, start
 
-from games.rules.cards import KIND_OF, code, counts_of
+from games.rules.cards import KIND_OF, code
 from games.rules.cuoc import NAMED_HAND_RULES
 from games.rules.engine import apply, legal_moves, new_hand
 from games.rules.errors import IllegalMove
 from games.rules.moves import Chiu, Declare, Eat, U
 from games.rules.payments import settle
 from games.rules.ruleset import NAMED_HANDS, PRESETS, build_ruleset
-from games.rules.shape import is_bach_thu
-from games.rules.state import SRC_DISCARD, HandConfig, HandState, MatGroup, Mode, Phase, WinInfo
+from games.rules.state import HandConfig, HandState, Mode, Phase, WinInfo
 
 K = KIND_OF
 ON_OFF = (True, False)
@@ -136,24 +135,14 @@ def test_ga_gop_the_pot_goes_to_a_chi_bach_thu_declared_under_a_named_hand() -> 
     assert settle(_nha_lau_xe_hoi_hand("chan_van_van")).to_dict()["facts"].get("takes_pot") is True
 
 
-# A bạch thủ 19-set for each named hand: its eaten chắn on the mat, waiting on its card.
-_CA = ("3N 3S", "6N 6S", "7N 7S", "9N 9S")  # four cạ in ranks no named hand uses
-_CHAN_FILL = ("4N", "8N", "5N", "4S", "2N", "2S", "8S")
-
-
 def _named_hand_winner(slug: str, preset: str, source: str) -> HandState:
     """Seat 1 in the declare phase, having won ``slug``'s card from ``source`` (chì or not)."""
     mat_kinds, card = NAMED_HAND_RULES[slug]
-    fill = [k for k in map(K.get, _CHAN_FILL) if k // 3 != card // 3 and k not in mat_kinds]
-    chan = fill[: 5 - len(mat_kinds)]
-    hand = [k for k in chan for _ in (0, 1)] + [K[c] for ca in _CA for c in ca.split()] + [card]
-    mat = tuple(MatGroup("chan", (k, k), k, SRC_DISCARD, 0) for k in mat_kinds)
-    assert len(hand) + 2 * len(mat) == 19
+    hand, mat = bach_thu_seat(mat_kinds, card)
     rs = build_ruleset({"preset": preset, "overrides": {"ga_gop": True}})
     st = new_hand(HandConfig(n_seats=4, ruleset=rs), make_deck({}), 0)
     seats = list(st.seats)
-    seats[1] = replace(seats[1], hand=counts_of(hand), mat=mat)
-    assert is_bach_thu(seats[1].hand, seats[1].mat_chan, card)
+    seats[1] = replace(seats[1], hand=hand, mat=mat)
     win = WinInfo(1, card, source, False, False, True, 1 if source == "own_draw" else 0)
     return replace(st, seats=tuple(seats), phase=Phase.DECLARE, turn=1, win=win, exposed=None)
 

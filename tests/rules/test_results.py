@@ -192,3 +192,28 @@ def test_a_live_hand_has_no_result_yet() -> None:
         "settlement": None,
     }
     assert state.settlement is None
+
+
+# A declaration as stored before readings tied with the true cước were recorded (and as stored
+# for any win without such a tie): no ``equally_right``.
+STORED_DECLARATION = {
+    "cuoc": {"ca_loi_san_dinh": 1},
+    "auto": False,
+    "verdict": "dung",
+    "true_cuoc": {"ca_loi_san_dinh": 1},
+    "declared_score": {"base": 24, "ga": 5, "total": 29},
+    "true_score": {"base": 24, "ga": 5, "total": 29},
+}
+
+
+def test_a_declaration_without_equally_right_reads_as_none_and_keeps_its_shape() -> None:
+    decl = Declaration.from_dict(STORED_DECLARATION)
+    assert decl.equally_right == ()
+    assert decl.to_dict() == STORED_DECLARATION
+
+
+def test_a_declaration_keeps_its_equally_right_readings_by_value() -> None:
+    stored = {**STORED_DECLARATION, "equally_right": [{"ca_nhay_dau_thuyen": 1}]}
+    decl = Declaration.from_dict(stored)
+    assert decl.equally_right == ((("ca_nhay_dau_thuyen", 1),),)
+    assert decl.to_dict() == stored

@@ -1261,6 +1261,10 @@ export interface components {
             base: number;
             ga: number;
             total: number;
+            /** @description Only where named hands tie in điểm and dịch (RULES.md §6): the other readings of the win, each as right as `cuoc` (declaring any of them is đúng). */
+            equally_right?: {
+                [key: string]: number;
+            }[];
             /** @description Only when `win` is false: why. */
             reason?: components["schemas"]["NoWinReason"];
         };
@@ -3183,6 +3187,10 @@ export interface components {
             };
             declared_score: components["schemas"]["Score"];
             true_score: components["schemas"]["Score"];
+            /** @description Other readings of the win as right as `true_cuoc` (RULES.md §6: named hands tied in điểm and dịch), each a whole cước map scoring `true_score`; declaring any of them is đúng. Absent when there are none. */
+            equally_right?: {
+                [key: string]: number;
+            }[];
         };
         Transfer: {
             /** @description A hand seat (0..n-1). */

@@ -4,8 +4,9 @@
    the slider, the fault markers, the arrow keys (Home and End too) and ?seq=N deep links. At a
    step: the move and its zoned time, the mover's legal moves (the chosen one marked), the
    faults made there (hidden ones too); at the end: the verdict, the winning card, the declared
-   and the true cước with their points, the Quan and the ledger entries. The cards are small SVG
-   drawings. Plain JavaScript, no libraries; text only through textContent. */
+   and the true cước with their points (and the readings as right as the true cước), the Quan
+   and the ledger entries. The cards are small SVG drawings. Plain JavaScript, no libraries;
+   text only through textContent. */
 (function () {
   "use strict";
 
@@ -175,6 +176,9 @@
       scores.appendChild(tr);
     });
     box.appendChild(scores);
+    (c.equally_right || []).forEach(function (reading) {
+      box.appendChild(el("p", "cuoc-equally-right", L.equally_right + ": " + cuocText(reading)));
+    });
     box.appendChild(el("p", "cuoc-verdict verdict-" + c.verdict, (L.verdicts[c.verdict] || c.verdict) + (c.auto ? " · " + L.auto : "")));
     return box;
   }
