@@ -4715,6 +4715,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `record_broken`: the hand's stored log does not replay (it was changed outside the server); `check_hands` says where. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4937,6 +4946,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `record_broken`: the hand's stored log does not replay (it was changed outside the server); `check_hands` says where. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
