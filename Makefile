@@ -64,7 +64,7 @@ serve: $(STAMP)
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py migrate --noinput
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py collectstatic --noinput -v 0
 	rm -rf "$$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$$PROMETHEUS_MULTIPROC_DIR"
-	BIND=$(HOST):$(PORT) PATH="$(abspath $(BIN)):$$PATH" $(BIN)/honcho start -f Procfile & pid=$$!; \
+	BIND=$(HOST):$(PORT) PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m chan_api.supervisor Procfile & pid=$$!; \
 	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' TERM INT; wait $$pid
 
 worker: $(STAMP)
