@@ -53,12 +53,12 @@ run: $(STAMP)
 	$(BIN)/python manage.py run_dev --migrate --demo-players --host $(HOST) --port $(PORT)
 
 # The production stack on the current environment, in the foreground: gunicorn on HOST:PORT,
-# a Celery worker and exactly one beat (Procfile, run by honcho; Ctrl-C or SIGTERM stops all
-# three). DEBUG stays off unless the environment says otherwise, so SECRET_KEY is needed.
-# Metrics of every process are summed through PROMETHEUS_MULTIPROC_DIR, emptied at each start.
-# honcho exits 143 when SIGTERM stops it (make would say "Error 143"); the recipe counts a stop
-# by SIGTERM or SIGINT as clean: status 0 once every process has stopped. (SIGTERM sent to make
-# itself: make stops the recipe, then ends by that signal, as GNU make always does.)
+# a Celery worker and exactly one beat (Procfile, run by chan_api/supervisor.py: a process that
+# dies is started again; Ctrl-C or SIGTERM stops all three). DEBUG stays off unless the
+# environment says otherwise, so SECRET_KEY is needed. Metrics of every process are summed
+# through PROMETHEUS_MULTIPROC_DIR, emptied at each start. A stop by SIGTERM or SIGINT is clean:
+# status 0 once every process has stopped. (SIGTERM sent to make itself: make stops the recipe,
+# then ends by that signal, as GNU make always does.)
 serve: export PROMETHEUS_MULTIPROC_DIR ?= $(abspath $(VAR))/prometheus
 serve: $(STAMP)
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py migrate --noinput

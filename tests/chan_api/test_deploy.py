@@ -16,6 +16,7 @@ import urllib.request
 import uuid
 from email.message import Message
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -76,6 +77,18 @@ def test_deploy_starts_again_a_process_that_dies() -> None:
             assert service.get("restart") == "unless-stopped", name
 
 
+def supervisor_start(env: dict[str, str], out: IO[bytes], procfile: Path) -> subprocess.Popen:
+    """``python -m chan_api.supervisor PROCFILE`` as ``make serve`` runs it, its output to
+    ``out`` (a file: a pipe read only at the end would block it once full)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "chan_api.supervisor", str(procfile)],
+        cwd=ROOT,
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -131,16 +144,9 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
         check=True,
         timeout=120,
     )
-    # Its output goes to a file: a pipe read only at the end would block it once full.
     log = tmp_path / "stack.log"
     with open(log, "wb") as out:
-        stack = subprocess.Popen(
-            [sys.executable, "-m", "chan_api.supervisor", "Procfile"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+        stack = supervisor_start(env, out, ROOT / "Procfile")
     base = f"http://127.0.0.1:{port}"
     try:
         # when it is up,

@@ -9,8 +9,6 @@ import io
 import os
 import re
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
@@ -19,7 +17,7 @@ import pytest
 
 from chan_api import supervisor
 from chan_api.supervisor import Supervisor, procfile_read
-from tests.chan_api.test_deploy import processes_marked
+from tests.chan_api.test_deploy import processes_marked, supervisor_start
 from tests.games.test_games_tasks import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,13 +50,7 @@ def test_a_process_that_dies_is_started_again_alone_and_sigterm_stops_all(tmp_pa
     log = tmp_path / "out.log"
     env = {**os.environ, **dict([marker.split("=")])}
     with log.open("w") as out:
-        stack = subprocess.Popen(
-            [sys.executable, "-m", "chan_api.supervisor", str(procfile)],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+        stack = supervisor_start(env, out, procfile)
     try:
         assert wait_for(lambda: len(processes_marked(marker)) == 4, 10), log.read_text()
         assert re.search(r"steady\.1 +\| up", log.read_text())
