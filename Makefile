@@ -53,18 +53,18 @@ run: $(STAMP)
 	$(BIN)/python manage.py run_dev --migrate --demo-players --host $(HOST) --port $(PORT)
 
 # The production stack on the current environment, in the foreground: gunicorn on HOST:PORT,
-# a Celery worker and exactly one beat (Procfile, run by honcho; Ctrl-C or SIGTERM stops all
-# three). DEBUG stays off unless the environment says otherwise, so SECRET_KEY is needed.
-# Metrics of every process are summed through PROMETHEUS_MULTIPROC_DIR, emptied at each start.
-# honcho exits 143 when SIGTERM stops it (make would say "Error 143"); the recipe counts a stop
-# by SIGTERM or SIGINT as clean: status 0 once every process has stopped. (SIGTERM sent to make
-# itself: make stops the recipe, then ends by that signal, as GNU make always does.)
+# a Celery worker and exactly one beat (Procfile, run by chan_api/supervisor.py: a process that
+# dies is started again; Ctrl-C or SIGTERM stops all three). DEBUG stays off unless the
+# environment says otherwise, so SECRET_KEY is needed. Metrics of every process are summed
+# through PROMETHEUS_MULTIPROC_DIR, emptied at each start. A stop by SIGTERM or SIGINT is clean:
+# status 0 once every process has stopped. (SIGTERM sent to make itself: make stops the recipe,
+# then ends by that signal, as GNU make always does.)
 serve: export PROMETHEUS_MULTIPROC_DIR ?= $(abspath $(VAR))/prometheus
 serve: $(STAMP)
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py migrate --noinput
 	env -u PROMETHEUS_MULTIPROC_DIR $(BIN)/python manage.py collectstatic --noinput -v 0
 	rm -rf "$$PROMETHEUS_MULTIPROC_DIR" && mkdir -p "$$PROMETHEUS_MULTIPROC_DIR"
-	BIND=$(HOST):$(PORT) PATH="$(abspath $(BIN)):$$PATH" $(BIN)/honcho start -f Procfile & pid=$$!; \
+	BIND=$(HOST):$(PORT) PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m chan_api.supervisor Procfile & pid=$$!; \
 	trap 'kill -TERM $$pid 2>/dev/null; wait $$pid; exit 0' TERM INT; wait $$pid
 
 worker: $(STAMP)

@@ -502,6 +502,10 @@ else:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 2 * 3600}
     if TEST_WORKER:  # each xdist worker's queues, and the Celery workers its tests start
         CELERY_BROKER_TRANSPORT_OPTIONS["global_keyprefix"] = f"{TEST_WORKER}:"
+    if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+        # kombu's Redis transport with the guard that keeps a worker alive through a broker
+        # outage (chan_api/broker.py)
+        CELERY_BROKER_TRANSPORT = "chan_api.broker:Transport"
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_ACKS_LATE = True

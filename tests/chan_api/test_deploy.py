@@ -16,6 +16,7 @@ import urllib.request
 import uuid
 from email.message import Message
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -58,7 +59,34 @@ def test_deploy_runs_the_procfile_lines_and_nothing_else() -> None:
     assert "manage.py collectstatic" in dockerfile
     assert "Procfile" in dockerfile
     makefile = (ROOT / "Makefile").read_text()
-    assert "honcho start -f Procfile" in makefile
+    assert "-m chan_api.supervisor Procfile" in makefile
+
+
+def test_deploy_starts_again_a_process_that_dies() -> None:
+    # systemd starts a unit's process again whatever ended it, and compose its container (the
+    # stack under `make serve` has the supervisor: tests/chan_api/test_supervisor.py).
+    import yaml
+
+    for name in ("web", "worker", "beat"):
+        unit = (DEPLOY / f"chan-{name}.service").read_text()
+        assert re.findall(r"^Restart=(.*)$", unit, re.MULTILINE) == ["always"]
+        assert re.findall(r"^RestartSec=(.*)$", unit, re.MULTILINE) == ["1"]
+    services = yaml.safe_load((DEPLOY / "compose.yaml").read_text())["services"]
+    for name, service in services.items():
+        if name != "migrate":  # a one-off: runs once before the others start
+            assert service.get("restart") == "unless-stopped", name
+
+
+def supervisor_start(env: dict[str, str], out: IO[bytes], procfile: Path) -> subprocess.Popen:
+    """``python -m chan_api.supervisor PROCFILE`` as ``make serve`` runs it, its output to
+    ``out`` (a file: a pipe read only at the end would block it once full)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "chan_api.supervisor", str(procfile)],
+        cwd=ROOT,
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def free_port() -> int:
@@ -92,7 +120,7 @@ def processes_marked(marker: str) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
-    # Given the Procfile run by honcho as `make serve` runs it, in production mode (no pytest,
+    # Given the Procfile run by the supervisor as `make serve` runs it, in production mode (no pytest,
     # DEBUG off, collected static files), on the test database,
     port = free_port()
     marker = f"CHAN_STACK_TEST={uuid.uuid4().hex}"
@@ -116,16 +144,9 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
         check=True,
         timeout=120,
     )
-    # Its output goes to a file: a pipe read only at the end would block it once full.
     log = tmp_path / "stack.log"
     with open(log, "wb") as out:
-        stack = subprocess.Popen(
-            [str(BIN / "honcho"), "start", "-f", "Procfile"],
-            cwd=ROOT,
-            env=env,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
+        stack = supervisor_start(env, out, ROOT / "Procfile")
     base = f"http://127.0.0.1:{port}"
     try:
         # when it is up,
@@ -161,17 +182,18 @@ def test_the_stack_serves_and_stops_whole_on_sigterm(tmp_path) -> None:
         # (the web workers and the Celery worker all write their metrics there)
         writers = {p.stem.rsplit("_", 1)[1] for p in (tmp_path / "prometheus").glob("*.db")}
         assert len(writers) >= 3, writers
-        assert len(processes_marked(marker)) >= 5  # honcho, gunicorn x3, worker(s), beat
+        assert len(processes_marked(marker)) >= 5  # supervisor, gunicorn x3, worker(s), beat
     finally:
         # When it gets SIGTERM, every process it started stops.
         stack.send_signal(signal.SIGTERM)
-        stack.wait(timeout=30)
+        returncode = stack.wait(timeout=30)
         output = log.read_text(errors="replace")
     deadline = time.monotonic() + 15
     while processes_marked(marker) and time.monotonic() < deadline:
         time.sleep(0.2)
     assert processes_marked(marker) == [], output[-3000:]
     assert "web.1 stopped" in output and "worker.1 stopped" in output and "beat.1 stopped" in output
+    assert returncode == 0, output[-3000:]
 
 
 @pytest.mark.slow

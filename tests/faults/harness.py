@@ -70,6 +70,16 @@ def stack_env(var_dir: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def redis_stack_env(var_dir: Path, port: int, **extra: str) -> dict[str, str]:
+    """``stack_env`` with the cache (db 1) and the broker (db 2) on the Redis of ``port``."""
+    return stack_env(
+        var_dir,
+        CACHE_URL=f"redis://127.0.0.1:{port}/1",
+        CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/2",
+        **extra,
+    )
+
+
 def manage(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "manage.py", *args],

@@ -6,23 +6,29 @@ polls are woken through it again."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
 from chan_api import embedded_db
 from tests.e2e.http_client import HttpClient
 from tests.faults.harness import (
+    ROOT,
     deal_next,
     free_port,
     manage,
     play_on,
+    process_stop,
     redis_server,
+    redis_stack_env,
     seat_two_players,
-    stack_env,
     web_server,
 )
+from tests.games.test_games_tasks import database_url, wait_for
 
 OUTAGE_SECONDS = 10
 
@@ -62,12 +68,8 @@ def long_poll_wake_time(table, rng: random.Random) -> float:
 def test_a_cache_and_broker_outage_costs_no_request(private_dir) -> None:
     port = free_port()
     redis = redis_server(port, private_dir)
-    env = stack_env(
-        private_dir,
-        CACHE_URL=f"redis://127.0.0.1:{port}/1",
-        CELERY_BROKER_URL=f"redis://127.0.0.1:{port}/2",
-        CHAN_CLOCK="1",  # every move wakes the clock through the broker
-    )
+    # every move wakes the clock through the broker
+    env = redis_stack_env(private_dir, port, CHAN_CLOCK="1")
     try:
         assert manage(env, "migrate", "--noinput").returncode == 0
         with web_server(env) as base:
@@ -103,3 +105,88 @@ def test_a_cache_and_broker_outage_costs_no_request(private_dir) -> None:
     finally:
         redis.kill()
         embedded_db.stop(private_dir)
+
+
+BROKER_OUTAGE_SECONDS = 20
+SEND = """
+import sys, json, datetime
+import django
+django.setup()
+from chan_api.celery import app
+marks, eta_seconds, count = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
+eta = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(seconds=eta_seconds)
+with app.producer_or_acquire() as producer:
+    for _ in range(count):
+        app.send_task("tests.faults.poison_tasks.mark", args=(marks,), eta=eta, producer=producer)
+"""
+
+
+def celery_process(env: dict[str, str], log: Path, *args: str) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "celery", *args],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=out,
+            start_new_session=True,
+        )
+
+
+def marks_send(env: dict[str, str], marks: Path, *, eta_seconds: float, count: int = 1) -> None:
+    sent = subprocess.run(
+        [sys.executable, "-c", SEND, str(marks), str(eta_seconds), str(count)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert sent.returncode == 0, sent.stderr[-2000:]
+
+
+def healthy_marks(marks: Path) -> int:
+    return marks.read_text().count("healthy") if marks.exists() else 0
+
+
+@pytest.mark.slow(seconds=60)
+@pytest.mark.django_db
+def test_the_worker_and_the_beat_live_through_a_broker_outage(private_dir) -> None:
+    # Given the Procfile's worker (threads) and beat on a private Redis, the worker holding
+    # messages it reserved and has not acknowledged (wake-ups waiting for their ETA),
+    port = free_port()
+    redis = redis_server(port, private_dir)
+    env = redis_stack_env(private_dir, port, DATABASE_URL=database_url(), CHAN_CLOCK="1")
+    log, marks = private_dir / "celery.log", private_dir / "marks"
+    worker = celery_process(
+        env,
+        log,
+        *("-A", "chan_api", "worker", "--pool", "threads", "--concurrency", "4", "-l", "info"),
+        *("-I", "tests.faults.poison_tasks"),
+    )
+    beat = celery_process(
+        env,
+        log,
+        *("-A", "chan_api.beat", "beat", "-l", "info"),
+        *("--schedule", str(private_dir / "celerybeat-schedule")),
+    )
+    try:
+        assert wait_for(lambda: " ready." in log.read_text(), 60), log.read_text()[-3000:]
+        marks_send(env, marks, eta_seconds=0)
+        assert wait_for(lambda: healthy_marks(marks) == 1, 30), log.read_text()[-3000:]
+        marks_send(env, marks, eta_seconds=3600, count=3)
+        assert wait_for(lambda: log.read_text().count(" received") >= 4, 30)
+        # when Redis stops for a while and starts again,
+        redis.terminate()
+        redis.wait(timeout=10)
+        time.sleep(BROKER_OUTAGE_SECONDS)
+        redis = redis_server(port, private_dir)
+        # then the worker reconnects and runs the next task, and neither process stopped.
+        marks_send(env, marks, eta_seconds=0)
+        assert wait_for(lambda: healthy_marks(marks) == 2, 60), log.read_text()[-5000:]
+        assert worker.poll() is None and beat.poll() is None, log.read_text()[-5000:]
+        assert "Unrecoverable error" not in log.read_text()
+    finally:
+        for proc in (worker, beat):
+            process_stop(proc)
+        redis.kill()
