@@ -25,6 +25,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.limit_selectors import limit_state
 from accounts.models import (
     LIMIT_KINDS,
+    LossReservation,
     PlayerExclusion,
     PlayerLimit,
     PlayerLimitChange,
@@ -32,6 +33,7 @@ from accounts.models import (
 )
 from accounts.signals import player_excluded
 from core.errors import InvalidInput
+from core.rows import rows_insert
 
 LOOSEN_DELAY = dt.timedelta(hours=24)
 COOL_OFF_DAYS = (1, 42)
@@ -206,3 +208,17 @@ def self_exclusion_start(
             }
         )
     return _exclusion_start(user=user, kind=PlayerExclusion.Kind.SELF_EXCLUSION, days=days, now=now)
+
+
+def loss_reservations_place(*, hand: Any, amounts: Mapping[int, int]) -> None:
+    """Reserve, for their seats in ``hand`` (just dealt), ``amounts`` (user id → Quan) of what
+    the players may still lose under their loss limits, in one statement; the settlement takes
+    at most that much from each (RULES.md §11, "limits at several tables"). The caller holds the
+    players' wallet locks, under which it measured their budgets (the deal's)."""
+    rows_insert(
+        [
+            LossReservation(user_id=user_id, table_id=hand.table_id, hand=hand, amount=amount)
+            for user_id, amount in amounts.items()
+            if amount > 0
+        ]
+    )
