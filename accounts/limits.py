@@ -5,7 +5,10 @@
   back to its value in force drops the pending change.
 * A cooling-off period (1 to 42 days) or a self-exclusion (183 days or more, ``None``:
   permanent) starts at once and cannot be shortened: its row is append-only in PostgreSQL.
-* Every change appends a :class:`PlayerLimitChange` (who, when, old, new, effective at).
+* Every change appends a :class:`PlayerLimitChange` (who, when, old, new, effective at), then
+  writes the limit's row as that change makes it: PostgreSQL refuses a row that differs from
+  its latest change, a change that does not start from the value in force and a loosening
+  effective in less than 24 hours (migration accounts 0025; ``manage.py limits_check``).
 
 Lock: the player's row (``FOR NO KEY UPDATE``, as ``seat_join`` takes it for the ban), so a
 change and a join of the same player run one after the other. Once a cool-off or self-exclusion
@@ -136,7 +139,8 @@ def limits_set(
                 continue  # already waiting for its 24 hours: the clock is not restarted
             row.pending_value, row.pending_at = new, now + LOOSEN_DELAY
             effective_at = row.pending_at
-        row.save()
+        # The change first: the database refuses a limit that is not what its latest change
+        # made it (accounts 0025).
         recorded.append(
             _record(
                 user=user,
@@ -148,6 +152,7 @@ def limits_set(
                 changed_by=changed_by,
             )
         )
+        row.save()
     return recorded
 
 

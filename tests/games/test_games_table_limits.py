@@ -23,6 +23,7 @@ from games.services.table_limits import seats_release_excluded
 from tests.games.conftest import start_table
 from tests.games.decks import WIN_DECK
 from tests.games.test_games_hands_api import assert_problem, play_to_end
+from tests.ledger_run import limits_check_run
 
 pytestmark = pytest.mark.django_db
 
@@ -190,6 +191,12 @@ def test_a_seat_pays_no_more_than_its_players_loss_limit_still_allows(make_playe
     assert losses_in_period(hero.user, "day") == 1
     # and the others, without a limit, pay what they owe as before.
     assert all(hand.quan["balances"][i] > 150 for i in (0, 2, 3))
+    # limits_check finds every seat within its reservation — and one that was not.
+    assert limits_check_run() == (0, "limits ok (2 checks)\n")
+    assert hand.quan["seats"][3]["paid"] > 1
+    LossReservation.objects.create(user=others[2].user, table_id=ids["table"], hand=hand, amount=1)
+    code, out = limits_check_run()
+    assert code == 1 and f"loss_within_reservation: user {others[2].user.pk} paid" in out
 
 
 def test_a_max_stake_lowered_below_the_tables_stands_the_player_up_at_the_next_deal(
