@@ -25,6 +25,7 @@ from accounts.models import (
     LedgerEntry,
     LedgerTransaction,
     LimitKind,
+    LossReservation,
     PlayerExclusion,
     PlayerLimit,
     PlayerLimitChange,
@@ -264,6 +265,98 @@ def play_refusals(
     return refusals
 
 
+# What a player's seats have reserved of its loss limits and not yet settled (accounts 0024):
+# ``LossReservation.objects.filter(user=…, hand__settled_at__isnull=True).exclude(hand=…)``.
+_RESERVED_SQL = (
+    f"SELECT coalesce(sum(r.amount), 0) FROM {LossReservation._meta.db_table} r"
+    " JOIN games_hand h ON h.id = r.hand_id"
+    " WHERE r.user_id = %s AND h.settled_at IS NULL AND r.hand_id <> %s"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class LossBudget:
+    """What a player with a loss limit may still lose (RULES.md §11, "limits at several
+    tables"): under ``kind``, the loss limit that leaves least, ``limit`` less what it ``lost``
+    in that limit's period and what its seats ``reserved`` at deals not yet settled."""
+
+    kind: str
+    limit: int
+    lost: int
+    reserved: int
+
+    @property
+    def left(self) -> int:
+        return self.limit - self.lost - self.reserved
+
+    def refusal(self, *, needed: int) -> Conflict:
+        """409 ``loss_limit_reached`` for a seat whose hold (``needed``) does not fit."""
+        period = LOSS_PERIODS[LimitKind(self.kind)]
+        return Conflict(
+            _(
+                "This table holds %(needed)s Quan a hand, more than your loss limit of "
+                "%(limit)s Quan for this %(period)s lets you still risk (%(left)s)."
+            ),
+            code="loss_limit_reached",
+            extra={
+                "limit": self.limit,
+                "period": period,
+                "lost": self.lost,
+                "reserved": self.reserved,
+                "needed": needed,
+            },
+            needed=needed,
+            limit=self.limit,
+            period=_PERIOD_NAMES[period],
+            left=max(self.left, 0),
+        )
+
+
+def loss_budget(
+    user: Any,
+    limits: dict[str, LimitState],
+    now: dt.datetime,
+    *,
+    except_hand_id: int = 0,
+) -> LossBudget | None:
+    """What ``user`` may still lose under its loss ``limits`` in force at ``now`` (None without
+    one), its reservations of every hand not yet settled counted, but ``except_hand_id``'s.
+    Read it under the player's wallet lock: deals and settlements take it before they reserve
+    or book, so the budget cannot change meanwhile."""
+    budget = None
+    reserved: int | None = None
+    for kind, period in LOSS_PERIODS.items():
+        limit = limits[kind].value
+        if limit is None:
+            continue
+        if reserved is None:
+            rows = values_read(LossReservation, _RESERVED_SQL, [user.pk, except_hand_id])
+            reserved = int(rows[0][0])
+        here = LossBudget(kind, limit, losses_in_period(user, period, now), reserved)
+        if budget is None or here.left < budget.left:
+            budget = here
+    return budget
+
+
+def loss_reservations_of(*, hand_id: int) -> dict[int, int]:
+    """What each player's seat in the hand reserved of its loss limits at the deal, by user id
+    (players without a loss limit then reserved nothing)."""
+    return dict(values_read(LossReservation, _RESERVATIONS_OF_SQL, [hand_id]))
+
+
+_RESERVATIONS_OF_SQL = (
+    f"SELECT user_id, amount FROM {LossReservation._meta.db_table} WHERE hand_id = %s"
+)
+
+
+def limits_in_force_of(users: list[Any], now: dt.datetime) -> dict[int, dict[str, LimitState]]:
+    """:func:`limits_in_force` of several players by id, read once for all of them."""
+    rows: dict[int, dict[str, PlayerLimit]] = {}
+    for row in rows_read(PlayerLimit, _LIMITS_OF, [[user.pk for user in users]]):
+        rows.setdefault(row.user_id, {})[row.kind] = row
+    return {user.pk: _limits_from(rows.get(user.pk, {}), now) for user in users}
+
+
 def play_check(user: Any, now: dt.datetime | None = None, *, stakes: bool = True) -> None:
     """Raise :func:`play_refusal`'s error, if any."""
     refusal = play_refusal(user, now, stakes=stakes)
@@ -274,15 +367,22 @@ def play_check(user: Any, now: dt.datetime | None = None, *, stakes: bool = True
 def stake_check(user: Any, *, stake: int, now: dt.datetime | None = None) -> None:
     """409 ``limit_exceeded`` (with ``max_stake`` and ``stake``) for a table above the highest
     stake ``user`` allows itself."""
-    max_stake = max_stake_in_force(user, now)
-    if max_stake is not None and stake > max_stake:
-        raise Conflict(
-            _("This table's stake (%(stake)s) is above your limit of %(max_stake)s."),
-            code="limit_exceeded",
-            extra={"limit": "max_stake", "max_stake": max_stake, "stake": stake},
-            stake=stake,
-            max_stake=max_stake,
-        )
+    refusal = stake_refusal(max_stake_in_force(user, now), stake=stake)
+    if refusal is not None:
+        raise refusal
+
+
+def stake_refusal(max_stake: int | None, *, stake: int) -> Conflict | None:
+    """:func:`stake_check`'s error for a player whose highest stake is ``max_stake``, or None."""
+    if max_stake is None or stake <= max_stake:
+        return None
+    return Conflict(
+        _("This table's stake (%(stake)s) is above your limit of %(max_stake)s."),
+        code="limit_exceeded",
+        extra={"limit": "max_stake", "max_stake": max_stake, "stake": stake},
+        stake=stake,
+        max_stake=max_stake,
+    )
 
 
 def max_stake_in_force(user: Any, now: dt.datetime | None = None) -> int | None:

@@ -5,7 +5,10 @@
   back to its value in force drops the pending change.
 * A cooling-off period (1 to 42 days) or a self-exclusion (183 days or more, ``None``:
   permanent) starts at once and cannot be shortened: its row is append-only in PostgreSQL.
-* Every change appends a :class:`PlayerLimitChange` (who, when, old, new, effective at).
+* Every change appends a :class:`PlayerLimitChange` (who, when, old, new, effective at), then
+  writes the limit's row as that change makes it: PostgreSQL refuses a row that differs from
+  its latest change, a change that does not start from the value in force and a loosening
+  effective in less than 24 hours (migration accounts 0025; ``manage.py limits_check``).
 
 Lock: the player's row (``FOR NO KEY UPDATE``, as ``seat_join`` takes it for the ban), so a
 change and a join of the same player run one after the other. Once a cool-off or self-exclusion
@@ -25,6 +28,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.limit_selectors import limit_state
 from accounts.models import (
     LIMIT_KINDS,
+    LossReservation,
     PlayerExclusion,
     PlayerLimit,
     PlayerLimitChange,
@@ -32,6 +36,7 @@ from accounts.models import (
 )
 from accounts.signals import player_excluded
 from core.errors import InvalidInput
+from core.rows import rows_insert
 
 LOOSEN_DELAY = dt.timedelta(hours=24)
 COOL_OFF_DAYS = (1, 42)
@@ -134,7 +139,8 @@ def limits_set(
                 continue  # already waiting for its 24 hours: the clock is not restarted
             row.pending_value, row.pending_at = new, now + LOOSEN_DELAY
             effective_at = row.pending_at
-        row.save()
+        # The change first: the database refuses a limit that is not what its latest change
+        # made it (accounts 0025).
         recorded.append(
             _record(
                 user=user,
@@ -146,6 +152,7 @@ def limits_set(
                 changed_by=changed_by,
             )
         )
+        row.save()
     return recorded
 
 
@@ -206,3 +213,17 @@ def self_exclusion_start(
             }
         )
     return _exclusion_start(user=user, kind=PlayerExclusion.Kind.SELF_EXCLUSION, days=days, now=now)
+
+
+def loss_reservations_place(*, hand: Any, amounts: Mapping[int, int]) -> None:
+    """Reserve, for their seats in ``hand`` (just dealt), ``amounts`` (user id → Quan) of what
+    the players may still lose under their loss limits, in one statement; the settlement takes
+    at most that much from each (RULES.md §11, "limits at several tables"). The caller holds the
+    players' wallet locks, under which it measured their budgets (the deal's)."""
+    rows_insert(
+        [
+            LossReservation(user_id=user_id, table_id=hand.table_id, hand=hand, amount=amount)
+            for user_id, amount in amounts.items()
+            if amount > 0
+        ]
+    )

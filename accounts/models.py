@@ -662,3 +662,34 @@ class LedgerHold(models.Model):
 
     def __str__(self) -> str:
         return f"hold {self.kind} {self.amount} on {self.account_id} at table {self.table_id}"
+
+
+class LossReservation(AppendOnlyModel):
+    """What a deal reserved of a player's loss limits for one seat (RULES.md §11, "limits at
+    several tables"): ``amount`` Quan (the seat's hold, 15 × stake) of what the player may
+    still lose in the period, from the deal of ``hand`` until its settlement, which takes at
+    most this much from the seat. A reservation counts while its hand is not settled.
+    Append-only, enforced by PostgreSQL (migration accounts 0024)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="loss_reservations"
+    )
+    table = models.ForeignKey("games.Table", on_delete=models.PROTECT, related_name="+")
+    hand = models.ForeignKey("games.Hand", on_delete=models.PROTECT, related_name="+")
+    amount = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects: ClassVar[models.Manager[LossReservation]] = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "user"], name="accounts_lossreserve_one_seat"),
+            models.CheckConstraint(
+                condition=Q(amount__gt=0), name="accounts_lossreservation_amount_positive"
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "-id"], name="accounts_lossreserve_user")]
+
+    def __str__(self) -> str:
+        return f"{self.amount} of {self.user_id}'s loss limits for hand {self.hand_id}"

@@ -738,6 +738,7 @@ FEED_DATA_FIELDS: dict[str, dict] = {
             "loss_limit_day",
             "loss_limit_week",
             "loss_limit_month",
+            "max_stake",
             "cool_off",
             "self_exclusion",
         ],

@@ -2,8 +2,9 @@
 transaction per hand, keyed by the hand, computed by ``games.rules.quan`` from the hand's result, its
 frozen stake and room, and the wallets as they stand.
 
-A seat pays from its hold at this table plus its free Quan (``games.services.seat_holds``);
-its hold is shrunk before the booking and made whole after it, under the wallets' locks.
+A seat pays from its hold at this table plus its free Quan (``games.services.seat_holds``), and
+never more than its player's loss limits still allow (``games.services.table_limits``); its
+hold is shrunk before the booking and made whole after it, under the wallets' locks.
 
 Lock order: the table row, then the hand row, then the ledger accounts in id order (inside
 ``ledger_post``), then the players' user rows in id order (their XP, ``games.services.progression``),
@@ -38,6 +39,7 @@ from games.services.progression import hand_award_xp
 from games.services.ratings import hand_rate, rating_notes
 from games.services.seat_holds import settlement_capacities, settlement_holds
 from games.services.settlement_parties import Party, settlement_accounts
+from games.services.table_limits import settlement_within_limits
 
 logger = logging.getLogger(__name__)
 
@@ -130,7 +132,9 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         # A seat pays from its hold at this table and its free Quan, never from its holds at
         # other tables (issue 21): that is the "balance" the §10.8 cap sees.
         here, capacity = settlement_capacities(table=table, wallets=wallets, locked=locked)
-        quan = hand_quan(hand, balances=capacity, pot_balance=locked[pot.pk].balance if pot else 0)
+        # A loss limit caps what a seat pays as its balance does (RULES.md §11).
+        payable = settlement_within_limits(hand=hand, capacity=capacity)
+        quan = hand_quan(hand, balances=payable, pot_balance=locked[pot.pk].balance if pot else 0)
         holds = {
             "table": table,
             "hand": hand,
@@ -147,7 +151,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         # The balances it was computed from are kept with it: ledger_check recomputes it.
         hand.quan = {
             **quan.to_dict(),
-            "balances": capacity,
+            "balances": payable,
             "pot_before": locked[pot.pk].balance if pot else 0,
         }
         hand.settled_at = timezone.now()

@@ -85,6 +85,7 @@ from games.services.seat_holds import (
     seat_wallet_lock,
 )
 from games.services.table_limits import (
+    deal_limits_reserve,
     quick_join_within_limits,
     seats_within_limits,
     table_limits_check,
@@ -697,6 +698,8 @@ def _deal_those_who_can_pay(
     gone = list(gone or [])
     seats = _seats_that_can_pay(table, seats, gone)
     hand = hand_start(table=table, seats=seats) if len(seats) >= 2 else None
+    if hand is not None:
+        deal_limits_reserve(hand=hand)  # the players' loss limits hold the seats' holds
     _unseated_tell(table, gone)  # last: no wallet is locked after the feed (games.services.feed)
     return hand
 

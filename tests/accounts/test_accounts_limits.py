@@ -307,6 +307,38 @@ def test_the_database_refuses_to_shorten_or_delete_a_self_exclusion(make_user) -
         change.delete()
 
 
+def test_the_database_refuses_a_limit_raised_or_removed_behind_its_history(make_user) -> None:
+    # Given a day's loss limit of 100, set through the service (its history has the change),
+    user, _ = make_user()
+    limits_set(user=user, changes={"loss_limit_day": 100}, now=T0)
+    # the application's own role cannot remove it, raise it, drop it, or write a change that
+    # loosens it at once or does not start from the value in force:
+    for sql in (
+        "UPDATE accounts_playerlimit SET value = NULL WHERE user_id = %s",
+        "UPDATE accounts_playerlimit SET value = value + 1000 WHERE user_id = %s",
+        "UPDATE accounts_playerlimit SET pending_value = NULL, pending_at = now()"
+        " WHERE user_id = %s",
+        "DELETE FROM accounts_playerlimit WHERE user_id = %s",
+        "INSERT INTO accounts_playerlimitchange"
+        " (user_id, kind, old_value, new_value, effective_at, created_at)"
+        " VALUES (%s, 'loss_limit_day', 100, NULL, now(), now())",
+        "INSERT INTO accounts_playerlimitchange"
+        " (user_id, kind, old_value, new_value, effective_at, created_at)"
+        " VALUES (%s, 'loss_limit_day', 5000, 10, now(), now())",
+        "INSERT INTO accounts_playerlimit (user_id, kind, value, created_at, updated_at)"
+        " VALUES (%s, 'max_stake', 10, now(), now())",
+    ):
+        with pytest.raises(IntegrityError), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql, [user.pk])
+    assert value(user, "loss_limit_day", T0) == 100
+    assert PlayerLimitChange.objects.filter(user=user).count() == 1
+    # while the service's own changes still pass: a removal pending for 24 hours, a lowering.
+    limits_set(user=user, changes={"loss_limit_day": None}, now=T0)
+    assert value(user, "loss_limit_day", T0 + dt.timedelta(hours=25)) is None
+    limits_set(user=user, changes={"loss_limit_day": 50}, now=T0 + dt.timedelta(hours=1))
+    assert value(user, "loss_limit_day", T0 + dt.timedelta(hours=25)) == 50
+
+
 def test_a_deals_refusals_for_several_players_are_each_ones_own(make_user) -> None:
     # Given players with a cool-off, two cool-offs (one inside the other), a self-exclusion for
     # good, one for 183 days from later on, a stake limit, and none at all

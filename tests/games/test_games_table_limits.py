@@ -13,7 +13,9 @@ from unittest import mock
 import pytest
 from django.utils import timezone
 
+from accounts.limit_selectors import losses_in_period
 from accounts.limits import limits_set, self_exclusion_start
+from accounts.models import LossReservation
 from games.models import Hand, Seat, Table
 from games.selectors.reality_check import reality_check_due, reality_check_for
 from games.services.quan_booking import hand_settle
@@ -21,6 +23,7 @@ from games.services.table_limits import seats_release_excluded
 from tests.games.conftest import start_table
 from tests.games.decks import WIN_DECK
 from tests.games.test_games_hands_api import assert_problem, play_to_end
+from tests.ledger_run import limits_check_run
 
 pytestmark = pytest.mark.django_db
 
@@ -111,11 +114,17 @@ def unseated_why(reader: Any, user: Any, table_id: int) -> list[tuple[Any, Any]]
     ]
 
 
-def test_a_player_at_its_loss_limit_is_unseated_before_the_next_deal(players) -> None:
-    # Given a hand played to its end at stake 10 and settled,
+def _one_hand_settled(players: list[Any]) -> dict[str, Any]:
+    """A table of ``players`` at stake 10 whose first hand is played to its end and settled."""
     ids = start_table(players, WIN_DECK)
     play_to_end(players, ids)
     hand_settle(hand_id=ids["hand"])
+    return ids
+
+
+def test_a_player_at_its_loss_limit_is_unseated_before_the_next_deal(players) -> None:
+    # Given a hand played to its end at stake 10 and settled,
+    ids = _one_hand_settled(players)
     loser, lost = _loser_of(ids["hand"], players)
     # when the loser sets a day's loss limit it has already lost (a lowering: at once),
     limits_set(user=loser.user, changes={"loss_limit_day": lost})
@@ -135,14 +144,74 @@ def test_a_player_at_its_loss_limit_is_unseated_before_the_next_deal(players) ->
     assert_problem(r, 409, "loss_limit_reached")
 
 
-def test_a_loss_limit_not_reached_lets_the_player_play_on(players) -> None:
-    ids = start_table(players, WIN_DECK)
-    play_to_end(players, ids)
-    hand_settle(hand_id=ids["hand"])
+def test_a_loss_limit_with_room_for_the_seats_hold_lets_the_player_play_on(players) -> None:
+    ids = _one_hand_settled(players)
     loser, lost = _loser_of(ids["hand"], players)
-    limits_set(user=loser.user, changes={"loss_limit_day": lost + 1})
+    # what is left of the day's limit covers the seat's hold: 15 × stake 10
+    limits_set(user=loser.user, changes={"loss_limit_day": lost + 150})
     hand_id = _ready_all(players, ids["table"])
     assert Hand.objects.get(pk=hand_id).n_seats == 4
+
+
+def test_a_loss_limit_without_room_for_the_seats_hold_stands_the_player_up(players) -> None:
+    # Given a loser whose day's limit leaves less than its seat's hold (15 × stake 10)
+    ids = _one_hand_settled(players)
+    loser, lost = _loser_of(ids["hand"], players)
+    limits_set(user=loser.user, changes={"loss_limit_day": lost + 149})
+    # when the table deals again, it is stood up before the deal, with its limit named,
+    hand_id = _ready_all(players, ids["table"])
+    assert Hand.objects.get(pk=hand_id).n_seats == 3
+    assert not Seat.objects.filter(table_id=ids["table"], player=loser.user).exists()
+    for reader in players:
+        assert unseated_why(reader, loser.user, ids["table"]) == [("limit", "loss_limit_day")]
+    # and sitting there again is refused with what is left to lose.
+    r = loser.client.post(f"/api/v1/tables/{ids['table']}/join", {}, format="json")
+    body = assert_problem(r, 409, "loss_limit_reached")
+    assert (body["needed"], body["limit"], body["lost"]) == (150, lost + 149, lost)
+
+
+def test_a_seat_pays_no_more_than_its_players_loss_limit_still_allows(make_player) -> None:
+    # Given a player with a day's loss limit dealt in at seat 1 (it loses the scripted hand):
+    # its seat reserved its hold, 15 × stake 10, of the limit,
+    hero, *others = [make_player() for _ in range(4)]
+    limits_set(user=hero.user, changes={"loss_limit_day": 1000})
+    seated = [others[0], hero, *others[1:]]
+    ids = start_table(seated, WIN_DECK)
+    assert LossReservation.objects.get(user=hero.user).hand_id == ids["hand"]
+    assert LossReservation.objects.get(user=hero.user).amount == 150
+    assert not LossReservation.objects.filter(user__in=[p.user for p in others]).exists()
+    # when it lowers the limit to 1 Quan during the hand (a tightening: at once),
+    limits_set(user=hero.user, changes={"loss_limit_day": 1})
+    play_to_end(seated, ids)
+    hand_settle(hand_id=ids["hand"])
+    # its seat pays 1 Quan, the cap the winner shares as a short balance's (§10.8),
+    hand = Hand.objects.get(pk=ids["hand"])
+    assert hand.quan["balances"][1] == 1 and 1 in hand.quan["capped"]
+    assert hand.quan["seats"][1]["net"] == -1
+    assert losses_in_period(hero.user, "day") == 1
+    # and the others, without a limit, pay what they owe as before.
+    assert all(hand.quan["balances"][i] > 150 for i in (0, 2, 3))
+    # limits_check finds every seat within its reservation — and one that was not.
+    assert limits_check_run() == (0, "limits ok (2 checks)\n")
+    assert hand.quan["seats"][3]["paid"] > 1
+    LossReservation.objects.create(user=others[2].user, table_id=ids["table"], hand=hand, amount=1)
+    code, out = limits_check_run()
+    assert code == 1 and f"loss_within_reservation: user {others[2].user.pk} paid" in out
+
+
+def test_a_max_stake_lowered_below_the_tables_stands_the_player_up_at_the_next_deal(
+    players,
+) -> None:
+    # Given a seated player who lowers its highest stake below the table's (10) after a hand,
+    ids = _one_hand_settled(players)
+    careful = players[1]
+    limits_set(user=careful.user, changes={"max_stake": 5})
+    # the next deal goes on without it, and it and the table are told why.
+    hand_id = _ready_all(players, ids["table"])
+    assert Hand.objects.get(pk=hand_id).n_seats == 3
+    assert careful.user.pk not in [s.user_id for s in Hand.objects.get(pk=hand_id).seat_list()]
+    for reader in players:
+        assert unseated_why(reader, careful.user, ids["table"]) == [("limit", "max_stake")]
 
 
 # --------------------------------------------------------------------------- cool-off, exclusion
@@ -246,9 +315,7 @@ def test_the_table_view_shows_the_reality_check_to_a_seated_player(make_player) 
 
 
 def test_the_reality_check_counts_the_sessions_net_result(players) -> None:
-    ids = start_table(players, WIN_DECK)
-    play_to_end(players, ids)
-    hand_settle(hand_id=ids["hand"])
+    ids = _one_hand_settled(players)
     loser, lost = _loser_of(ids["hand"], players)
     check = reality_check_for(user=loser.user)
     assert check["net"] == -lost and check["reminder_minutes"] is None and not check["due"]

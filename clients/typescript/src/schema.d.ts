@@ -1445,7 +1445,7 @@ export interface components {
                  * @description With `reason` limit: which of its own limits (GET /me/limits' names).
                  * @enum {string|null}
                  */
-                limit?: "loss_limit_day" | "loss_limit_week" | "loss_limit_month" | "cool_off" | "self_exclusion" | null;
+                limit?: "loss_limit_day" | "loss_limit_week" | "loss_limit_month" | "max_stake" | "cool_off" | "self_exclusion" | null;
                 amount?: number;
                 /** Format: date */
                 day?: string;
