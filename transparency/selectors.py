@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from django.db import connection
 from django.utils.translation import gettext_lazy as _
 
+from accounts.ledger_selectors import LedgerProblem
 from core.errors import InvalidInput, NotFound
 from games.rules.log_entries import ED25519_SPKI_PREFIX, hand_leaf_hash, ledger_leaf_hash
 from games.rules.merkle import (
@@ -179,3 +180,25 @@ def hand_log_proofs(
             for tx_id, digest in ledger
         ],
     }
+
+
+_LEDGER_OFF_LOG = """
+SELECT l.ref_id, l.index FROM transparency_logleaf l
+JOIN accounts_ledgertransaction t ON t.id = l.ref_id
+WHERE l.kind = 'ledger' AND t.hash <> l.hash ORDER BY l.index LIMIT 100
+"""
+
+
+def check_ledger_matches_log() -> list[LedgerProblem]:
+    """Every logged ledger transaction still has the hash the log recorded (``ledger_check``):
+    a transaction rewritten behind the triggers, its chain recomputed, differs from its leaf."""
+    with connection.cursor() as cursor:
+        cursor.execute(_LEDGER_OFF_LOG)
+        rows = cursor.fetchall()
+    return [
+        LedgerProblem(
+            "transparency_log",
+            f"transaction {tx_id}: its hash is not the one the log recorded (leaf {index})",
+        )
+        for tx_id, index in rows
+    ]

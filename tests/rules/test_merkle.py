@@ -108,7 +108,9 @@ def test_the_inclusion_proofs_of_the_rfc_vectors(index: int, size: int, proof: l
 
 
 @pytest.mark.parametrize(("first", "second", "proof"), CONSISTENCY)
-def test_the_consistency_proofs_of_the_rfc_vectors(first: int, second: int, proof: list[str]) -> None:
+def test_the_consistency_proofs_of_the_rfc_vectors(
+    first: int, second: int, proof: list[str]
+) -> None:
     expected = [bytes.fromhex(h) for h in proof]
     assert consistency_proof(first, second, TREE) == expected
     assert verify_consistency(first, second, ROOTS[first - 1], ROOTS[second - 1], expected)
