@@ -1032,7 +1032,7 @@ class ExportCapSerializer(serializers.Serializer):
 
 class ExportLogHeadSerializer(serializers.Serializer):
     size = serializers.IntegerField()
-    root = serializers.CharField()
+    root = serializers.CharField()  # type: ignore[assignment]  # (DRF's Field.root: see TreeHeadSerializer)
     timestamp = serializers.IntegerField(help_text="ms since the Unix epoch.")
     key_id = serializers.CharField()
     signature = serializers.CharField(help_text="Ed25519, base64 (GET /api/v1/log/head).")

@@ -163,10 +163,7 @@ def verify_inclusion(
             return False
         if fn & 1 or fn == sn:
             r = node_hash(p, r)
-            if not fn & 1:
-                while fn and not fn & 1:
-                    fn >>= 1
-                    sn >>= 1
+            fn, sn = _to_odd(fn, sn)
         else:
             r = node_hash(r, p)
         fn >>= 1
@@ -203,15 +200,20 @@ def verify_consistency(
         if fn & 1 or fn == sn:
             fr = node_hash(c, fr)
             sr = node_hash(c, sr)
-            if not fn & 1:
-                while fn and not fn & 1:
-                    fn >>= 1
-                    sn >>= 1
+            fn, sn = _to_odd(fn, sn)
         else:
             sr = node_hash(sr, c)
         fn >>= 1
         sn >>= 1
     return fr == first_root and sr == second_root and sn == 0
+
+
+def _to_odd(fn: int, sn: int) -> tuple[int, int]:
+    """RFC 9162's "right-shift both fn and sn equally until either LSB(fn) is set or fn is 0"."""
+    while fn and not fn & 1:
+        fn >>= 1
+        sn >>= 1
+    return fn, sn
 
 
 def _hashes(*values: bytes) -> bool:

@@ -12,7 +12,10 @@ MAX_SIZE = 2**62
 
 class TreeHeadSerializer(serializers.Serializer):
     size = serializers.IntegerField(help_text="The number of leaves.")
-    root = serializers.CharField(help_text=f"The Merkle tree's root (RFC 9162 §2.1): {HEX_HASH}")
+    # "root" is also DRF's Field.root property; the metaclass moves the field out of the class.
+    root = serializers.CharField(  # type: ignore[assignment]
+        help_text=f"The Merkle tree's root (RFC 9162 §2.1): {HEX_HASH}"
+    )
     timestamp = serializers.IntegerField(help_text="When it was signed: ms since the Unix epoch.")
     key_id = serializers.CharField(help_text="SHA-256 (hex) of the key's DER public key.")
     signature = serializers.CharField(
