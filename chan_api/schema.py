@@ -116,13 +116,15 @@ def problem_responses_for(
 def typed_schema_hook(result: dict, generator: object, request: object, public: bool) -> dict:
     """drf-spectacular postprocessing hook: the typed components of the rules core's JSON
     (games/api/schema.py) in place of free JSON, then an example on every operation
-    (games/api/examples.py, accounts/api/examples.py, by operation id)."""
+    (games/api/examples.py, accounts/api/examples.py, transparency/api/examples.py, by
+    operation id)."""
     from accounts.api.examples import EXAMPLES as ACCOUNT_EXAMPLES
     from games.api.examples import EXAMPLES as GAME_EXAMPLES
     from games.api.schema import type_components
+    from transparency.api.examples import EXAMPLES as LOG_EXAMPLES
 
     type_components(result)
-    attach_examples(result, {**ACCOUNT_EXAMPLES, **GAME_EXAMPLES})
+    attach_examples(result, {**ACCOUNT_EXAMPLES, **GAME_EXAMPLES, **LOG_EXAMPLES})
     return result
 
 

@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "pghistory.admin",
     "accounts",
     "games",
+    "transparency",  # the transparency log: its leaves, tree, signed heads (docs/audit.md)
 ]
 
 MIDDLEWARE = [
@@ -560,6 +561,13 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": 60.0,
         "options": {"expires": 55},
     },
+    # The transparency log (docs/audit.md): append what the ledger and the hands queued, then
+    # sign the tree's head when it grew (transparency.tasks).
+    "log-publish": {
+        "task": "transparency.tasks.log_publish_due",
+        "schedule": float(os.environ.get("CHAN_LOG_PUBLISH_SECONDS", "10")),
+        "options": {"expires": 60},
+    },
     # Issue 26: the players' feeds keep CHAN_FEED_RETENTION_DAYS (games.services.feed.feed_prune).
     "feed-prune": {
         "task": "games.tasks.feed_prune_due",
@@ -571,6 +579,15 @@ CELERY_BEAT_SCHEDULE = {
 # kept whatever its age; a reader whose cursor is older than the oldest kept entry is told
 # (GET /me/feed's ``truncated``) and reads its tables' state again.
 CHAN_FEED_RETENTION_DAYS = int(os.environ.get("CHAN_FEED_RETENTION_DAYS", "30"))
+# The transparency log's Ed25519 signing key (docs/operations.md): base64 of its 32 raw bytes,
+# or PEM (PKCS#8). Only the worker that signs needs it. ``make run`` (DEBUG) keeps one made at
+# its first start in the var directory; the test suite makes one per process; unset elsewhere,
+# the log is kept but no head is signed (the task fails, naming the variable).
+CHAN_LOG_SIGNING_KEY = os.environ.get("CHAN_LOG_SIGNING_KEY", "")
+if not CHAN_LOG_SIGNING_KEY and (DEBUG or TESTING):
+    from transparency.signing import development_key
+
+    CHAN_LOG_SIGNING_KEY = development_key(None if TESTING else VAR_DIR / "log-signing-key")
 # A season closes this long after its end (Asia/Ho_Chi_Minh midnight), so that the hands that
 # ended just before are settled first; the beat looks this many weeks and months back, so a
 # close missed while the beat was down is made up.

@@ -17,6 +17,7 @@ urlpatterns = [
     path("api/v1/", ApiRootApi.as_view(), name="api-root"),
     path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("games.api.urls")),
+    path("api/v1/", include("transparency.api.urls")),
     # OAuth 2 for third-party apps (accounts/api/oauth.py; docs/api.md "OAuth").
     path("oauth/", include((oauth.urlpatterns, oauth.app_name))),
     *oauth.login_urlpatterns,

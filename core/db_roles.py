@@ -27,6 +27,9 @@ GUARDED_TABLES = (
     "accounts_ledgertransaction",
     "accounts_ledgerentry",
     "accounts_ledgeraccount",
+    "transparency_logleaf",
+    "transparency_lognode",
+    "transparency_treehead",
 )
 
 

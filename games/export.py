@@ -30,6 +30,7 @@ from games.rules.verify import (
 from games.rules.views import missed_wins_of
 from games.selectors.hands import hand_check_full_read, utc_iso
 from games.services.settlement_parties import settlement_accounts, settlement_party_of
+from transparency.selectors import hand_log_proofs
 
 
 @may_lag
@@ -124,6 +125,13 @@ def hand_export(hand: Hand) -> dict[str, Any]:
         "ledger": _ledger_transaction(hand),
         "caps": _cap_proofs(hand),
     }
+    # The hand's head (and its settlement) in the transparency log, under a signed head.
+    doc["log"] = hand_log_proofs(
+        hand_id=hand.pk,
+        seq=events[-1].seq if events else 0,
+        head_hash=doc["chain"]["head"],
+        ledger=[(doc["ledger"]["id"], doc["ledger"]["hash"])] if doc["ledger"] else [],
+    )
     if hand.deck is not None:
         doc["deck"] = hand.deck
     return doc

@@ -1036,6 +1036,30 @@ class ExportCapSerializer(serializers.Serializer):
     )
 
 
+class ExportLogHeadSerializer(serializers.Serializer):
+    size = serializers.IntegerField()
+    root = serializers.CharField()  # type: ignore[assignment]  # (DRF's Field.root: see TreeHeadSerializer)
+    timestamp = serializers.IntegerField(help_text="ms since the Unix epoch.")
+    key_id = serializers.CharField()
+    signature = serializers.CharField(help_text="Ed25519, base64 (GET /api/v1/log/head).")
+
+
+class ExportLogProofSerializer(serializers.Serializer):
+    leaf_hash = serializers.CharField(help_text="SHA-256 (hex) of 0x00 and the leaf's data.")
+    index = serializers.IntegerField()
+    proof = serializers.ListField(child=serializers.CharField(), help_text="RFC 9162's path.")
+
+
+class ExportLogSerializer(serializers.Serializer):
+    head = ExportLogHeadSerializer(help_text="The signed tree head the proofs are under.")
+    hand = ExportLogProofSerializer(help_text="The hand's head (its last event) in the log.")
+    ledger = serializers.ListField(
+        child=ExportLogProofSerializer(allow_null=True),
+        help_text="The settlement transaction in the log (empty without one; null: not in the "
+        "log under this head).",
+    )
+
+
 class HandExportSerializer(serializers.Serializer):
     """A hand as one self-contained document, verified offline by
     ``python -m games.rules.verify FILE`` (docs/audit.md)."""
@@ -1087,4 +1111,10 @@ class HandExportSerializer(serializers.Serializer):
     caps = ExportCapSerializer(
         many=True,
         help_text="Each capped payer's previous ledger entry (absent before issue 20).",
+    )
+    log = ExportLogSerializer(
+        allow_null=True,
+        required=False,
+        help_text="The hand's place in the transparency log under its latest signed head "
+        "(docs/audit.md; null until the log has it; absent from older exports).",
     )

@@ -565,6 +565,11 @@ def _check_caps(seq: int, doc: Mapping[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args_given = sys.argv[1:] if argv is None else argv
+    if args_given[:1] == ["monitor"]:  # the transparency log's monitor (games.rules.monitor)
+        from games.rules.monitor import main as monitor_main
+
+        return monitor_main(args_given[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "files",

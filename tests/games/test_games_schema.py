@@ -101,6 +101,11 @@ ENDPOINTS = {
     ("/api/v1/me/blocks/{username}", "delete"): {"204", "401", "404"},
     ("/api/v1/players/{username}", "get"): {"200", "401", "404"},
     ("/api/v1/players/{username}/hands", "get"): {"200", "400", "401", "404"},
+    # the transparency log (docs/audit.md)
+    ("/api/v1/log/head", "get"): {"200", "401", "404"},
+    ("/api/v1/log/key", "get"): {"200", "401", "404"},
+    ("/api/v1/log/proof/consistency", "get"): {"200", "400", "401"},
+    ("/api/v1/log/proof/inclusion", "get"): {"200", "400", "401", "404"},
 }
 
 
