@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import secrets
+import uuid
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
@@ -21,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import scopes as token_scopes
 from accounts.ledger import welcome_grant_book
-from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
+from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, SpentAuthorizationCode, User
 from accounts.signals import player_banned
 from accounts.token_cache import token_cache_forget
 from core.errors import (
@@ -262,6 +263,38 @@ def oauth_token_revoke(*, access: Any) -> None:
         refresh.revoke()  # revokes its access token too
     else:
         access.revoke()
+
+
+def oauth_code_spend(*, code: str, application: Any, token_family: uuid.UUID | None) -> None:
+    """Remember an authorization code just traded for tokens, with their refresh tokens'
+    family; called in the exchange's transaction. Codes spent longer ago than a refresh token
+    lives (``OAUTH_REFRESH_TOKEN_SECONDS``) are forgotten on the way."""
+    from oauth2_provider.settings import oauth2_settings
+
+    kept = oauth2_settings.REFRESH_TOKEN_EXPIRE_SECONDS
+    if kept:
+        cutoff = timezone.now() - timedelta(seconds=int(kept))
+        SpentAuthorizationCode.objects.filter(created_at__lt=cutoff).delete()
+    SpentAuthorizationCode.objects.create(
+        code_checksum=SpentAuthorizationCode.hash_code(code),
+        application=application,
+        token_family=token_family,
+    )
+
+
+def oauth_code_reuse_revoke(*, code: str, application: Any) -> bool:
+    """A code of ``application`` presented again after it was traded (RFC 6749 §4.1.2): revoke
+    every token issued from it, the refresh tokens of its family (rotated ones included) and
+    their access tokens. Whether the code had been spent; one that never was changes nothing."""
+    from oauth2_provider.models import get_refresh_token_model
+
+    spent = SpentAuthorizationCode.objects.filter(
+        code_checksum=SpentAuthorizationCode.hash_code(code), application=application
+    ).first()
+    if spent is None:
+        return False
+    get_refresh_token_model().revoke_family(spent.token_family)
+    return True
 
 
 def token_mark_used(*, token: ApiToken) -> None:
