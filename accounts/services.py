@@ -6,7 +6,7 @@ import math
 import secrets
 import uuid
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from axes.helpers import get_cool_off
@@ -22,7 +22,13 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import scopes as token_scopes
 from accounts.ledger import welcome_grant_book
-from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, SpentAuthorizationCode, User
+from accounts.models import (
+    TOKEN_PREFIX_LENGTH,
+    ApiToken,
+    SpentAuthorizationCode,
+    User,
+    token_expiry,
+)
 from accounts.signals import player_banned
 from accounts.token_cache import token_cache_forget
 from core.errors import (
@@ -186,13 +192,15 @@ def token_create(
     scopes: Iterable[str] | None = None,
     expires_in: int | None = None,
     granted_by: Iterable[str] | None = None,
+    expires_by: datetime | None = None,
 ) -> tuple[ApiToken, str]:
     """Issue a new token; the plaintext is returned here once and never stored.
 
     ``scopes`` default to every scope (a login's token does all the player may). ``granted_by``
     are the scopes of the token asking for this one, when a token asks: a token never mints a
     token that can do more than itself (``403 missing_scope``). ``expires_in`` (seconds)
-    replaces the ``CHAN_TOKEN_TTL_DAYS`` default.
+    replaces the ``CHAN_TOKEN_TTL_DAYS`` default. ``expires_by`` is when the asking token
+    expires: nor does a token outlive the token that minted it, its expiry is cut to that time.
     """
     wanted = list(dict.fromkeys(scopes)) if scopes is not None else list(token_scopes.ALL_SCOPES)
     if not wanted:
@@ -227,6 +235,9 @@ def token_create(
                 },
             )
         fields["expires_at"] = timezone.now() + timedelta(seconds=expires_in)
+    if expires_by is not None:
+        expires_at = fields["expires_at"] if "expires_at" in fields else token_expiry()
+        fields["expires_at"] = expires_by if expires_at is None else min(expires_at, expires_by)
     raw = secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
