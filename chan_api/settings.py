@@ -364,6 +364,8 @@ REST_FRAMEWORK = {
         "chan_api.permissions.ScopePermission",  # required_scope on every view (accounts/scopes.py)
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # ?format= naming nothing an operation renders: 406 as for Accept (DRF: 404).
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "chan_api.negotiation.ContentNegotiation",
     "DEFAULT_PARSER_CLASSES": ["chan_api.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "chan_api.problems.problem_exception_handler",

@@ -3339,6 +3339,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiRootOutput"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3403,6 +3412,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3483,6 +3501,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3542,6 +3569,15 @@ export interface operations {
             };
             /** @description Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with `errors` per field). Registration also refuses weak passwords (`invalid`). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3651,6 +3687,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -3740,6 +3785,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3815,6 +3869,15 @@ export interface operations {
             };
             /** @description `not_found`: no such token among yours. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3922,6 +3985,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4010,6 +4082,15 @@ export interface operations {
             };
             /** @description `not_found`: no such player. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4127,6 +4208,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4203,6 +4293,15 @@ export interface operations {
             };
             /** @description `not_found`: no such challenge of mine. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4302,6 +4401,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `challenge_expired`, `challenge_answered` (with `status`). */
             409: {
                 headers: {
@@ -4387,6 +4495,15 @@ export interface operations {
             };
             /** @description `not_found`: no such challenge of mine. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4518,6 +4635,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4625,6 +4751,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4700,6 +4835,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4799,6 +4943,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MoveProblem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4936,6 +5089,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5037,6 +5199,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5113,6 +5284,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5241,6 +5421,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5305,6 +5494,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5383,6 +5581,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5447,6 +5654,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5554,6 +5770,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5636,6 +5861,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5700,6 +5934,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BonusAlreadyClaimed"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5793,6 +6036,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5928,6 +6180,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6005,6 +6266,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6096,6 +6366,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6160,6 +6439,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6244,6 +6532,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6353,6 +6650,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -6442,6 +6748,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6519,6 +6834,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6626,6 +6950,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6701,6 +7034,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6803,6 +7145,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6867,6 +7218,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6973,6 +7333,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7091,6 +7460,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -7180,6 +7558,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7257,6 +7644,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7396,6 +7792,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7475,6 +7880,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7616,6 +8030,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7700,6 +8123,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7775,6 +8207,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7870,6 +8311,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7986,6 +8436,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
@@ -8083,6 +8542,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8206,6 +8674,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8285,6 +8762,15 @@ export interface operations {
             };
             /** @description `staff_only`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8393,6 +8879,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8469,6 +8964,15 @@ export interface operations {
             };
             /** @description `tournament_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8561,6 +9065,15 @@ export interface operations {
             };
             /** @description `tournament_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8681,6 +9194,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
