@@ -6,14 +6,18 @@ which is what the edge serving streams reads (games/live/streams.py)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
 
 from rest_framework.exceptions import NotAcceptable
 from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.renderers import BaseRenderer
 
 
 class ContentNegotiation(DefaultContentNegotiation):
-    def filter_renderers(self, renderers: list[Any], format: str) -> list[Any]:
+    def filter_renderers(
+        self, renderers: Iterable[BaseRenderer], format: str
+    ) -> list[BaseRenderer]:
+        renderers = list(renderers)
         kept = [
             renderer
             for renderer in renderers
