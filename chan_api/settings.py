@@ -134,7 +134,7 @@ AXES_LOCKOUT_CALLABLE = "chan_api.admin_lockout.lockout_response"
 # OAuth 2 for third-party apps acting for a player (django-oauth-toolkit; accounts/api/oauth.py,
 # docs/api.md "OAuth", docs/decisions.md): authorization code with PKCE S256 only, refresh tokens
 # rotated, tokens stored hashed, the scopes of accounts/scopes.py (not `limits`, not `tokens`).
-# Redirect URIs may be plain `http`, which accounts.api.oauth.redirect_uri_allowed keeps to the
+# Redirect URIs may be plain `http`, which accounts/redirect_uris.py keeps to the
 # loopback addresses (RFC 8252 §7.3; any host under DEBUG).
 OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"  # named: accounts' migrations
 OAUTH2_PROVIDER = {
