@@ -24,6 +24,9 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template import engines
 from django.template.response import TemplateResponse
+from oauth2_provider.admin import ApplicationAdmin
+from oauth2_provider.forms import ApplicationForm
+from oauth2_provider.models import get_application_model
 
 from accounts.hold_selectors import wallet_funds, wallet_holds
 from accounts.ledger import MAX_ADJUSTMENT, balance_adjust
@@ -37,6 +40,7 @@ from accounts.models import (
     LedgerTransaction,
     User,
 )
+from accounts.redirect_uris import redirect_uri_allowed
 from accounts.services import signup_address_digest, token_revoke, user_ban, user_unban
 from core.errors import DomainError
 
@@ -512,3 +516,29 @@ class LedgerHoldAdmin(ReadOnlyAdmin):
         "hash",
     )
     readonly_fields = fields
+
+
+# --------------------------------------------------------------------------- OAuth apps
+
+
+class OAuthApplicationForm(ApplicationForm):
+    """django-oauth-toolkit's form, with this server's redirect rule: ``https``, or plain
+    ``http`` to a loopback address only (a native app's, RFC 8252 §7.3), as authorization
+    enforces it (accounts/redirect_uris.py)."""
+
+    def clean_redirect_uris(self) -> str:
+        uris = self.cleaned_data.get("redirect_uris", "")
+        if refused := [uri for uri in uris.split() if not redirect_uri_allowed(uri)]:
+            raise forms.ValidationError(
+                f"Not allowed: {' '.join(refused)}. A redirect URI is https, or plain http to a "
+                "loopback address (127.0.0.1 or [::1], any port); not to localhost."
+            )
+        return uris
+
+
+class OAuthApplicationAdmin(ApplicationAdmin):
+    form = OAuthApplicationForm
+
+
+admin.site.unregister(get_application_model())
+admin.site.register(get_application_model(), OAuthApplicationAdmin)

@@ -26,6 +26,7 @@ from django.db.models import F, Q, Value
 from django.db.models.functions import Length, Lower
 from django.db.models.lookups import Exact
 from django.utils import timezone
+from oauth2_provider.settings import oauth2_settings
 
 from accounts.scopes import all_scopes
 
@@ -44,6 +45,11 @@ def only_chars(field: str, alphabet: str) -> Exact:
         F(field), Value(alphabet), function="LTRIM", output_field=models.CharField()
     )
     return Exact(stripped, Value(""))
+
+
+def sha256_hex(field: str) -> Q:
+    """A check constraint that ``field`` is a SHA-256 in lowercase hex."""
+    return Q(Exact(Length(field), 64), only_chars(field, HEX_DIGITS))
 
 
 # History (admin changes, with old and new values): what staff may change, never the password.
@@ -184,7 +190,7 @@ class ApiToken(models.Model):
                 name="accounts_apitoken_key_prefix_8_urlsafe",
             ),
             models.CheckConstraint(
-                condition=Q(Exact(Length("key_hash"), 64), only_chars("key_hash", HEX_DIGITS)),
+                condition=sha256_hex("key_hash"),
                 name="accounts_apitoken_key_hash_sha256",
             ),
             models.CheckConstraint(
@@ -211,6 +217,39 @@ class ApiToken(models.Model):
     @property
     def is_expired(self) -> bool:
         return self.expires_at is not None and self.expires_at <= timezone.now()
+
+
+class SpentAuthorizationCode(models.Model):
+    """An OAuth authorization code already traded for tokens, kept as its SHA-256: presented
+    again it is refused, and the tokens issued from it (its refresh tokens' ``token_family``)
+    are revoked (RFC 6749 §4.1.2). Written by the exchange, in its transaction."""
+
+    code_checksum = models.CharField(
+        max_length=64, unique=True, help_text="SHA-256 hex of the authorization code."
+    )
+    application = models.ForeignKey(
+        oauth2_settings.APPLICATION_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    token_family = models.UUIDField(
+        null=True, blank=True, help_text="The family of the refresh tokens issued from it."
+    )
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=sha256_hex("code_checksum"),
+                name="accounts_spentauthorizationcode_checksum_sha256",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"code …{self.code_checksum[-6:]} ({self.application_id})"
+
+    @staticmethod
+    def hash_code(code: str) -> str:
+        return hashlib.sha256(code.encode("utf-8")).hexdigest()
 
 
 class LedgerWriteError(Exception):

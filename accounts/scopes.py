@@ -53,8 +53,11 @@ SCOPES: dict[str, object] = {
 # A scope that brings others with it.
 IMPLIES: dict[str, frozenset[str]] = {PLAY: frozenset({BOT_PLAY})}
 
-# What a third-party app may ask for: everything but managing the player's own tokens.
-OAUTH_SCOPES: tuple[str, ...] = tuple(s for s in SCOPES if s != TOKENS)
+# What only the player's own personal tokens may do: manage those tokens, and set the player's
+# own limits (a cool-off, an irreversible self-exclusion), which are the player's decision alone.
+PERSONAL_ONLY: frozenset[str] = frozenset({LIMITS, TOKENS})
+# What a third-party app may ask for: everything else.
+OAUTH_SCOPES: tuple[str, ...] = tuple(s for s in SCOPES if s not in PERSONAL_ONLY)
 ALL_SCOPES: tuple[str, ...] = tuple(SCOPES)
 
 
@@ -85,13 +88,14 @@ def satisfies(granted: Iterable[str], required: str) -> bool:
 
 def token_scopes(auth: object) -> frozenset[str] | None:
     """The scopes of a request's credential: a personal token's list, an OAuth access token's
-    space-separated ``scope``; None when the request carries no token (an admin session)."""
+    space-separated ``scope`` less what no app may hold (a token an app was given before that
+    rule keeps none of it); None when the request carries no token (an admin session)."""
+    scope = getattr(auth, "scope", None)  # an OAuth access token's (its ``scopes`` is a dict)
+    if isinstance(scope, str):
+        return frozenset(scope.split()) - PERSONAL_ONLY
     scopes = getattr(auth, "scopes", None)
     if scopes is not None:
         return frozenset(scopes)
-    scope = getattr(auth, "scope", None)
-    if isinstance(scope, str):
-        return frozenset(scope.split())
     return None
 
 

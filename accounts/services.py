@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import math
 import secrets
+import uuid
 from collections.abc import Iterable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from axes.helpers import get_cool_off
@@ -21,7 +22,13 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts import scopes as token_scopes
 from accounts.ledger import welcome_grant_book
-from accounts.models import TOKEN_PREFIX_LENGTH, ApiToken, User
+from accounts.models import (
+    TOKEN_PREFIX_LENGTH,
+    ApiToken,
+    SpentAuthorizationCode,
+    User,
+    token_expiry,
+)
 from accounts.signals import player_banned
 from accounts.token_cache import token_cache_forget
 from core.errors import (
@@ -185,13 +192,15 @@ def token_create(
     scopes: Iterable[str] | None = None,
     expires_in: int | None = None,
     granted_by: Iterable[str] | None = None,
+    expires_by: datetime | None = None,
 ) -> tuple[ApiToken, str]:
     """Issue a new token; the plaintext is returned here once and never stored.
 
     ``scopes`` default to every scope (a login's token does all the player may). ``granted_by``
     are the scopes of the token asking for this one, when a token asks: a token never mints a
     token that can do more than itself (``403 missing_scope``). ``expires_in`` (seconds)
-    replaces the ``CHAN_TOKEN_TTL_DAYS`` default.
+    replaces the ``CHAN_TOKEN_TTL_DAYS`` default. ``expires_by`` is when the asking token
+    expires: nor does a token outlive the token that minted it, its expiry is cut to that time.
     """
     wanted = list(dict.fromkeys(scopes)) if scopes is not None else list(token_scopes.ALL_SCOPES)
     if not wanted:
@@ -226,6 +235,9 @@ def token_create(
                 },
             )
         fields["expires_at"] = timezone.now() + timedelta(seconds=expires_in)
+    if expires_by is not None:
+        expires_at = fields["expires_at"] if "expires_at" in fields else token_expiry()
+        fields["expires_at"] = expires_by if expires_at is None else min(expires_at, expires_by)
     raw = secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
@@ -262,6 +274,38 @@ def oauth_token_revoke(*, access: Any) -> None:
         refresh.revoke()  # revokes its access token too
     else:
         access.revoke()
+
+
+def oauth_code_spend(*, code: str, application: Any, token_family: uuid.UUID | None) -> None:
+    """Remember an authorization code just traded for tokens, with their refresh tokens'
+    family; called in the exchange's transaction. Codes spent longer ago than a refresh token
+    lives (``OAUTH_REFRESH_TOKEN_SECONDS``) are forgotten on the way."""
+    from oauth2_provider.settings import oauth2_settings
+
+    kept = oauth2_settings.REFRESH_TOKEN_EXPIRE_SECONDS
+    if kept:
+        cutoff = timezone.now() - timedelta(seconds=int(kept))
+        SpentAuthorizationCode.objects.filter(created_at__lt=cutoff).delete()
+    SpentAuthorizationCode.objects.create(
+        code_checksum=SpentAuthorizationCode.hash_code(code),
+        application=application,
+        token_family=token_family,
+    )
+
+
+def oauth_code_reuse_revoke(*, code: str, application: Any) -> bool:
+    """A code of ``application`` presented again after it was traded (RFC 6749 §4.1.2): revoke
+    every token issued from it, the refresh tokens of its family (rotated ones included) and
+    their access tokens. Whether the code had been spent; one that never was changes nothing."""
+    from oauth2_provider.models import get_refresh_token_model
+
+    spent = SpentAuthorizationCode.objects.filter(
+        code_checksum=SpentAuthorizationCode.hash_code(code), application=application
+    ).first()
+    if spent is None:
+        return False
+    get_refresh_token_model().revoke_family(spent.token_family)
+    return True
 
 
 def token_mark_used(*, token: ApiToken) -> None:

@@ -58,6 +58,8 @@ COMMON_DESCRIPTIONS: dict[int, str] = {
     "revoked).",
     403: "`permission_denied`.",
     404: "`not_found`.",
+    406: "`not_acceptable`: the `Accept` header or `?format=` names no representation the "
+    "operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`).",
     409: "Conflict.",
     413: "`body_too_large`: the body is larger than the server accepts (64 KiB by default).",
     415: "`unsupported_media_type`: the body is not application/json.",
@@ -68,7 +70,7 @@ COMMON_DESCRIPTIONS: dict[int, str] = {
 }
 
 # Statuses every operation can answer, whatever it does.
-ALWAYS = (429, 500, 503)
+ALWAYS = (406, 429, 500, 503)
 # Statuses of every operation that reads a JSON body (parse_error, invalid, too large, not JSON).
 WITH_BODY = (400, 413, 415)
 
@@ -97,8 +99,8 @@ def problem_responses_for(
     authenticated: bool = True,
     request_body: bool = False,
 ) -> dict[tuple[int, str], OpenApiResponse]:
-    """``responses=`` entries documenting problem+json errors: these statuses, plus 429, 500 and
-    503 always, 401 when the endpoint needs a token and 400/413/415 when it reads a JSON body."""
+    """``responses=`` entries documenting problem+json errors: these statuses, plus 406, 429,
+    500 and 503 always, 401 when the endpoint needs a token and 400/413/415 when it reads a JSON body."""
     codes = set(statuses) | set(ALWAYS)
     if authenticated:
         codes |= {401, 403}

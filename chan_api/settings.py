@@ -134,7 +134,10 @@ AXES_LOCKOUT_CALLABLE = "chan_api.admin_lockout.lockout_response"
 
 # OAuth 2 for third-party apps acting for a player (django-oauth-toolkit; accounts/api/oauth.py,
 # docs/api.md "OAuth", docs/decisions.md): authorization code with PKCE S256 only, refresh tokens
-# rotated, tokens stored hashed, the scopes of accounts/scopes.py (not `tokens`).
+# rotated, tokens stored hashed, the scopes of accounts/scopes.py (not `limits`, not `tokens`).
+# Redirect URIs may be plain `http`, which accounts/redirect_uris.py keeps to the
+# loopback addresses (RFC 8252 §7.3; any host under DEBUG).
+OAUTH2_PROVIDER_APPLICATION_MODEL = "oauth2_provider.Application"  # named: accounts' migrations
 OAUTH2_PROVIDER = {
     "SCOPES_BACKEND_CLASS": "accounts.api.oauth.ChanScopes",
     "OAUTH2_VALIDATOR_CLASS": "accounts.api.oauth.ChanOAuth2Validator",
@@ -148,8 +151,8 @@ OAUTH2_PROVIDER = {
     "ROTATE_REFRESH_TOKEN": True,
     "REFRESH_TOKEN_REUSE_PROTECTION": True,
     "REQUEST_APPROVAL_PROMPT": "force",
-    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http"] if DEBUG or TESTING else ["https"],
-    "ALLOW_LOCALHOST_LOOPBACK": True,
+    "ALLOWED_REDIRECT_URI_SCHEMES": ["https", "http"],
+    "ALLOW_LOCALHOST_LOOPBACK": False,
     "OAUTH2_RESPONSE_TYPES_SUPPORTED": ["code"],
     "OAUTH2_GRANT_TYPES_SUPPORTED": ["authorization_code", "refresh_token"],
     "OAUTH2_TOKEN_ENDPOINT_AUTH_METHODS_SUPPORTED": [
@@ -362,6 +365,8 @@ REST_FRAMEWORK = {
         "chan_api.permissions.ScopePermission",  # required_scope on every view (accounts/scopes.py)
     ],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    # ?format= naming nothing an operation renders: 406 as for Accept (DRF: 404).
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "chan_api.negotiation.ContentNegotiation",
     "DEFAULT_PARSER_CLASSES": ["chan_api.parsers.StrictJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "chan_api.problems.problem_exception_handler",

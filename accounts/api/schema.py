@@ -44,8 +44,8 @@ def problem_responses(
     descriptions: Mapping[int, str] | None = None,
     body: type[serializers.Serializer] = ProblemSerializer,
 ) -> dict[tuple[int, str], OpenApiResponse]:
-    """``responses=`` entries documenting problem+json errors for these statuses, plus 429 and
-    500, 401 when ``authenticated`` and 400/413/415 with a ``request_body``."""
+    """``responses=`` entries documenting problem+json errors for these statuses, plus 406, 429,
+    500 and 503, 401 when ``authenticated`` and 400/413/415 with a ``request_body``."""
     return problem_responses_for(
         statuses,
         {**_DESCRIPTIONS, **(descriptions or {})},

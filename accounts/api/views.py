@@ -241,6 +241,7 @@ class MeTokenListCreateApi(APIView):
             scopes=data["scopes"],
             expires_in=data.get("expires_in"),
             granted_by=request.user.token_scopes,
+            expires_by=getattr(request.auth, "expires_at", None),
         )
         # MeTokenCreatedOutputSerializer's shape: the token as listed, plus its secret this once.
         body = {**TokenOutputSerializer(token).data, "token": raw}

@@ -54,11 +54,13 @@ class EventStreamRenderer(JSONRenderer):
 
     media_type = "text/event-stream"
     format = "sse"
+    by_format_query = False  # asked for with Accept only (chan_api/negotiation.py)
 
 
 class NdjsonRenderer(JSONRenderer):
     media_type = "application/x-ndjson"
     format = "ndjson"
+    by_format_query = False
 
 
 STREAM_RENDERERS = [EventStreamRenderer, NdjsonRenderer]

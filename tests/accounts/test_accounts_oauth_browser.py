@@ -22,6 +22,17 @@ from tests.games.browser import headless_chromium
 ARTIFACTS = Path(os.environ.get("CHAN_TEST_ARTIFACTS", "tmp/artifacts"))
 
 
+@pytest.fixture(scope="module")
+def live_server() -> Iterator[Any]:
+    """pytest-django's live server, on 127.0.0.1 rather than "localhost": the app's redirect URI
+    is on it, and a plain http redirect goes to a loopback address only, never to a name."""
+    from pytest_django.live_server_helper import LiveServer
+
+    server = LiveServer("127.0.0.1")
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def browser() -> Iterator[Any]:
     with headless_chromium(["--lang=vi"]) as driver:

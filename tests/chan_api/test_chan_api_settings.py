@@ -279,3 +279,12 @@ def test_a_failing_startup_hook_is_logged_and_the_server_starts_anyway(caplog) -
     assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]
     (record,) = [r for r in caplog.records if r.name == "chan_api.wsgi_threads"]
     assert "startup hook failed" in record.getMessage() and "no URLconf" in record.exc_text
+
+
+def test_oauth_is_configured_in_production_as_in_this_suite(tmp_path) -> None:
+    # the OAuth tests (loopback redirects included) run what a server with DEBUG off runs
+    script = "import json, chan_api.settings as s; print(json.dumps(s.OAUTH2_PROVIDER))"
+    production = loaded(tmp_path, script, SECRET_KEY="a-production-secret")
+    assert production == json.loads(json.dumps(settings.OAUTH2_PROVIDER))
+    assert "http" in production["ALLOWED_REDIRECT_URI_SCHEMES"]  # to loopback only (accounts)
+    assert production["ALLOW_LOCALHOST_LOOPBACK"] is False

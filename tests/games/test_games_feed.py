@@ -19,7 +19,7 @@ from games.models import FeedEntry, Hand
 from games.services.feed import _APPEND_SQL, FeedNote, _append_params, feed_append
 from games.services.hands import hand_clock_tick
 from games.services.quan_booking import hand_settle
-from tests.games.conftest import Player, start_table
+from tests.games.conftest import Player, client_with, start_table
 from tests.games.decks import WIN_DECK
 
 pytestmark = pytest.mark.django_db
@@ -351,3 +351,14 @@ def test_the_players_feed_locks_are_one_statement_taken_in_id_order() -> None:
         holder.rollback()
         thread.join(timeout=10)
         taker.rollback()
+
+
+def test_a_format_the_feed_does_not_render_is_406_not_404(make_user) -> None:
+    _, raw = make_user()
+    client = client_with(raw)
+    for bad in ("å", "xml", "sse", "ndjson"):  # a stream is asked for with Accept
+        response = client.get(f"/api/v1/me/feed?format={bad}")
+        assert response.status_code == 406, (bad, response.status_code)
+        assert response["Content-Type"] == "application/problem+json"
+        assert response.json()["code"] == "not_acceptable"
+    assert client.get("/api/v1/me/feed?format=json").status_code == 200

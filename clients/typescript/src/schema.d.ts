@@ -411,6 +411,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/log/head": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The transparency log's latest signed tree head
+         * @description docs/audit.md says how to check it and hold later heads to it.
+         */
+        get: operations["log_head"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/log/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public key of the latest signed tree head */
+        get: operations["log_key"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/log/proof/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The proof that the log of `first` leaves is a prefix of the log of `second` */
+        get: operations["log_consistency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/log/proof/inclusion": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The proof that a leaf is in the log of `size` leaves */
+        get: operations["log_inclusion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me": {
         parameters: {
             query?: never;
@@ -1205,6 +1276,12 @@ export interface components {
          * @enum {string}
          */
         CodeEnum: "not_a_winning_shape" | "chi_chi_must_be_bach_thu" | "cannot_win_on_discard" | "cannot_win_on_returned_card";
+        ConsistencyProof: {
+            first: number;
+            second: number;
+            /** @description RFC 9162 §2.1.4's proof: SHA-256, lowercase hex. */
+            proof: string[];
+        };
         /** @description Refuses fields it does not declare (400 naming them) along with any other field error. */
         CoolOffInput: {
             days: number;
@@ -1372,6 +1449,30 @@ export interface components {
             amount: number;
             /** @description The account's balance after the entry. */
             balance_after: number;
+        };
+        ExportLog: {
+            /** @description The signed tree head the proofs are under. */
+            head: components["schemas"]["ExportLogHead"];
+            /** @description The hand's head (its last event) in the log. */
+            hand: components["schemas"]["ExportLogProof"];
+            /** @description The settlement transaction in the log (empty without one; null: not in the log under this head). */
+            ledger: components["schemas"]["ExportLogProof"][];
+        };
+        ExportLogHead: {
+            size: number;
+            root: string;
+            /** @description ms since the Unix epoch. */
+            timestamp: number;
+            key_id: string;
+            /** @description Ed25519, base64 (GET /api/v1/log/head). */
+            signature: string;
+        };
+        ExportLogProof: {
+            /** @description SHA-256 (hex) of 0x00 and the leaf's data. */
+            leaf_hash: string;
+            index: number;
+            /** @description RFC 9162's path. */
+            proof: string[];
         };
         /** @description A bỏ ù (RULES.md §4, §9): a stock card the seat could have won on and let go by. */
         ExportMissedWin: {
@@ -1604,6 +1705,8 @@ export interface components {
             ledger: components["schemas"]["ExportLedger"] | null;
             /** @description Each capped payer's previous ledger entry (absent before issue 20). */
             caps: components["schemas"]["ExportCap"][];
+            /** @description The hand's place in the transparency log under its latest signed head (docs/audit.md; null until the log has it; absent from older exports). */
+            log?: components["schemas"]["ExportLog"] | null;
         };
         HandReplay: {
             hand_id: number;
@@ -1763,6 +1866,14 @@ export interface components {
             results: components["schemas"]["HistoryHand"][];
             /** @description Pass as `cursor` for the next (older) page; null on the last page. */
             next: string | null;
+        };
+        InclusionProof: {
+            leaf: string;
+            /** @description The leaf's position, from 0. */
+            index: number;
+            size: number;
+            /** @description RFC 9162 §2.1.3's audit path: SHA-256, lowercase hex. */
+            proof: string[];
         };
         IntegrityAction: {
             /** @description clear, freeze or ban */
@@ -1978,6 +2089,16 @@ export interface components {
             }) | null;
             /** Format: date-time */
             now: string;
+        };
+        LogKey: {
+            /** @description SHA-256 (hex) of the key's DER public key. */
+            key_id: string;
+            /** @description `ed25519`. */
+            algorithm: string;
+            /** @description The 32 raw bytes of the public key, base64. */
+            public_key: string;
+            /** @description The same key as PEM (SubjectPublicKeyInfo). */
+            public_key_pem: string;
         };
         LossesOutput: {
             day: number;
@@ -2728,6 +2849,18 @@ export interface components {
             hands_voided: number;
             results: components["schemas"]["Standing"][];
         };
+        TreeHead: {
+            /** @description The number of leaves. */
+            size: number;
+            /** @description The Merkle tree's root (RFC 9162 §2.1): SHA-256, lowercase hex. */
+            root: string;
+            /** @description When it was signed: ms since the Unix epoch. */
+            timestamp: number;
+            /** @description SHA-256 (hex) of the key's DER public key. */
+            key_id: string;
+            /** @description Ed25519 over RFC 6962's TreeHeadSignature (0x00 0x01, the timestamp and the size as big-endian uint64, the 32-byte root), base64. */
+            signature: string;
+        };
         /**
          * @description * `discard` - discard
          *     * `eat` - eat
@@ -3347,6 +3480,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApiRootOutput"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3411,6 +3553,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3491,6 +3642,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3550,6 +3710,15 @@ export interface operations {
             };
             /** @description Malformed input: `parse_error` (not JSON, or nested too deeply) or `invalid` (with `errors` per field). Registration also refuses weak passwords (`invalid`). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3659,6 +3828,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -3748,6 +3926,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -3823,6 +4010,15 @@ export interface operations {
             };
             /** @description `not_found`: no such token among yours. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3930,6 +4126,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4018,6 +4223,15 @@ export interface operations {
             };
             /** @description `not_found`: no such player. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4135,6 +4349,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4211,6 +4434,15 @@ export interface operations {
             };
             /** @description `not_found`: no such challenge of mine. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4310,6 +4542,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `challenge_expired`, `challenge_answered` (with `status`). */
             409: {
                 headers: {
@@ -4395,6 +4636,15 @@ export interface operations {
             };
             /** @description `not_found`: no such challenge of mine. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4526,6 +4776,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4633,6 +4892,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -4708,6 +4976,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4816,6 +5093,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["MoveProblem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4953,6 +5239,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `record_broken`: the hand's stored log does not replay (it was changed outside the server); `check_hands` says where. */
             409: {
                 headers: {
@@ -5063,6 +5358,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5139,6 +5443,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5267,6 +5580,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5331,6 +5653,402 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    log_head: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TreeHead"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `log_empty`: no head has been signed yet. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    log_key: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogKey"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `log_empty`: no head has been signed yet. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    log_consistency: {
+        parameters: {
+            query: {
+                /**
+                 * @description The size of the earlier tree.
+                 * @example 2
+                 */
+                first: number;
+                /**
+                 * @description The size of the later tree.
+                 * @example 5
+                 */
+                second: number;
+            };
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConsistencyProof"];
+                };
+            };
+            /** @description `invalid` (`errors` name the query parameter: missing, not digits, out of range, `first` above `second`, `leaf` not 64 lowercase hex digits) or `size_out_of_range` (a size above the log's). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `server_error`: a bug on the server; the body says nothing more. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `service_unavailable`: the database did not answer; nothing was done. Retry after `Retry-After` seconds (with the same `Idempotency-Key` for a move). */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before the next request. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    log_inclusion: {
+        parameters: {
+            query: {
+                /**
+                 * @description The leaf's hash (SHA-256 of 0x00 ‖ data): SHA-256, lowercase hex.
+                 * @example 96a296d224f285c67bee93c30f8a309157f0daa35dc5b87e410b78630a09cfc7
+                 */
+                leaf: string;
+                /**
+                 * @description The size of the tree to prove it in.
+                 * @example 5
+                 */
+                size: number;
+            };
+            header?: {
+                /** @description `vi` for Vietnamese error `detail`s; English otherwise. */
+                "Accept-Language"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InclusionProof"];
+                };
+            };
+            /** @description `invalid` (`errors` name the query parameter: missing, not digits, out of range, `first` above `second`, `leaf` not 64 lowercase hex digits) or `size_out_of_range` (a size above the log's). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_authenticated` (no token) or `authentication_failed` (the token is invalid or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `leaf_not_found`: no such leaf among the first `size`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5409,6 +6127,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5473,6 +6200,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5580,6 +6316,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5662,6 +6407,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -5726,6 +6480,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["BonusAlreadyClaimed"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5819,6 +6582,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5954,6 +6726,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6031,6 +6812,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6122,6 +6912,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6186,6 +6985,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6270,6 +7078,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6379,6 +7196,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -6468,6 +7294,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6545,6 +7380,15 @@ export interface operations {
             };
             /** @description `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6652,6 +7496,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6727,6 +7580,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6829,6 +7691,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -6893,6 +7764,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6999,6 +7879,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7117,6 +8006,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `body_too_large`: the body is larger than the server accepts (64 KiB by default). */
             413: {
                 headers: {
@@ -7206,6 +8104,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7283,6 +8190,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7422,6 +8338,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7501,6 +8426,15 @@ export interface operations {
             };
             /** @description `not_a_participant`, `not_your_seat`, `hand_not_ended` (replay), or `permission_denied`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7642,6 +8576,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7726,6 +8669,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -7801,6 +8753,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7896,6 +8857,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["TableProblem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8012,6 +8982,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Conflict: `stale_seq` (with the current `seq`), `not_your_turn`, `wrong_phase`, `hand_over`, `prefs_unchanged`; for tables `seat_taken`, `table_full`, `already_seated`, `not_seated`, `hand_in_progress`, `table_closed`, `seat_leaving`; `room_requirements_not_met` (with `room` and `missing`: the room's minimum balance, level, VIP points or badge) and `insufficient_balance` (with `needed`, `available`, `held` and `balance`: 10 × stake available to create, 15 × stake to sit; what seats hold is not available); the player's own limits (docs/api.md, limits): `limit_exceeded` (with `max_stake` and `stake`), `loss_limit_reached` (with `limit`, `period`, `lost`, `resets_at`), `cooling_off` and `self_excluded` (with `ends_at`). */
             409: {
                 headers: {
@@ -8109,6 +9088,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8232,6 +9220,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8311,6 +9308,15 @@ export interface operations {
             };
             /** @description `staff_only`. `missing_scope`: the token lacks the scope this operation needs (named in `scope`; docs/api.md: Scopes). */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8419,6 +9425,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `throttled`: too many requests; retry after `Retry-After` seconds. */
             429: {
                 headers: {
@@ -8495,6 +9510,15 @@ export interface operations {
             };
             /** @description `tournament_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8587,6 +9611,15 @@ export interface operations {
             };
             /** @description `tournament_not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8707,6 +9740,15 @@ export interface operations {
             };
             /** @description `not_found` (no such table or hand) or `no_hand` (the table never dealt). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_acceptable`: the `Accept` header or `?format=` names no representation the operation offers (JSON, `?format=json`; a feed's stream is asked for with `Accept`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
