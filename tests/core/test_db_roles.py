@@ -152,3 +152,21 @@ def test_db_role_check_reports_an_owner_that_could_truncate(scratch_databases) -
         assert {"superuser", "owner", "truncate"} <= checks
     else:
         assert {"owner", "truncate"} <= checks
+
+
+FIXED_SEARCH_PATH = "search_path=pg_catalog, public, pg_temp"
+
+
+def test_every_function_of_ours_runs_with_a_fixed_search_path() -> None:
+    # pg_temp listed last: unlisted, a temporary table would be searched before the schema's
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.oid::regprocedure::text, p.proconfig FROM pg_proc p"
+            " JOIN pg_language l ON l.oid = p.prolang"
+            " WHERE p.pronamespace = 'public'::regnamespace AND l.lanname IN ('plpgsql', 'sql')"
+            " ORDER BY 1"
+        )
+        functions = cursor.fetchall()
+    assert len(functions) > 20  # the guards, the chains, the partitions' functions …
+    unfixed = [name for name, config in functions if FIXED_SEARCH_PATH not in (config or [])]
+    assert unfixed == [], f"functions without SET {FIXED_SEARCH_PATH.replace('=', ' = ')}"
