@@ -4,7 +4,11 @@ The application (web, worker, beat, management commands) connects as a role that
 it may read and write rows, and the triggers decide which writes pass, but it cannot
 ``ALTER TABLE … DISABLE TRIGGER``, drop a guard, ``TRUNCATE`` a log or set
 ``session_replication_role`` (superuser only), so no client of the database steps around the
-append-only logs, the chains or the balance checks. ``manage.py migrate`` connects as the owner
+append-only logs, the chains or the balance checks. Nor can it create anything: no table or
+function in the schema, and no temporary table, function or trigger (``TEMPORARY`` is revoked
+from it and from ``PUBLIC``, which PostgreSQL grants it by default), which could otherwise shadow a
+table a guard reads or fire a trigger of its own under a guard that trusts
+``pg_trigger_depth()``. ``manage.py migrate`` connects as the owner
 (``DATABASE_OWNER_URL``) and, after each run, grants the application's role what it needs
 (:func:`app_role_grant`): ``TRUNCATE`` only in a test database (``test_…``), where Django
 empties the tables after a transactional test.
@@ -56,9 +60,12 @@ def app_role_grant(*, cursor: Any, role: str, database: str, password: str = "")
             )
         )
     statements = [
-        "GRANT CONNECT, TEMPORARY ON DATABASE {db} TO {role}",
+        "GRANT CONNECT ON DATABASE {db} TO {role}",
+        "REVOKE TEMPORARY, CREATE ON DATABASE {db} FROM {role}",
+        "REVOKE TEMPORARY, CREATE ON DATABASE {db} FROM PUBLIC",  # PUBLIC has TEMP by default
         "GRANT USAGE ON SCHEMA public TO {role}",
         "REVOKE CREATE ON SCHEMA public FROM {role}",
+        "REVOKE CREATE ON SCHEMA public FROM PUBLIC",  # PostgreSQL before 15 granted it
         "GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
         "REVOKE TRUNCATE, REFERENCES, TRIGGER ON ALL TABLES IN SCHEMA public FROM {role}",
         "GRANT USAGE, SELECT, UPDATE ON ALL SEQUENCES IN SCHEMA public TO {role}",
@@ -78,7 +85,8 @@ class RoleProblem:
 
 def app_role_problems(*, cursor: Any, database: str) -> list[RoleProblem]:
     """What the current connection's role could do behind the guards: be a superuser (or
-    replicate, which skips triggers), own a table, or truncate a log outside a test database."""
+    replicate, which skips triggers), own a table, create temporary objects or objects in the
+    schema, or truncate a log outside a test database."""
     problems = []
     cursor.execute(
         "SELECT current_user, rolsuper, rolbypassrls, rolreplication"
@@ -98,6 +106,21 @@ def app_role_problems(*, cursor: Any, database: str) -> list[RoleProblem]:
     if owned:
         shown = ", ".join(owned[:5]) + (" …" if len(owned) > 5 else "")
         problems.append(RoleProblem("owner", f"{role} owns {len(owned)} relations ({shown})"))
+    cursor.execute(
+        "SELECT has_database_privilege(current_user, current_database(), 'TEMPORARY'),"
+        " has_database_privilege(current_user, current_database(), 'CREATE'),"
+        " has_schema_privilege(current_user, 'public', 'CREATE')"
+    )
+    temporary, create_schema, create_public = cursor.fetchone()
+    if temporary:
+        problems.append(RoleProblem("temporary", f"{role} may create temporary tables"))
+    creates = [
+        what
+        for what, may in (("schemas", create_schema), ("objects in public", create_public))
+        if may
+    ]
+    if creates:
+        problems.append(RoleProblem("create", f"{role} may create {' and '.join(creates)}"))
     if not is_test_database(database):
         for table in GUARDED_TABLES:
             cursor.execute(

@@ -89,7 +89,7 @@ BEGIN
     END IF;
     EXECUTE statement;
 END;
-$$ LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp
+$$ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
 """
 
 

@@ -4,6 +4,7 @@ to raw SQL that goes around the services."""
 from __future__ import annotations
 
 import pytest
+from django.conf import settings
 from django.db import DatabaseError, connection, transaction
 
 from accounts.ledger import balance_adjust, house_account, issuance_account, wallet_for
@@ -22,6 +23,23 @@ def lan() -> User:
     user = User.objects.create_user(username="lan")
     balance_adjust(user=user, amount=1_000, reason="test funds", key="fund")
     return user
+
+
+@pytest.fixture
+def old_transaction_and_later(lan) -> tuple[LedgerTransaction, User]:
+    """Lan's funding transaction, and a later player's wallet funded with 7 after it."""
+    later = User.objects.create_user(username="later")
+    balance_adjust(user=later, amount=7, reason="x", key="l")
+    return LedgerTransaction.objects.get(idempotency_key=f"adjust:fund:{lan.pk}"), later
+
+
+def append_to(past: LedgerTransaction, later: User) -> tuple[str, tuple]:
+    """Two raw entries moving 5 from the later wallet to the house in the old transaction."""
+    return (
+        "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
+        "VALUES (%s, %s, 5, 0), (%s, %s, -5, 0)",
+        (past.pk, house_account().pk, past.pk, wallet_for(later).pk),
+    )
 
 
 def refused(sql: str, params: tuple | None = None, match: str = "", before: str = "") -> None:
@@ -210,16 +228,14 @@ def test_an_entry_of_zero_is_refused(lan):
 
 
 @pytest.mark.django_db(transaction=True)  # the old transaction committed, as in production
-def test_an_entry_appended_to_an_old_transaction_is_refused_whatever_the_session_sets(lan):
+def test_an_entry_appended_to_an_old_transaction_is_refused_whatever_the_session_sets(
+    old_transaction_and_later,
+):
     # given a client forging the setting that opens a transaction for entries (accounts 0013)
-    past = LedgerTransaction.objects.get(idempotency_key=f"adjust:fund:{lan.pk}")
-    later = User.objects.create_user(username="later")
-    balance_adjust(user=later, amount=7, reason="x", key="l")
+    past, later = old_transaction_and_later
     # then the database refuses the entries: the transaction was booked by another
     refused(
-        "INSERT INTO accounts_ledgerentry (transaction_id, account_id, amount, balance_after) "
-        "VALUES (%s, %s, 5, 0), (%s, %s, -5, 0)",
-        (past.pk, house_account().pk, past.pk, wallet_for(later).pk),
+        *append_to(past, later),
         before=f"SET LOCAL chan.ledger_open_tx = '{past.pk}'",
         match="was booked by another database transaction",
     )
@@ -300,3 +316,99 @@ def test_the_migration_chains_the_transactions_booked_before_it(settings):
     assert after == chained
     assert ledger_problems() == []
     refused("UPDATE accounts_ledgertransaction SET hash = ''", match="append-only")
+
+
+needs_app_role = pytest.mark.skipif(
+    not getattr(settings, "CHAN_DATABASE_APP", None),
+    reason="the suite runs as one role (DATABASE_URL without DATABASE_OWNER_URL)",
+)
+
+
+@needs_app_role
+@pytest.mark.django_db(transaction=True)  # the old transaction committed, as in production
+def test_a_temporary_table_cannot_shadow_the_transactions_for_the_entry_trigger(
+    old_transaction_and_later,
+):
+    # given a client that would shadow the transactions with a temporary table of its own, so
+    # that the entry trigger finds the old transaction "inserted here", and open it for entries
+    past, later = old_transaction_and_later
+    shadow = (
+        "CREATE TEMP TABLE accounts_ledgertransaction (id bigint, created_at timestamptz);"
+        " INSERT INTO accounts_ledgertransaction SELECT id, created_at"
+        f" FROM public.accounts_ledgertransaction WHERE id = {past.pk};"
+        f" SET LOCAL chan.ledger_open_tx = '{past.pk}'"
+    )
+    # then its first step is refused: the application's role makes no temporary table
+    refused(
+        *append_to(past, later),
+        before=shadow,
+        match="permission denied to create temporary tables",
+    )
+    assert wallet_balance(later) == 7
+    assert ledger_problems() == []
+
+
+MINT = """
+CREATE TEMP TABLE mint (id int);
+CREATE FUNCTION pg_temp.mint() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('chan.{setting}', '{posting}', true);
+    UPDATE public.accounts_ledgeraccount SET {column} = {column} + 500 WHERE id = {account};
+    RETURN NULL;
+END $$;
+CREATE TRIGGER mint AFTER INSERT ON mint FOR EACH ROW EXECUTE FUNCTION pg_temp.mint()
+"""
+
+
+@needs_app_role
+@pytest.mark.parametrize(
+    ("setting", "posting", "column"),
+    [("ledger_posting", ",{account}:500,", "balance"), ("hold_posting", "{account}:500", "held")],
+)
+def test_a_trigger_of_the_clients_own_cannot_move_a_balance_or_a_hold(
+    lan, setting, posting, column
+):
+    # given a client that would fire its own trigger (pg_trigger_depth() > 1 in the guard) that
+    # sets the guard's setting and moves a balance, or what a wallet holds
+    wallet = wallet_for(lan).pk
+    mint = MINT.format(
+        setting=setting, posting=posting.format(account=wallet), column=column, account=wallet
+    )
+    # then its first step is refused: the application's role makes no temporary table
+    refused("INSERT INTO mint VALUES (1)", before=mint, match="permission denied to create temp")
+    assert wallet_balance(lan) == 1_000
+    assert run("SELECT held FROM accounts_ledgeraccount WHERE id = %s", (wallet,)) == [(0,)]
+
+
+@needs_app_role
+@pytest.mark.django_db(transaction=True)  # the old transaction committed, as in production
+def test_a_temporary_table_in_the_session_does_not_shadow_a_table_inside_a_guard(
+    old_transaction_and_later,
+):
+    # given a temporary table named like the transactions in the client's session (made by a
+    # role that may: the application's may not), holding an old transaction, opened for entries
+    past, later = old_transaction_and_later
+    role = connection.ops.quote_name(settings.CHAN_DATABASE_APP["USER"])
+    with (
+        pytest.raises(DatabaseError, match="was booked by another database transaction"),
+        transaction.atomic(),
+    ):
+        as_owner(
+            "CREATE TEMP TABLE accounts_ledgertransaction (id bigint, created_at timestamptz)"
+            " ON COMMIT DROP"
+        )
+        as_owner(
+            "INSERT INTO pg_temp.accounts_ledgertransaction SELECT id, created_at"
+            " FROM public.accounts_ledgertransaction WHERE id = %s",
+            [past.pk],
+        )
+        as_owner(f"GRANT ALL ON pg_temp.accounts_ledgertransaction TO {role}")
+        run(f"SET LOCAL chan.ledger_open_tx = '{past.pk}'")
+        # then the entry trigger reads the real transactions (its search_path lists pg_temp
+        # last): the old one was booked by another database transaction
+        run(
+            *append_to(past, later),
+        )
+        run("SET CONSTRAINTS ALL IMMEDIATE")
+    assert wallet_balance(later) == 7
+    assert ledger_problems() == []

@@ -49,6 +49,10 @@ def test_the_suite_runs_as_the_application_role_which_owns_no_table() -> None:
         " AS 'SELECT true' LANGUAGE sql",
         "SET session_replication_role = replica",
         "CREATE TABLE games_shadow (id int)",
+        "CREATE TEMP TABLE accounts_ledgertransaction (id bigint)",
+        "CREATE TEMP TABLE games_shadow (id int)",
+        "CREATE FUNCTION pg_temp.shadow() RETURNS int AS 'SELECT 1' LANGUAGE sql",
+        "CREATE SCHEMA shadow",
     ],
 )
 def test_the_application_cannot_step_around_the_guards(statement: str) -> None:
@@ -108,6 +112,35 @@ def test_the_grant_gives_the_rows_and_truncate_only_in_a_test_database(scratch_d
         assert problems == []
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             app.execute("TRUNCATE games_handevent")
+        # nothing of its own, not even temporary (PostgreSQL grants PUBLIC TEMPORARY by default)
+        for statement in ("CREATE TEMP TABLE games_handevent (id int)", "CREATE TABLE t (id int)"):
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                app.execute(statement)
+
+
+def test_db_role_check_reports_a_role_that_may_create_temporary_tables_or_objects(
+    scratch_databases,
+) -> None:
+    role = f"chan_roles_probe_{connection.settings_dict['NAME'].removeprefix('test_')}"
+    name = scratch_databases[1]
+    with psycopg.connect(dbname=name, autocommit=True, **owner_connect_params()) as owner:
+        app_role_grant(cursor=owner.cursor(), role=role, database=name)
+        for grant, check in (
+            (f'GRANT TEMPORARY ON DATABASE "{name}" TO PUBLIC', "temporary"),
+            (f'GRANT CREATE ON SCHEMA public TO "{role}"', "create"),
+        ):
+            owner.execute(grant)
+            with psycopg.connect(
+                dbname=name, autocommit=True, **{**owner_connect_params(), "user": role}
+            ) as app:
+                problems = app_role_problems(cursor=app.cursor(), database=name)
+            assert check in {p.check for p in problems}, problems
+        # the grant after the next migration takes both back
+        app_role_grant(cursor=owner.cursor(), role=role, database=name)
+    with psycopg.connect(
+        dbname=name, autocommit=True, **{**owner_connect_params(), "user": role}
+    ) as app:
+        assert app_role_problems(cursor=app.cursor(), database=name) == []
 
 
 def test_db_role_check_reports_an_owner_that_could_truncate(scratch_databases) -> None:
@@ -119,3 +152,21 @@ def test_db_role_check_reports_an_owner_that_could_truncate(scratch_databases) -
         assert {"superuser", "owner", "truncate"} <= checks
     else:
         assert {"owner", "truncate"} <= checks
+
+
+FIXED_SEARCH_PATH = "search_path=pg_catalog, public, pg_temp"
+
+
+def test_every_function_of_ours_runs_with_a_fixed_search_path() -> None:
+    # pg_temp listed last: unlisted, a temporary table would be searched before the schema's
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.oid::regprocedure::text, p.proconfig FROM pg_proc p"
+            " JOIN pg_language l ON l.oid = p.prolang"
+            " WHERE p.pronamespace = 'public'::regnamespace AND l.lanname IN ('plpgsql', 'sql')"
+            " ORDER BY 1"
+        )
+        functions = cursor.fetchall()
+    assert len(functions) > 20  # the guards, the chains, the partitions' functions …
+    unfixed = [name for name, config in functions if FIXED_SEARCH_PATH not in (config or [])]
+    assert unfixed == [], f"functions without SET {FIXED_SEARCH_PATH.replace('=', ' = ')}"

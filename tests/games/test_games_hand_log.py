@@ -105,7 +105,7 @@ def test_a_failure_after_the_ledger_posting_rolls_the_record_back_with_it(
     seq = Hand.objects.get(pk=hand_id).seq
     as_owner(
         """
-            CREATE FUNCTION test_refuse_settled() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE FUNCTION public.test_refuse_settled() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
                 IF NEW.type = 'settled' THEN
                     RAISE EXCEPTION 'no settled record today';
@@ -113,7 +113,7 @@ def test_a_failure_after_the_ledger_posting_rolls_the_record_back_with_it(
                 RETURN NEW;
             END $$;
             CREATE TRIGGER test_refuse_settled BEFORE INSERT ON games_handevent
-            FOR EACH ROW EXECUTE FUNCTION test_refuse_settled();
+            FOR EACH ROW EXECUTE FUNCTION public.test_refuse_settled();
             """
     )
     # when the booking runs (the ledger posting comes before the record),
