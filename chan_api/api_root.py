@@ -42,6 +42,10 @@ RESOURCES = {
     "rules_presets": "games:rules-presets",
     "rules_score": "games:rules-score",
     "rules_evaluate": "games:rules-evaluate",
+    "log_head": "log-head",
+    "log_key": "log-key",
+    "log_consistency": "log-consistency",
+    "log_inclusion": "log-inclusion",
 }
 # … and every one with parameters, as an RFC 6570 URI template (``{hand_id}`` …).
 TEMPLATES = {

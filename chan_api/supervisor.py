@@ -44,7 +44,7 @@ def procfile_read(path: Path) -> dict[str, str]:
             continue
         name, sep, command = line.partition(":")
         if not sep or not name.strip() or not command.strip():
-            raise ValueError(f"{path}: not a 'name: command' line: {line!r}")
+            raise ValueError(f"{path}: not a 'name: command' line: {line}")
         entries[name.strip()] = command.strip()
     return entries
 

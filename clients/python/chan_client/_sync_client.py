@@ -369,6 +369,26 @@ class ChanClient:
     def ledger_head(self) -> dict[str, Any]:
         return cast(dict[str, Any], self._json("GET", "/api/v1/ledger/head"))
 
+    def log_head(self) -> dict[str, Any]:
+        """The transparency log's latest signed tree head (``size``, ``root``, ``signature`` …)."""
+        return cast(dict[str, Any], self._json("GET", "/api/v1/log/head"))
+
+    def log_key(self) -> dict[str, Any]:
+        """The public key the log's heads are signed with."""
+        return cast(dict[str, Any], self._json("GET", "/api/v1/log/key"))
+
+    def log_consistency(self, first: int, second: int) -> dict[str, Any]:
+        """The proof that the log of ``first`` leaves is a prefix of the log of ``second``."""
+        params = {"first": first, "second": second}
+        return cast(
+            dict[str, Any], self._json("GET", "/api/v1/log/proof/consistency", params=params)
+        )
+
+    def log_inclusion(self, leaf: str, size: int) -> dict[str, Any]:
+        """The proof that leaf hash ``leaf`` (hex) is in the log of ``size`` leaves."""
+        params = {"leaf": leaf, "size": size}
+        return cast(dict[str, Any], self._json("GET", "/api/v1/log/proof/inclusion", params=params))
+
     def player(self, username: str) -> dict[str, Any]:
         return cast(dict[str, Any], self._json("GET", f"/api/v1/players/{username}"))
 

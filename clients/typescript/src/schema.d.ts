@@ -1121,6 +1121,14 @@ export interface components {
             rules_score: string;
             /** Format: uri */
             rules_evaluate: string;
+            /** Format: uri */
+            log_head: string;
+            /** Format: uri */
+            log_key: string;
+            /** Format: uri */
+            log_consistency: string;
+            /** Format: uri */
+            log_inclusion: string;
         };
         /** @description The URLs that take an id or a name, as RFC 6570 templates (`…/hands/{hand_id}`): fill in the braces. */
         ApiRootTemplates: {
