@@ -33,6 +33,10 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                 "challenges": "http://chan.example/api/v1/challenges",
                 "tournaments": "http://chan.example/api/v1/tournaments",
                 "integrity_flags": "http://chan.example/api/v1/integrity/flags",
+                "log_head": "http://chan.example/api/v1/log/head",
+                "log_key": "http://chan.example/api/v1/log/key",
+                "log_consistency": "http://chan.example/api/v1/log/proof/consistency",
+                "log_inclusion": "http://chan.example/api/v1/log/proof/inclusion",
             },
             "templates": {
                 "token_revoke": "http://chan.example/api/v1/auth/tokens/{token_id}",
