@@ -11,7 +11,10 @@ table a guard reads or fire a trigger of its own under a guard that trusts
 ``pg_trigger_depth()``. ``manage.py migrate`` connects as the owner
 (``DATABASE_OWNER_URL``) and, after each run, grants the application's role what it needs
 (:func:`app_role_grant`): ``TRUNCATE`` only in a test database (``test_…``), where Django
-empties the tables after a transactional test.
+empties the tables after a transactional test. The columns only the owner's functions write
+(:data:`GUARDED_COLUMNS`: balances and holds, moved by the ledger's ``SECURITY DEFINER`` triggers;
+who sits where in a dealt hand, which nothing writes again) are left out of its ``UPDATE``
+(column privileges), so no setting or trigger depth the session could arrange lets it write them.
 
 ``manage.py db_role_check`` (:func:`app_role_problems`) reports what the application's own
 connection could do that it should not.
@@ -35,6 +38,15 @@ GUARDED_TABLES = (
     "transparency_lognode",
     "transparency_treehead",
 )
+
+
+# The columns the application's role may not UPDATE: balances and holds move only through the
+# ledger's SECURITY DEFINER triggers (accounts 0028), a hand's seats are written once, at the deal
+# (games 0041). Its UPDATE covers the table's other columns (which FOR NO KEY UPDATE needs).
+GUARDED_COLUMNS: dict[str, tuple[str, ...]] = {
+    "accounts_ledgeraccount": ("balance", "held"),
+    "games_handseat": ("hand_id", "user_id", "position", "table_seat"),
+}
 
 
 def is_test_database(name: str) -> bool:
@@ -74,6 +86,22 @@ def app_role_grant(*, cursor: Any, role: str, database: str, password: str = "")
         statements.append("GRANT TRUNCATE ON ALL TABLES IN SCHEMA public TO {role}")
     for statement in statements:
         cursor.execute(sql.SQL(statement).format(db=sql.Identifier(database), role=ident))
+    for table, guarded in GUARDED_COLUMNS.items():
+        cursor.execute(
+            "SELECT array_agg(a.attname::text ORDER BY a.attnum) FROM pg_attribute a"
+            " WHERE a.attrelid = to_regclass(%s) AND a.attnum > 0 AND NOT a.attisdropped"
+            " AND NOT a.attname = ANY(%s)",
+            [f"public.{table}", list(guarded)],
+        )
+        others = cursor.fetchone()[0]
+        if others is None:  # not migrated yet
+            continue
+        cursor.execute(sql.SQL("REVOKE UPDATE ON {} FROM {}").format(sql.Identifier(table), ident))
+        cursor.execute(
+            sql.SQL("GRANT UPDATE ({}) ON {} TO {}").format(
+                sql.SQL(", ").join(map(sql.Identifier, others)), sql.Identifier(table), ident
+            )
+        )
     return created
 
 
@@ -86,7 +114,8 @@ class RoleProblem:
 def app_role_problems(*, cursor: Any, database: str) -> list[RoleProblem]:
     """What the current connection's role could do behind the guards: be a superuser (or
     replicate, which skips triggers), own a table, create temporary objects or objects in the
-    schema, or truncate a log outside a test database."""
+    schema, truncate a log outside a test database, or update a column only the owner's
+    functions write (:data:`GUARDED_COLUMNS`)."""
     problems = []
     cursor.execute(
         "SELECT current_user, rolsuper, rolbypassrls, rolreplication"
@@ -121,6 +150,18 @@ def app_role_problems(*, cursor: Any, database: str) -> list[RoleProblem]:
     ]
     if creates:
         problems.append(RoleProblem("create", f"{role} may create {' and '.join(creates)}"))
+    cursor.execute(
+        "SELECT t || '.' || c FROM unnest(%s::text[], %s::text[]) AS g(t, c)"
+        " WHERE has_column_privilege(current_user, to_regclass('public.' || quote_ident(t)), c,"
+        " 'UPDATE') ORDER BY 1",
+        [
+            [t for t, columns in GUARDED_COLUMNS.items() for _ in columns],
+            [c for columns in GUARDED_COLUMNS.values() for c in columns],
+        ],
+    )
+    writable = [name for (name,) in cursor.fetchall()]
+    if writable:
+        problems.append(RoleProblem("column", f"{role} may UPDATE {', '.join(writable)}"))
     if not is_test_database(database):
         for table in GUARDED_TABLES:
             cursor.execute(

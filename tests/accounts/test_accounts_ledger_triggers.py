@@ -96,27 +96,76 @@ def test_transactions_cannot_be_updated_deleted_or_truncated(lan):
     assert LedgerTransaction.objects.get(idempotency_key=f"adjust:fund:{lan.pk}").memo
 
 
-def test_a_balance_moves_only_with_an_entry(lan):
+needs_app_role = pytest.mark.skipif(
+    not getattr(settings, "CHAN_DATABASE_APP", None),
+    reason="the suite runs as one role (DATABASE_URL without DATABASE_OWNER_URL)",
+)
+
+
+@needs_app_role
+@pytest.mark.parametrize(
+    ("column", "before"),
+    [
+        ("balance", ""),
+        ("balance", "SET LOCAL chan.ledger_posting = '{wallet}:500'"),
+        ("balance", "SET LOCAL chan.ledger_posting = ',{wallet}:500,'"),
+        ("held", ""),
+        ("held", "SET LOCAL chan.hold_posting = '{wallet}:500'"),
+    ],
+)
+def test_the_application_cannot_update_a_balance_or_a_hold_whatever_the_session_sets(
+    lan, column, before
+):
+    # given a client holding the application's credentials, forging the setting the writers
+    # set for the account guard (or not)
     wallet = wallet_for(lan).pk
+    # then PostgreSQL refuses the UPDATE itself: the role may not write the column at all
     refused(
-        "UPDATE accounts_ledgeraccount SET balance = balance + 1 WHERE id = %s",
+        f"UPDATE accounts_ledgeraccount SET {column} = {column} + 500 WHERE id = %s",
         (wallet,),
-        match="moves only with a ledger entry",
-    )
-    # forging the setting the entry trigger uses is not enough outside the trigger
-    refused(
-        "UPDATE accounts_ledgeraccount SET balance = balance + 1 WHERE id = %s",
-        (wallet,),
-        before=f"SET LOCAL chan.ledger_posting = '{wallet}:1'",
-        match="moves only with a ledger entry",
-    )
-    refused(  # nor in the form of the statement trigger's list (accounts 0021)
-        "UPDATE accounts_ledgeraccount SET balance = balance + 1 WHERE id = %s",
-        (wallet,),
-        before=f"SET LOCAL chan.ledger_posting = ',{wallet}:1,'",
-        match="moves only with a ledger entry",
+        before=before.format(wallet=wallet),
+        match="permission denied for table accounts_ledgeraccount",
     )
     assert wallet_balance(lan) == 1_000
+    assert run("SELECT held FROM accounts_ledgeraccount WHERE id = %s", (wallet,)) == [(0,)]
+
+
+@pytest.mark.parametrize("column", ["balance", "held"])
+def test_the_account_guard_refuses_a_move_no_writer_listed_even_to_the_owner(lan, column):
+    # the guard is the second line: a role of the owner moves a balance or a hold only with
+    # the writer's own listing of the move (the entry and hold triggers)
+    wallet = wallet_for(lan).pk
+    with pytest.raises(DatabaseError, match="moves only with"), transaction.atomic():
+        as_owner(
+            f"UPDATE accounts_ledgeraccount SET {column} = {column} + 1 WHERE id = %s", [wallet]
+        )
+    assert wallet_balance(lan) == 1_000
+
+
+def test_the_writers_of_balances_and_holds_run_as_the_owner_and_nobody_calls_them():
+    rows = run(
+        "SELECT p.proname, p.prosecdef, has_function_privilege(current_user, p.oid, 'EXECUTE'),"
+        " pg_has_role(current_user, p.proowner, 'USAGE')"
+        " FROM pg_proc p WHERE p.pronamespace = 'public'::regnamespace AND p.proname = ANY(%s)"
+        " ORDER BY 1",
+        (
+            [
+                "accounts_ledgerentry_post",
+                "accounts_ledgerentry_post_statement",
+                "accounts_ledgerhold_post",
+                "accounts_ledgertransaction_open",
+            ],
+        ),
+    )
+    app_role = bool(getattr(settings, "CHAN_DATABASE_APP", None))
+    assert [r[:2] for r in rows] == [
+        ("accounts_ledgerentry_post", True),
+        ("accounts_ledgerentry_post_statement", True),
+        ("accounts_ledgerhold_post", True),
+        ("accounts_ledgertransaction_open", True),
+    ]
+    if app_role:
+        assert {(r[2], r[3]) for r in rows} == {(False, False)}
 
 
 def test_accounts_cannot_be_deleted_reowned_or_opened_with_money(lan):
@@ -233,11 +282,12 @@ def test_an_entry_appended_to_an_old_transaction_is_refused_whatever_the_session
 ):
     # given a client forging the setting that opens a transaction for entries (accounts 0013)
     past, later = old_transaction_and_later
-    # then the database refuses the entries: the transaction was booked by another
+    # then the database refuses the entries: no transaction was inserted here (the setting is
+    # not read; what is open is recorded where the client cannot write)
     refused(
         *append_to(past, later),
         before=f"SET LOCAL chan.ledger_open_tx = '{past.pk}'",
-        match="was booked by another database transaction",
+        match="entries join only the ledger transaction just inserted",
     )
     assert wallet_balance(later) == 7
     assert ledger_problems() == []
@@ -318,12 +368,6 @@ def test_the_migration_chains_the_transactions_booked_before_it(settings):
     refused("UPDATE accounts_ledgertransaction SET hash = ''", match="append-only")
 
 
-needs_app_role = pytest.mark.skipif(
-    not getattr(settings, "CHAN_DATABASE_APP", None),
-    reason="the suite runs as one role (DATABASE_URL without DATABASE_OWNER_URL)",
-)
-
-
 @needs_app_role
 @pytest.mark.django_db(transaction=True)  # the old transaction committed, as in production
 def test_a_temporary_table_cannot_shadow_the_transactions_for_the_entry_trigger(
@@ -387,6 +431,7 @@ def test_a_temporary_table_in_the_session_does_not_shadow_a_table_inside_a_guard
 ):
     # given a temporary table named like the transactions in the client's session (made by a
     # role that may: the application's may not), holding an old transaction, opened for entries
+    # (as only the owner may: the xmin check behind the open transaction is what is tried)
     past, later = old_transaction_and_later
     role = connection.ops.quote_name(settings.CHAN_DATABASE_APP["USER"])
     with (
@@ -403,7 +448,7 @@ def test_a_temporary_table_in_the_session_does_not_shadow_a_table_inside_a_guard
             [past.pk],
         )
         as_owner(f"GRANT ALL ON pg_temp.accounts_ledgertransaction TO {role}")
-        run(f"SET LOCAL chan.ledger_open_tx = '{past.pk}'")
+        as_owner(OPEN_AS_OWNER, [past.pk, past.created_at])
         # then the entry trigger reads the real transactions (its search_path lists pg_temp
         # last): the old one was booked by another database transaction
         run(
@@ -412,3 +457,45 @@ def test_a_temporary_table_in_the_session_does_not_shadow_a_table_inside_a_guard
         run("SET CONSTRAINTS ALL IMMEDIATE")
     assert wallet_balance(later) == 7
     assert ledger_problems() == []
+
+
+# What the transaction trigger records for the transaction it opens (accounts 0028), as the owner.
+OPEN_AS_OWNER = (
+    "INSERT INTO chan_private.ledger_open_tx VALUES"
+    " (pg_backend_pid(), pg_current_xact_id(), %s, %s) ON CONFLICT (backend_pid) DO UPDATE"
+    " SET xact = EXCLUDED.xact, transaction_id = EXCLUDED.transaction_id,"
+    " transaction_created_at = EXCLUDED.transaction_created_at"
+)
+
+
+@needs_app_role
+@pytest.mark.django_db(transaction=True)  # the old transaction committed, as in production
+def test_the_application_cannot_open_an_old_transaction_for_entries(old_transaction_and_later):
+    # given a client that would record an old transaction as the one its own just opened
+    past, later = old_transaction_and_later
+    # then it may neither write nor read where the open transaction is recorded
+    refused(
+        OPEN_AS_OWNER.replace("%s", "{}").format(past.pk, "now()"),
+        match="permission denied for schema chan_private",
+    )
+    refused(
+        "SELECT * FROM chan_private.ledger_open_tx",
+        match="permission denied for schema chan_private",
+    )
+    assert wallet_balance(later) == 7
+    assert ledger_problems() == []
+
+
+@pytest.mark.django_db(transaction=True)  # the old transaction committed, as in production
+def test_an_old_transaction_recorded_open_still_takes_no_entries(old_transaction_and_later):
+    # given the owner's record naming an old transaction open for this database transaction
+    past, later = old_transaction_and_later
+    with (
+        pytest.raises(DatabaseError, match="was booked by another database transaction"),
+        transaction.atomic(),
+    ):
+        as_owner(OPEN_AS_OWNER, [past.pk, past.created_at])
+        # then the second line refuses the entries: the row was not inserted here
+        run(*append_to(past, later))
+        run("SET CONSTRAINTS ALL IMMEDIATE")
+    assert wallet_balance(later) == 7

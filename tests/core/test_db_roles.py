@@ -11,7 +11,7 @@ from django.conf import settings
 from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 
-from core.db_roles import app_role_grant, app_role_problems
+from core.db_roles import GUARDED_COLUMNS, app_role_grant, app_role_problems
 from tests.db_owner import owner_connect_params
 
 pytestmark = pytest.mark.django_db
@@ -170,3 +170,67 @@ def test_every_function_of_ours_runs_with_a_fixed_search_path() -> None:
     assert len(functions) > 20  # the guards, the chains, the partitions' functions …
     unfixed = [name for name, config in functions if FIXED_SEARCH_PATH not in (config or [])]
     assert unfixed == [], f"functions without SET {FIXED_SEARCH_PATH.replace('=', ' = ')}"
+
+
+@needs_app_role
+def test_the_application_cannot_update_a_column_only_the_owners_functions_write() -> None:
+    # every column the application's role may UPDATE, as information_schema shows them (a
+    # table-wide grant shows as each of its columns)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT table_name::text, column_name::text FROM information_schema.column_privileges"
+            " WHERE table_schema = 'public' AND privilege_type = 'UPDATE' AND grantee = %s",
+            [APP_ROLE],
+        )
+        writable = set(cursor.fetchall())
+    guarded = {(table, column) for table, columns in GUARDED_COLUMNS.items() for column in columns}
+    assert writable & guarded == set()
+    # and it still may lock those rows (FOR NO KEY UPDATE wants UPDATE on some column)
+    assert ("accounts_ledgeraccount", "kind") in writable
+    assert ("games_handseat", "left_at") in writable
+
+
+def test_every_security_definer_function_of_ours_is_the_owners_with_a_fixed_search_path() -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT p.oid::regprocedure::text, r.rolname, p.proconfig FROM pg_proc p"
+            " JOIN pg_roles r ON r.oid = p.proowner"
+            " WHERE p.prosecdef AND p.pronamespace IN ('public'::regnamespace,"
+            " to_regnamespace('chan_private')) ORDER BY 1"
+        )
+        functions = cursor.fetchall()
+    names = {name.split("(")[0] for name, _, _ in functions}
+    assert {"accounts_ledgerentry_post_statement", "accounts_ledgerhold_post"} <= names
+    owner = settings.DATABASES["default"]["USER"]
+    assert [(n, r) for n, r, _ in functions if r != owner] == []
+    assert [n for n, _, config in functions if FIXED_SEARCH_PATH not in (config or [])] == []
+
+
+def test_db_role_check_reports_a_role_that_may_update_a_guarded_column(scratch_databases) -> None:
+    role = f"chan_roles_probe_{connection.settings_dict['NAME'].removeprefix('test_')}"
+    name = scratch_databases[1]
+    with psycopg.connect(dbname=name, autocommit=True, **owner_connect_params()) as owner:
+        owner.execute(
+            "CREATE TABLE accounts_ledgeraccount (id int, kind text, balance bigint, held bigint)"
+        )
+        app_role_grant(cursor=owner.cursor(), role=role, database=name)
+
+        def problems() -> list:
+            with psycopg.connect(
+                dbname=name, autocommit=True, **{**owner_connect_params(), "user": role}
+            ) as app:
+                return app_role_problems(cursor=app.cursor(), database=name)
+
+        assert problems() == []
+        owner.execute(f'GRANT UPDATE (balance) ON accounts_ledgeraccount TO "{role}"')
+        found = problems()
+        assert [(p.check, p.detail) for p in found] == [
+            ("column", f"{role} may UPDATE accounts_ledgeraccount.balance")
+        ]
+        owner.execute(f'GRANT UPDATE ON accounts_ledgeraccount TO "{role}"')
+        assert problems()[0].detail.endswith(
+            "accounts_ledgeraccount.balance, accounts_ledgeraccount.held"
+        )
+        # the grant after the next migration takes it back
+        app_role_grant(cursor=owner.cursor(), role=role, database=name)
+        assert problems() == []
