@@ -130,16 +130,43 @@ def test_the_application_cannot_update_a_balance_or_a_hold_whatever_the_session_
     assert run("SELECT held FROM accounts_ledgeraccount WHERE id = %s", (wallet,)) == [(0,)]
 
 
-@pytest.mark.parametrize("column", ["balance", "held"])
-def test_the_account_guard_refuses_a_move_no_writer_listed_even_to_the_owner(lan, column):
-    # the guard is the second line: a role of the owner moves a balance or a hold only with
-    # the writer's own listing of the move (the entry and hold triggers)
+# A trigger the owner made (not one of the ledger's SECURITY DEFINER writers), fired by the
+# application: one trigger deep, with the guard's setting set, as the guard once trusted.
+PROBE = (
+    "CREATE TABLE public.probe_mint (id int)",
+    "GRANT INSERT ON public.probe_mint TO {role}",
+    "CREATE FUNCTION public.probe_mint() RETURNS trigger LANGUAGE plpgsql"
+    " SET search_path = pg_catalog, public, pg_temp AS $$ BEGIN"
+    " PERFORM set_config('chan.{setting}', '{posting}', true);"
+    " UPDATE public.accounts_ledgeraccount SET {column} = {column} + 500 WHERE id = {account};"
+    " RETURN NULL; END $$",
+    "CREATE TRIGGER probe_mint AFTER INSERT ON public.probe_mint"
+    " FOR EACH ROW EXECUTE FUNCTION public.probe_mint()",
+)
+
+
+@needs_app_role
+@pytest.mark.parametrize(
+    ("setting", "posting", "column"),
+    [("ledger_posting", ",{account}:500,", "balance"), ("hold_posting", "{account}:500", "held")],
+)
+def test_a_trigger_deep_move_with_the_setting_is_no_writers_move(lan, setting, posting, column):
+    # given a trigger of the owner's that sets the guard's setting and moves a balance or a hold
     wallet = wallet_for(lan).pk
-    with pytest.raises(DatabaseError, match="moves only with"), transaction.atomic():
-        as_owner(
-            f"UPDATE accounts_ledgeraccount SET {column} = {column} + 1 WHERE id = %s", [wallet]
-        )
+    role = connection.ops.quote_name(settings.CHAN_DATABASE_APP["USER"])
+    fields = {"setting": setting, "posting": posting.format(account=wallet), "column": column}
+    with (
+        pytest.raises(DatabaseError, match="permission denied for table accounts_ledgeraccount"),
+        transaction.atomic(),
+    ):
+        for statement in PROBE:
+            as_owner(statement.format(role=role, account=wallet, **fields))
+        # when the application fires it (pg_trigger_depth() is 1 inside it)
+        run("INSERT INTO probe_mint VALUES (1)")
+    # then the move is refused: the trigger runs as the application's role, which may not
+    # write the column; neither the depth nor the setting stands in for the privilege
     assert wallet_balance(lan) == 1_000
+    assert run("SELECT held FROM accounts_ledgeraccount WHERE id = %s", (wallet,)) == [(0,)]
 
 
 def test_the_writers_of_balances_and_holds_run_as_the_owner_and_nobody_calls_them():
