@@ -7,8 +7,7 @@ it may read and write rows, and the triggers decide which writes pass, but it ca
 append-only logs, the chains or the balance checks. Nor can it create anything: no table or
 function in the schema, and no temporary table, function or trigger (``TEMPORARY`` is revoked
 from it and from ``PUBLIC``, which PostgreSQL grants it by default), which could otherwise shadow a
-table a guard reads or fire a trigger of its own under a guard that trusts
-``pg_trigger_depth()``. ``manage.py migrate`` connects as the owner
+table a guard reads or fire a trigger of its own. ``manage.py migrate`` connects as the owner
 (``DATABASE_OWNER_URL``) and, after each run, grants the application's role what it needs
 (:func:`app_role_grant`): ``TRUNCATE`` only in a test database (``test_…``), where Django
 empties the tables after a transactional test. The columns only the owner's functions write

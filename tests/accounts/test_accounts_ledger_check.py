@@ -32,14 +32,15 @@ def lan() -> User:
 
 
 def damage(*statements: tuple[str, list]) -> None:
-    """Raw SQL with the ledger's triggers off, inside the test's transaction (rolled back after)."""
+    """Raw SQL as the owner with the ledger's triggers off, inside the test's transaction (rolled
+    back after): the application's role may not write a balance at all."""
     tables = ("accounts_ledgeraccount", "accounts_ledgertransaction", "accounts_ledgerentry")
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")  # ALTER TABLE needs no pending checks
         for table in tables:
             as_owner(f"ALTER TABLE {table} DISABLE TRIGGER USER")
         for sql, params in statements:
-            cursor.execute(sql, params)
+            as_owner(sql, params)
         for table in tables:
             as_owner(f"ALTER TABLE {table} ENABLE TRIGGER USER")
 

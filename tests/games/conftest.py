@@ -53,14 +53,14 @@ def no_spectators(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("games.selectors.hands.hand_spectators_allowed", lambda table: False)
 
 
-# The hand row's guards: its life (seq, status, the result written once) and its deal's terms
-# (games 0021, split by column in 0038).
-HAND_GUARDS = ("games_hand_guard", "games_hand_terms_guard")
+# The hand row's guards: its life (seq, status, the result written once), its deal's terms
+# (games 0021, split by column in 0038) and its end with the event that ends it (games 0041).
+HAND_GUARDS = ("games_hand_guard", "games_hand_terms_guard", "games_hand_end_guard")
 
 
 @contextmanager
 def hand_guard_off() -> Iterator[None]:
-    """As the database owner, with the hand row's guards (games 0021, 0038) off for the enclosed
+    """As the database owner, with the hand row's guards (games 0021, 0038, 0041) off for the enclosed
     statements: a test that fakes a state the services never produce."""
     from django.db import connection
 

@@ -14,6 +14,7 @@ from django.contrib.auth.models import Permission
 from django.test import Client
 
 from games.models import Hand, HandEvent, IdempotencyRecord, Table
+from tests.games.conftest import hand_guard_off
 from tests.games.decks import WIN_DECK
 
 pytestmark = pytest.mark.django_db
@@ -61,13 +62,15 @@ def shown(value) -> str:
 
 
 def end(hand_id: int) -> None:
+    """The hand faked ended (no ending event), past the hand row's guards."""
     hand = Hand.objects.get(pk=hand_id)
-    Hand.objects.filter(pk=hand_id).update(
-        status="ended",
-        result={"outcome": {"result": "hoa"}},
-        ended_at=hand.created_at,
-        deadline_at=None,
-    )
+    with hand_guard_off():
+        Hand.objects.filter(pk=hand_id).update(
+            status="ended",
+            result={"outcome": {"result": "hoa"}},
+            ended_at=hand.created_at,
+            deadline_at=None,
+        )
 
 
 @pytest.fixture
@@ -101,12 +104,7 @@ def test_a_hands_seed_is_hidden_until_it_ends(staff, win_hand, corrupts_cache) -
     assert (
         hand.seed not in r.content.decode() and "hidden until the hand ends" in r.content.decode()
     )
-    Hand.objects.filter(pk=hand.pk).update(
-        status="ended",
-        result={"outcome": {"result": "hoa"}},
-        ended_at=hand.created_at,
-        deadline_at=None,
-    )
+    end(hand.pk)
     r = staff.get(f"/admin/games/hand/{hand.pk}/change/")
     assert hand.seed in r.content.decode()
 

@@ -1,6 +1,7 @@
 """``manage.py db_role_check``: exit 1 if the application's connection could step around the
 database's guards (a superuser, an owner of the tables, a role that may create temporary tables or
-objects in the schema, TRUNCATE on a log): core/db_roles.py."""
+objects in the schema, UPDATE of a column only the owner's functions write, TRUNCATE on a log):
+core/db_roles.py."""
 
 from __future__ import annotations
 
