@@ -18,6 +18,7 @@ from games.models import Hand, HandEvent
 from games.selectors.hands import hand_view_for_user
 from games.services.hands import NOT_AS_KEPT
 from tests.db_trips import round_trips_counted
+from tests.games.conftest import hand_guard_off
 from tests.games.test_games_move_round_trips import _turn_move
 from tests.games.test_games_services import deal, submit
 
@@ -184,10 +185,12 @@ def test_the_lock_as_kept_refuses_every_difference_and_locks_the_same(
             " AND l.mode = 'RowShareLock'"
         )
         assert cursor.fetchone() == (1,)  # the lock of FOR NO KEY UPDATE, as hand_lock takes
-    # (an end faked by hand: no event, no result worth the name; corrupts_cache exempts it)
-    Hand.objects.filter(pk=hand.pk).update(
-        status=Hand.Status.ENDED, deadline_at=None, result={}, ended_at=timezone.now()
-    )
+    # (an end faked by hand past the row's guards: no event, no result worth the name;
+    # corrupts_cache exempts it)
+    with hand_guard_off():
+        Hand.objects.filter(pk=hand.pk).update(
+            status=Hand.Status.ENDED, deadline_at=None, result={}, ended_at=timezone.now()
+        )
     with pytest.raises(DatabaseError), transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SELECT games_hand_lock_as_kept(%s, %s, %s, %s, %s)", as_kept)
 
