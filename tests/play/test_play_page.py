@@ -210,3 +210,60 @@ def test_a_new_player_plays_a_practice_hand_to_its_settlement_and_the_next_deal(
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert errors == []
         assert lobby_violations == [] and table_violations == []
+
+
+def human_moves(hand: Hand) -> int:
+    return hand.events.filter(bot=False, system=False, actor_seat__isnull=False).count()
+
+
+@pytest.mark.slow(seconds=60)
+@pytest.mark.django_db(transaction=True)
+def test_in_english_by_keyboard_on_long_polls_where_streams_end_at_once(
+    web_node,
+    live_server,
+    worker,  # noqa: F811
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    with headless_chromium(console_log=True) as driver:
+        # Given the WSGI server (its streams send what there is and end), a player who signs up
+        # and turns the page to English,
+        driver.get(f"{live_server.url}/play/")
+        wait_until(lambda: find(driver, "#auth"), 20, "the sign-up form")
+        find(driver, "#username")[0].send_keys("minh")
+        find(driver, "#password")[0].send_keys("a long enough password 7")
+        find(driver, "#auth-submit")[0].click()
+        wait_until(lambda: find(driver, "#balance"), 20, "the lobby")
+        find(driver, "#lang")[0].click()
+        wait_until(lambda: find(driver, "h1")[0].text.startswith("Lobby"), 10, "English")
+        assert find(driver, "#wallet dt")[0].text == "Balance"
+        assert driver.execute_script("return document.documentElement.lang") == "en"
+        # when it opens a practice table and plays by keys alone (B draws, D passes, U wins,
+        # Q discards the suggested card),
+        find(driver, "#bot-delay option[value='0']")[0].click()
+        find(driver, "#practice")[0].click()
+        wait_until(lambda: find(driver, "#hand .cards svg.card"), 30, "the deal")
+        hand = Hand.objects.get(table=Table.objects.get())
+        deadline = time.monotonic() + 90
+        while human_moves(hand) < 3 and hand.status == Hand.Status.PLAYING:
+            assert time.monotonic() < deadline, worker_log(worker)
+            offered = {
+                b.get_attribute("data-move") for b in find(driver, "#moves button[data-move]")
+            }
+            key = next(
+                (k for k, m in (("u", "u"), ("b", "draw"), ("d", "pass")) if m in offered), None
+            )
+            if key is None and find(driver, ".card-button"):
+                key = "q"
+            if key:
+                ActionChains(driver).send_keys(key).perform()
+            time.sleep(0.3)
+            hand.refresh_from_db()
+        # then its moves reach the server, the others' moves reach the page by long polls (its
+        # turn came back three times), all in English, with a clean console.
+        assert human_moves(hand) >= (1 if hand.status == Hand.Status.ENDED else 3)
+        transport = find(driver, "#transport")[0].text
+        assert transport == "Long poll", transport
+        assert "My cards" in find(driver, "#hand-title")[0].text
+        errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert errors == []

@@ -308,13 +308,17 @@ async function followHand(state: TableState, handId: number, signal: AbortSignal
           if (fresh.status !== "playing") break;
         }
         if (heard > 0 || signal.aborted) continue;
+        // a stream that ends at once with nothing new: the server sends what there is and
+        // closes (WSGI), so long polls serve better from now on
+        state.transport = "poll";
+        drawTable(state);
       } catch (error) {
         if (signal.aborted) return;
         state.transport = "poll"; // refused or not a stream: long polls from now on
         drawTable(state);
       }
     }
-    // the stream ended with nothing new (a server without live streams): one long poll
+    // no stream, or it ended with nothing new: one long poll
     try {
       show(await client.nextView(handId, view.seq, 1));
     } catch (error) {

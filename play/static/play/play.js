@@ -1278,6 +1278,8 @@
             if (fresh.status !== "playing") break;
           }
           if (heard > 0 || signal.aborted) continue;
+          state.transport = "poll";
+          drawTable(state);
         } catch (error) {
           if (signal.aborted) return;
           state.transport = "poll";
