@@ -10,6 +10,7 @@ Screenshots (phone 390 × 844 and desktop) go to ``tmp/artifacts/play/`` (or
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -267,3 +268,81 @@ def test_in_english_by_keyboard_on_long_polls_where_streams_end_at_once(
         assert "My cards" in find(driver, "#hand-title")[0].text
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert errors == []
+
+
+def sign_up(driver: Any, base: str, username: str) -> None:
+    driver.get(f"{base}/play/")
+    wait_until(lambda: find(driver, "#auth"), 20, "the sign-up form")
+    find(driver, "#username")[0].send_keys(username)
+    find(driver, "#password")[0].send_keys("a long enough password 7")
+    find(driver, "#auth-submit")[0].click()
+    wait_until(lambda: find(driver, "#balance"), 20, "the lobby")
+
+
+@pytest.mark.slow(seconds=150)
+@pytest.mark.django_db(transaction=True)
+def test_two_browser_players_play_a_hand_at_a_real_table(
+    web_node,
+    asgi_live_server,
+    worker,  # noqa: F811
+) -> None:
+    base = asgi_live_server.url
+    with (
+        headless_chromium(console_log=True) as lan,
+        headless_chromium(console_log=True, extra_args=["--window-size=390,844"]) as minh,
+    ):
+        # Given two players signed up, one on a desktop and one on a phone, the first opens a
+        # two-seat table in Nền đất at a stake of 1 Quan a point,
+        sign_up(lan, base, "lan")
+        sign_up(minh, base, "minh")
+        find(lan, "#max-seats option[value='2']")[0].click()
+        find(lan, "#create")[0].click()
+        wait_until(lambda: find(lan, "#waiting-seats"), 20, "the table's waiting room")
+        table = Table.objects.get()
+        assert (table.practice, table.room_id, table.stake, table.max_seats) == (
+            False,
+            "nen-dat",
+            1,
+            2,
+        )
+        # and the second finds it among the open tables (read again) and sits down,
+        minh.refresh()
+        join = wait_until(
+            lambda: find(minh, f"#open-tables button[data-table='{table.pk}']"), 20, "the table"
+        )
+        join[0].click()
+        # when both, ready, are dealt a hand and play it by the page's buttons,
+        for driver in (lan, minh):
+            wait_until(lambda d=driver: find(d, "#hand .cards svg.card"), 30, "the deal")
+        hand = Hand.objects.get(table=table)
+        deadline = time.monotonic() + 300
+        while not (find(lan, "#result") and find(minh, "#result")):
+            assert time.monotonic() < deadline, worker_log(worker)
+            for driver in (lan, minh):
+                with contextlib.suppress(Exception):  # the page redrew under the click
+                    play_one_move(driver)
+            time.sleep(0.15)
+        # then both see the result and, once booked, each seat's Quan,
+        for driver in (lan, minh):
+            wait_until(lambda d=driver: find(d, "#quan li"), 30, "the Quan of the settlement")
+        hand.refresh_from_db()
+        assert hand.status == Hand.Status.ENDED and hand.settled_at is not None
+        seats = {
+            e.actor_seat
+            for e in hand.events.filter(bot=False, system=False).exclude(actor_seat=None)
+        }
+        assert seats == {0, 1}  # both played through their pages
+        assert len(find(lan, "#quan li")) == len(find(minh, "#quan li")) == 2  # each seat's net
+        shot(lan, "real-table-result", DESKTOP)
+        shot(minh, "real-table-result", PHONE)
+        # and the next hand is dealt once both say so.
+        for driver in (lan, minh):
+            find(driver, "#next-hand")[0].click()
+        wait_until(lambda: Hand.objects.filter(table=table).count() == 2, 30, "the next deal")
+        for driver in (lan, minh):
+            wait_until(
+                lambda d=driver: "Ván 2" in find(d, "h1")[0].text and find(d, "#hand svg.card"),
+                30,
+                "hand 2",
+            )
+            assert [e for e in driver.get_log("browser") if e["level"] == "SEVERE"] == []

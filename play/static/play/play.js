@@ -853,6 +853,16 @@
     practice_help: "Ba máy của máy chủ ngồi các ghế kia; không mất Quan.",
     bot_delay: "Máy chờ trước mỗi nước",
     my_table: "Về bàn của tôi",
+    new_table: "Mở bàn",
+    room: "Phòng",
+    stake: "Tiền cược (Quan một điểm)",
+    max_seats: "Số ghế",
+    open_tables: "Bàn đang mở",
+    no_open_tables: "Chưa có bàn nào đang chờ người.",
+    join: "Ngồi vào",
+    ready: "Sẵn sàng",
+    ready_yes: "sẵn sàng",
+    ready_no: "chưa sẵn sàng",
     table: "Bàn",
     hand_no: "Ván",
     seat: "Ghế",
@@ -964,6 +974,16 @@
     practice_help: "Three server bots take the other seats; no Quan at stake.",
     bot_delay: "Bots wait before each move",
     my_table: "Back to my table",
+    new_table: "Open a table",
+    room: "Room",
+    stake: "Stake (Quan a point)",
+    max_seats: "Seats",
+    open_tables: "Open tables",
+    no_open_tables: "No table is waiting for players.",
+    join: "Sit down",
+    ready: "Ready",
+    ready_yes: "ready",
+    ready_no: "not ready",
     table: "Table",
     hand_no: "Hand",
     seat: "Seat",
@@ -1195,11 +1215,88 @@
       )
     );
     const mine = localStorage.getItem(TABLE_KEY);
+    const [rooms, open] = await Promise.all([
+      client.api.GET("/api/v1/rooms", {}).then((r) => r.data ?? []),
+      client.api.GET("/api/v1/tables", { params: { query: { open_seats: 1, limit: 20 } } }).then((r) => r.data ?? [])
+    ]).catch((error) => {
+      showError(error);
+      return [[], []];
+    });
+    const roomSelect = h(
+      "select",
+      { id: "room", name: "room" },
+      ...rooms.map(
+        (r) => h(
+          "option",
+          { value: r.slug },
+          `${r.name[lang] ?? r.slug}${r.requirements.balance ? ` (≥ ${fmt(r.requirements.balance)} ${t.quan})` : ""}`
+        )
+      )
+    );
+    const stake = h("input", { id: "stake", name: "stake", type: "number", min: 1, value: 1, inputmode: "numeric" });
+    const seatsSelect = h("select", { id: "max-seats", name: "max_seats" }, ...[4, 3, 2].map((n) => h("option", { value: n }, n)));
+    const sitDown = async (make) => {
+      clearError();
+      try {
+        const table = await make();
+        await client.ready(table.id);
+        localStorage.setItem(TABLE_KEY, String(table.id));
+        location.hash = `#/table/${table.id}`;
+      } catch (error) {
+        showError(error);
+      }
+    };
+    const createForm = h(
+      "form",
+      { id: "create-table", class: "card-panel", "aria-labelledby": "create-title" },
+      h("h2", { id: "create-title" }, t.new_table),
+      h("label", { for: "room" }, t.room),
+      roomSelect,
+      h("label", { for: "stake" }, t.stake),
+      stake,
+      h("label", { for: "max-seats" }, t.max_seats),
+      seatsSelect,
+      h("p", {}, h("button", { type: "submit", id: "create" }, t.new_table))
+    );
+    createForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      void sitDown(
+        () => client.createTable({
+          name: `${t.table} ${me.username}`,
+          room: roomSelect.value,
+          stake: Number(stake.value),
+          max_seats: Number(seatsSelect.value)
+        })
+      );
+    });
+    const openTables = h(
+      "section",
+      { class: "card-panel", id: "open-tables", "aria-labelledby": "open-title" },
+      h("h2", { id: "open-title" }, t.open_tables),
+      open.length ? h(
+        "ul",
+        { class: "table-list" },
+        ...open.map(
+          (table) => h(
+            "li",
+            { "data-table": table.id },
+            h("span", {}, `${table.name} · ${table.room} · ${t.stake} ${table.stake} · ${table.seats.map((s) => s.username).join(", ")} (${table.seats.length}/${table.max_seats})`),
+            table.seats.some((s) => s.username === me.username) ? h("a", { href: `#/table/${table.id}` }, t.my_table) : h(
+              "button",
+              { type: "button", class: "join", "data-table": table.id, onclick: () => void sitDown(() => client.join(table.id)) },
+              t.join
+            )
+          )
+        )
+      ) : h("p", {}, t.no_open_tables)
+    );
     frame(
       `${t.lobby} — ${me.display_name || me.username}`,
       wallet,
+      mine ? h("p", {}, h("a", { href: `#/table/${mine}`, id: "my-table" }, t.my_table)) : null,
       practice,
-      mine ? h("p", {}, h("a", { href: `#/table/${mine}`, id: "my-table" }, t.my_table)) : null
+      openTables,
+      createForm
     );
   }
   function forgetToken() {
@@ -1218,20 +1315,50 @@
       if (error instanceof ApiError && error.status === 401) return forgetToken();
       return showError(error);
     }
-    const state = { table, view: null, transport: "sse", cuoc: [], busy: false };
+    const state = { table, view: null, transport: "sse", cuoc: [], busy: false, readySent: false, me: null };
     rerender = () => drawTable(state);
-    state.cuoc = await enabledCuoc(table);
+    const [cuoc, me] = await Promise.all([enabledCuoc(table), client.api.GET("/api/v1/me", {})]);
+    state.cuoc = cuoc;
+    state.me = me.data?.id ?? null;
+    noteReady(state);
     drawTable(state);
     let handId = table.current_hand_id;
     while (!signal.aborted) {
-      if (handId === null) {
-        drawTable(state);
-        return;
+      if (handId !== null) {
+        state.readySent = false;
+        await followHand(state, handId, signal);
       }
-      await followHand(state, handId, signal);
       if (signal.aborted) return;
-      handId = null;
+      handId = await nextDeal(state, signal);
     }
+  }
+  function noteReady(state) {
+    const seat = state.table.seats.find((s) => s.user_id === state.me);
+    if (seat?.ready) state.readySent = true;
+  }
+  async function nextDeal(state, signal) {
+    const done = state.view?.hand_id ?? null;
+    while (!signal.aborted) {
+      await new Promise((resolve) => {
+        state.wake = resolve;
+        void sleep2(2e3, signal).then(resolve);
+      });
+      if (signal.aborted) return null;
+      try {
+        state.table = await client.table(state.table.id);
+      } catch (error) {
+        showError(error);
+        continue;
+      }
+      noteReady(state);
+      const current = state.table.current_hand_id;
+      if (current !== null && current !== done) {
+        state.view = null;
+        return current;
+      }
+      if (!state.view) drawTable(state);
+    }
+    return null;
   }
   async function enabledCuoc(table) {
     try {
@@ -1421,6 +1548,7 @@
           cardList(door, "cards small door"),
           h("h3", {}, t.mat),
           h("ul", { class: "cards small mat" }, ...mat.map((g) => h("li", { class: `group ${g.kind}` }, ...g.cards.map((c) => cardSvg(c, t))))),
+          pub?.hand?.length && seat !== mine ? [h("h3", {}, t.groups.hand), cardList(pub.hand, "cards small revealed")] : null,
           pub?.faults.length ? h("p", { class: "faults" }, `${t.faults}: ${pub.faults.map((f) => f.slug).join(", ")}`) : null
         );
       })
@@ -1574,11 +1702,19 @@
     );
   }
   function nextHandPanel(state, note) {
+    const seats = state.view ? null : h(
+      "ul",
+      { id: "waiting-seats" },
+      ...state.table.seats.map(
+        (s) => h("li", {}, `${t.seat} ${s.number + 1}: ${s.username}${s.bot ? ` (${t.bot})` : ""} — ${s.ready ? t.ready_yes : t.ready_no}`)
+      )
+    );
     return h(
       "div",
       { class: "next" },
       note ? h("p", {}, note) : null,
-      h(
+      seats,
+      state.readySent ? h("p", { id: "waiting-deal" }, t.waiting_deal) : h(
         "button",
         {
           type: "button",
@@ -1588,21 +1724,16 @@
             clearError();
             try {
               const ready = await client.ready(state.table.id);
-              const handId = ready.hand_id ?? ready.table.current_hand_id;
               state.table = ready.table;
-              if (handId !== null && handId !== state.view?.hand_id) {
-                stop.abort();
-                stop = new AbortController();
-                state.view = null;
-                const signal = stop.signal;
-                await followHand(state, handId, signal);
-              }
+              state.readySent = true;
+              drawTable(state);
+              state.wake?.();
             } catch (error) {
               showError(error);
             }
           }
         },
-        t.next_hand
+        state.view ? t.next_hand : t.ready
       )
     );
   }
