@@ -236,8 +236,8 @@ def test_in_english_by_keyboard_on_long_polls_where_streams_end_at_once(
         find(driver, "#auth-submit")[0].click()
         wait_until(lambda: find(driver, "#balance"), 20, "the lobby")
         find(driver, "#lang")[0].click()
-        wait_until(lambda: find(driver, "h1")[0].text.startswith("Lobby"), 10, "English")
-        assert find(driver, "#wallet dt")[0].text == "Balance"
+        wait_until(lambda: find(driver, "#wallet dt")[0].text == "Balance", 10, "English")
+        assert find(driver, "h1")[0].text.startswith("Lobby")
         assert driver.execute_script("return document.documentElement.lang") == "en"
         # when it opens a practice table and plays by keys alone (B draws, D passes, U wins,
         # Q discards the suggested card),

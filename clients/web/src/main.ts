@@ -207,7 +207,7 @@ async function lobbyPage(): Promise<void> {
   const mine = localStorage.getItem(TABLE_KEY);
   const [rooms, open] = await Promise.all([
     client.api.GET("/api/v1/rooms", {}).then((r) => r.data ?? []),
-    client.api.GET("/api/v1/tables", { params: { query: { open_seats: 1, limit: 20 } } }).then((r) => r.data ?? []),
+    client.api.GET("/api/v1/tables", { params: { query: { limit: 20 } } }).then((r) => r.data ?? []),
   ]).catch((error: unknown) => {
     showError(error);
     return [[], []] as const;
@@ -275,9 +275,18 @@ async function lobbyPage(): Promise<void> {
               table.seats.some((s) => s.username === me.username)
                 ? h("a", { href: `#/table/${table.id}` }, t.my_table)
                 : h(
-                    "button",
-                    { type: "button", class: "join", "data-table": table.id, onclick: () => void sitDown(() => client.join(table.id)) },
-                    t.join,
+                    "span",
+                    { class: "actions" },
+                    table.open_seats > 0
+                      ? h(
+                          "button",
+                          { type: "button", class: "join", "data-table": table.id, onclick: () => void sitDown(() => client.join(table.id)) },
+                          t.join,
+                        )
+                      : null,
+                    table.spectators && table.current_hand_id !== null
+                      ? h("a", { href: `#/table/${table.id}`, class: "watch" }, t.watch)
+                      : null,
                   ),
             ),
           ),
@@ -316,6 +325,8 @@ interface TableState {
   wake?: () => void;
 }
 
+/** A stream shorter than this that brought nothing is one the server ends at once. */
+const STREAM_AT_ONCE_MS = 3000;
 const MULTI_CUOC = new Set(["tom", "leo", "thien_khai", "chiu", "an_bon"]);
 
 async function tablePage(tableId: number): Promise<void> {
@@ -422,6 +433,7 @@ async function followHand(state: TableState, handId: number, signal: AbortSignal
         const headers: Record<string, string> = client.token ? { Authorization: `Bearer ${client.token}` } : {};
         const url = `${client.baseUrl}/api/v1/hands/${handId}/events?after_seq=${view.seq}`;
         let heard = 0;
+        const opened = Date.now();
         for await (const event of sseEvents(url, { headers, reconnects: 0, signal })) {
           if (!event.data.includes('"seq"')) continue;
           heard++;
@@ -429,9 +441,10 @@ async function followHand(state: TableState, handId: number, signal: AbortSignal
           show(fresh);
           if (fresh.status !== "playing") break;
         }
-        if (heard > 0 || signal.aborted) continue;
-        // a stream that ends at once with nothing new: the server sends what there is and
-        // closes (WSGI), so long polls serve better from now on
+        // a stream that lasted (the server ends them after some minutes) opens again; one that
+        // ends at once with nothing new is a server that sends what there is and closes (WSGI):
+        // long polls serve better from now on
+        if (heard > 0 || signal.aborted || Date.now() - opened > STREAM_AT_ONCE_MS) continue;
         state.transport = "poll";
         drawTable(state);
       } catch (error) {
@@ -589,7 +602,7 @@ function drawTable(state: TableState): void {
         pub?.hand?.length && seat !== mine
           ? [h("h3", {}, t.groups.hand), cardList(pub.hand, "cards small revealed")]
           : null,
-        pub?.faults.length ? h("p", { class: "faults" }, `${t.faults}: ${pub.faults.map((f) => f.slug).join(", ")}`) : null,
+        pub?.faults.length ? h("p", { class: "faults" }, `${t.faults}: ${pub.faults.map((f) => t.fault_names[f.slug] ?? f.slug).join(", ")}`) : null,
       );
     }),
   );
@@ -632,6 +645,9 @@ function drawTable(state: TableState): void {
           "section",
           { id: "hand", "aria-labelledby": "hand-title" },
           h("h2", { id: "hand-title" }, t.my_hand),
+          view.my_faults?.length
+            ? h("p", { class: "faults", id: "my-faults" }, `${t.my_faults}: ${(view.my_faults ?? []).map((f) => t.fault_names[f.slug] ?? f.slug).join(", ")}`)
+            : null,
           groupRow("chan", groups.chan),
           groupRow("ba_dau", groups.ba_dau),
           groupRow("ca", groups.ca),
@@ -772,7 +788,9 @@ function resultPanel(state: TableState, view: HandView): HTMLElement {
   );
 }
 
-function nextHandPanel(state: TableState, note: string | null): HTMLElement {
+function nextHandPanel(state: TableState, note: string | null): HTMLElement | null {
+  const seated = state.table.seats.some((s) => s.user_id === state.me);
+  if (!seated) return state.view ? null : h("p", { id: "spectating" }, t.spectating);
   const seats = state.view
     ? null
     : h(

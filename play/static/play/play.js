@@ -4,7 +4,7 @@
   var __defNormalProp = (obj, key, value) => key in obj ? __defProp(obj, key, { enumerable: true, configurable: true, writable: true, value }) : obj[key] = value;
   var __publicField = (obj, key, value) => __defNormalProp(obj, typeof key !== "symbol" ? key + "" : key, value);
 
-  // node_modules/openapi-fetch/dist/index.mjs
+  // ../typescript/node_modules/openapi-fetch/dist/index.mjs
   var PATH_PARAM_RE = /\{[^{}]+\}/g;
   var supportsRequestInitExt = () => {
     return typeof process === "object" && Number.parseInt(process?.versions?.node?.substring(0, 2)) >= 18 && process.versions.undici;
@@ -860,6 +860,8 @@
     open_tables: "Bàn đang mở",
     no_open_tables: "Chưa có bàn nào đang chờ người.",
     join: "Ngồi vào",
+    watch: "Xem",
+    spectating: "Bạn đang xem bàn này (không ngồi).",
     ready: "Sẵn sàng",
     ready_yes: "sẵn sàng",
     ready_no: "chưa sẵn sàng",
@@ -927,6 +929,31 @@
     loading: "Đang tải…",
     card_names: { V: "Vạn", N: "Văn", S: "Sách", CC: "Chi Chi" },
     ranks: ["", "", "Nhị", "Tam", "Tứ", "Ngũ", "Lục", "Thất", "Bát", "Cửu"],
+    // the faults' names (games/rules/faults.py): Vietnamese terms, in both languages
+    fault_names: {
+      treo_tranh: "Treo tranh",
+      an_thuong_khi_chiu: "Ăn thường khi chíu",
+      bo_u: "Bỏ ù",
+      an_chon_ca: "Ăn chọn cạ",
+      co_chan_cau_ca: "Có chắn cấu cạ",
+      an_ca_chuyen_cho: "Ăn cạ chuyển chờ",
+      cho_chi_rong: "Chờ chi rộng",
+      bo_chan_an_chan: "Bỏ chắn ăn chắn",
+      bo_chan_an_ca: "Bỏ chắn ăn cạ",
+      bo_ca_an_ca: "Bỏ cạ ăn cạ",
+      bo_roi_danh: "Bỏ rồi đánh",
+      danh_ca_an_ca: "Đánh cạ ăn cạ",
+      xe_ca_an_ca: "Xé cạ ăn cạ",
+      danh_roi_an: "Đánh rồi ăn",
+      danh_doi_chan: "Đánh đôi chắn",
+      an_roi_danh: "Ăn rồi đánh",
+      an_ca_an_chan_cung_hang: "Ăn cạ ăn chắn cùng hàng",
+      an_ca_danh_ca: "Ăn cạ đánh cạ",
+      an_ca_danh_cung_hang: "Ăn cạ đánh cùng hàng",
+      u_lao: "Ù láo",
+      xuong_sai: "Xướng sai"
+    },
+    my_faults: "Lỗi của tôi",
     cuoc: {
       xuong: "Xuông",
       thong: "Thông",
@@ -981,6 +1008,8 @@
     open_tables: "Open tables",
     no_open_tables: "No table is waiting for players.",
     join: "Sit down",
+    watch: "Watch",
+    spectating: "You are watching this table (not seated).",
     ready: "Ready",
     ready_yes: "ready",
     ready_no: "not ready",
@@ -1048,6 +1077,8 @@
     loading: "Loading…",
     card_names: vi.card_names,
     ranks: vi.ranks,
+    fault_names: vi.fault_names,
+    my_faults: "My faults",
     cuoc: vi.cuoc
   };
   var CATALOGUES = { vi, en };
@@ -1217,7 +1248,7 @@
     const mine = localStorage.getItem(TABLE_KEY);
     const [rooms, open] = await Promise.all([
       client.api.GET("/api/v1/rooms", {}).then((r) => r.data ?? []),
-      client.api.GET("/api/v1/tables", { params: { query: { open_seats: 1, limit: 20 } } }).then((r) => r.data ?? [])
+      client.api.GET("/api/v1/tables", { params: { query: { limit: 20 } } }).then((r) => r.data ?? [])
     ]).catch((error) => {
       showError(error);
       return [[], []];
@@ -1282,9 +1313,14 @@
             { "data-table": table.id },
             h("span", {}, `${table.name} · ${table.room} · ${t.stake} ${table.stake} · ${table.seats.map((s) => s.username).join(", ")} (${table.seats.length}/${table.max_seats})`),
             table.seats.some((s) => s.username === me.username) ? h("a", { href: `#/table/${table.id}` }, t.my_table) : h(
-              "button",
-              { type: "button", class: "join", "data-table": table.id, onclick: () => void sitDown(() => client.join(table.id)) },
-              t.join
+              "span",
+              { class: "actions" },
+              table.open_seats > 0 ? h(
+                "button",
+                { type: "button", class: "join", "data-table": table.id, onclick: () => void sitDown(() => client.join(table.id)) },
+                t.join
+              ) : null,
+              table.spectators && table.current_hand_id !== null ? h("a", { href: `#/table/${table.id}`, class: "watch" }, t.watch) : null
             )
           )
         )
@@ -1304,6 +1340,7 @@
     localStorage.removeItem(TOKEN_KEY);
     authPage("signup");
   }
+  var STREAM_AT_ONCE_MS = 3e3;
   var MULTI_CUOC = /* @__PURE__ */ new Set(["tom", "leo", "thien_khai", "chiu", "an_bon"]);
   async function tablePage(tableId) {
     const signal = stop.signal;
@@ -1397,6 +1434,7 @@
           const headers = client.token ? { Authorization: `Bearer ${client.token}` } : {};
           const url = `${client.baseUrl}/api/v1/hands/${handId}/events?after_seq=${view.seq}`;
           let heard = 0;
+          const opened = Date.now();
           for await (const event of sseEvents(url, { headers, reconnects: 0, signal })) {
             if (!event.data.includes('"seq"')) continue;
             heard++;
@@ -1404,7 +1442,7 @@
             show(fresh);
             if (fresh.status !== "playing") break;
           }
-          if (heard > 0 || signal.aborted) continue;
+          if (heard > 0 || signal.aborted || Date.now() - opened > STREAM_AT_ONCE_MS) continue;
           state.transport = "poll";
           drawTable(state);
         } catch (error) {
@@ -1549,7 +1587,7 @@
           h("h3", {}, t.mat),
           h("ul", { class: "cards small mat" }, ...mat.map((g) => h("li", { class: `group ${g.kind}` }, ...g.cards.map((c) => cardSvg(c, t))))),
           pub?.hand?.length && seat !== mine ? [h("h3", {}, t.groups.hand), cardList(pub.hand, "cards small revealed")] : null,
-          pub?.faults.length ? h("p", { class: "faults" }, `${t.faults}: ${pub.faults.map((f) => f.slug).join(", ")}`) : null
+          pub?.faults.length ? h("p", { class: "faults" }, `${t.faults}: ${pub.faults.map((f) => t.fault_names[f.slug] ?? f.slug).join(", ")}`) : null
         );
       })
     );
@@ -1581,6 +1619,7 @@
       "section",
       { id: "hand", "aria-labelledby": "hand-title" },
       h("h2", { id: "hand-title" }, t.my_hand),
+      view.my_faults?.length ? h("p", { class: "faults", id: "my-faults" }, `${t.my_faults}: ${(view.my_faults ?? []).map((f) => t.fault_names[f.slug] ?? f.slug).join(", ")}`) : null,
       groupRow("chan", groups.chan),
       groupRow("ba_dau", groups.ba_dau),
       groupRow("ca", groups.ca),
@@ -1702,6 +1741,8 @@
     );
   }
   function nextHandPanel(state, note) {
+    const seated = state.table.seats.some((s) => s.user_id === state.me);
+    if (!seated) return state.view ? null : h("p", { id: "spectating" }, t.spectating);
     const seats = state.view ? null : h(
       "ul",
       { id: "waiting-seats" },
