@@ -2,7 +2,7 @@
 server (uvicorn: live event streams) and a Celery worker (the clock that moves the bots): a new
 player signs up, opens a practice table with three server bots and plays a whole hand through the
 page's buttons to its settlement screen, then the next hand's deal; no console error, no request
-to another host, no serious or critical axe-core violation on the lobby and the table.
+to another host, no serious or critical axe-core violation on the lobby, the table and the result.
 
 Screenshots (phone 390 × 844 and desktop) go to ``tmp/artifacts/play/`` (or
 ``$CHAN_TEST_ARTIFACTS``), kept by CI, never committed.
@@ -184,6 +184,7 @@ def test_a_new_player_plays_a_practice_hand_to_its_settlement_and_the_next_deal(
             and first.events.filter(bot=False, system=False, actor_seat__isnull=False).exists()
         )
         shot(driver, "result", PHONE)
+        result_violations = axe_violations(driver)
         shot(driver, "result", DESKTOP)
 
         # and the next hand is dealt from the result screen's button.
@@ -210,7 +211,7 @@ def test_a_new_player_plays_a_practice_hand_to_its_settlement_and_the_next_deal(
         # the console stayed clean, and axe found nothing serious on the lobby and the table.
         errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         assert errors == []
-        assert lobby_violations == [] and table_violations == []
+        assert lobby_violations == [] and table_violations == [] and result_violations == []
 
 
 def human_moves(hand: Hand) -> int:

@@ -678,6 +678,7 @@ function drawTable(state: TableState): void {
                 ),
               )
             : h("p", {}, legal.some((m) => m.type === "declare") ? "" : t.no_moves),
+          discards.size ? h("p", { id: "discard-hint" }, t.discard_hint) : null,
           legal.some((m) => m.type === "declare") ? declarePicker(state) : null,
           h("p", { class: "help" }, t.keys_help),
         )

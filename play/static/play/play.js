@@ -886,6 +886,7 @@
     seconds: "giây",
     moves: "Nước đi",
     no_moves: "Chưa đến lượt bạn.",
+    discard_hint: "Chọn một lá trong bài để đánh (lá viền vàng là lá gợi ý).",
     keys_help: "Phím: B bốc, D dưới, U ù, C chíu, A ăn (quân đầu), Q đánh quân gợi ý; hoặc chọn một lá để đánh.",
     groups: { chan: "Chắn", ca: "Cạ", ba_dau: "Ba đầu", que: "Què", hand: "Trên tay" },
     move: {
@@ -1034,6 +1035,7 @@
     seconds: "s",
     moves: "Moves",
     no_moves: "Not your turn.",
+    discard_hint: "Pick a card in your hand to discard (the one framed in gold is suggested).",
     keys_help: "Keys: B draw, D pass, U ù, C chíu, A eat (first), Q discard the suggested card; or pick a card to discard.",
     groups: { chan: "Chắn (pairs)", ca: "Cạ", ba_dau: "Ba đầu", que: "Què (odd cards)", hand: "In hand" },
     move: {
@@ -1646,6 +1648,7 @@
           )
         )
       ) : h("p", {}, legal.some((m) => m.type === "declare") ? "" : t.no_moves),
+      discards.size ? h("p", { id: "discard-hint" }, t.discard_hint) : null,
       legal.some((m) => m.type === "declare") ? declarePicker(state) : null,
       h("p", { class: "help" }, t.keys_help)
     ) : null;
