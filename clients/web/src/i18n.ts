@@ -55,6 +55,8 @@ const vi = {
   seconds: "giây",
   moves: "Nước đi",
   no_moves: "Chưa đến lượt bạn.",
+  reality_check: (minutes: number, net: number) =>
+    `Nhắc giờ chơi: bạn đã chơi ${minutes} phút, kết quả ròng ${net > 0 ? "+" : ""}${net} Quan.`,
   discard_hint: "Chọn một lá trong bài để đánh (lá viền vàng là lá gợi ý).",
   keys_help: "Phím: B bốc, D dưới, U ù, C chíu, A ăn (quân đầu), Q đánh quân gợi ý; hoặc chọn một lá để đánh.",
   groups: { chan: "Chắn", ca: "Cạ", ba_dau: "Ba đầu", que: "Què", hand: "Trên tay" },
@@ -207,6 +209,8 @@ const en: Catalogue = {
   seconds: "s",
   moves: "Moves",
   no_moves: "Not your turn.",
+  reality_check: (minutes: number, net: number) =>
+    `Reminder: you have played ${minutes} minutes, net ${net > 0 ? "+" : ""}${net} Quan.`,
   discard_hint: "Pick a card in your hand to discard (the one framed in gold is suggested).",
   keys_help: "Keys: B draw, D pass, U ù, C chíu, A eat (first), Q discard the suggested card; or pick a card to discard.",
   groups: { chan: "Chắn (pairs)", ca: "Cạ", ba_dau: "Ba đầu", que: "Què (odd cards)", hand: "In hand" },

@@ -528,8 +528,13 @@ function drawTable(state: TableState): void {
   const { table, view } = state;
   if (clockTimer !== undefined) window.clearInterval(clockTimer);
   const heading = view ? `${t.table} ${table.id} · ${t.hand_no} ${view.number}` : `${t.table} ${table.id}`;
+  // my limits' reality check, read with the table between hands (docs/api.md, limits)
+  const check = table.reality_check;
+  const reminder = check?.due
+    ? h("p", { id: "reality-check", class: "reminder", role: "note" }, t.reality_check(check.minutes_played, check.net))
+    : null;
   if (!view) {
-    frame(heading, nextHandPanel(state, t.waiting_deal));
+    frame(heading, reminder, nextHandPanel(state, t.waiting_deal));
     return;
   }
   const mine = view.my_seat;
@@ -684,7 +689,7 @@ function drawTable(state: TableState): void {
         )
       : null;
   const result = view.status !== "playing" ? resultPanel(state, view) : null;
-  frame(heading, h("div", { class: "board" }, h("div", { class: "play" }, status, info, offer, result, movePanel, hand), seats));
+  frame(heading, h("div", { class: "board" }, h("div", { class: "play" }, status, reminder, info, offer, result, movePanel, hand), seats));
 }
 
 function declarePicker(state: TableState): HTMLElement {

@@ -886,6 +886,7 @@
     seconds: "giây",
     moves: "Nước đi",
     no_moves: "Chưa đến lượt bạn.",
+    reality_check: (minutes, net) => `Nhắc giờ chơi: bạn đã chơi ${minutes} phút, kết quả ròng ${net > 0 ? "+" : ""}${net} Quan.`,
     discard_hint: "Chọn một lá trong bài để đánh (lá viền vàng là lá gợi ý).",
     keys_help: "Phím: B bốc, D dưới, U ù, C chíu, A ăn (quân đầu), Q đánh quân gợi ý; hoặc chọn một lá để đánh.",
     groups: { chan: "Chắn", ca: "Cạ", ba_dau: "Ba đầu", que: "Què", hand: "Trên tay" },
@@ -1035,6 +1036,7 @@
     seconds: "s",
     moves: "Moves",
     no_moves: "Not your turn.",
+    reality_check: (minutes, net) => `Reminder: you have played ${minutes} minutes, net ${net > 0 ? "+" : ""}${net} Quan.`,
     discard_hint: "Pick a card in your hand to discard (the one framed in gold is suggested).",
     keys_help: "Keys: B draw, D pass, U ù, C chíu, A eat (first), Q discard the suggested card; or pick a card to discard.",
     groups: { chan: "Chắn (pairs)", ca: "Cạ", ba_dau: "Ba đầu", que: "Què (odd cards)", hand: "In hand" },
@@ -1519,8 +1521,10 @@
     const { table, view } = state;
     if (clockTimer !== void 0) window.clearInterval(clockTimer);
     const heading = view ? `${t.table} ${table.id} · ${t.hand_no} ${view.number}` : `${t.table} ${table.id}`;
+    const check = table.reality_check;
+    const reminder = check?.due ? h("p", { id: "reality-check", class: "reminder", role: "note" }, t.reality_check(check.minutes_played, check.net)) : null;
     if (!view) {
-      frame(heading, nextHandPanel(state, t.waiting_deal));
+      frame(heading, reminder, nextHandPanel(state, t.waiting_deal));
       return;
     }
     const mine = view.my_seat;
@@ -1653,7 +1657,7 @@
       h("p", { class: "help" }, t.keys_help)
     ) : null;
     const result = view.status !== "playing" ? resultPanel(state, view) : null;
-    frame(heading, h("div", { class: "board" }, h("div", { class: "play" }, status, info, offer, result, movePanel, hand), seats));
+    frame(heading, h("div", { class: "board" }, h("div", { class: "play" }, status, reminder, info, offer, result, movePanel, hand), seats));
   }
   function declarePicker(state) {
     const inputs = state.cuoc.map(
