@@ -23,10 +23,6 @@ const NUMERAL_STROKES: Record<number, string> = {
   9: "M9 2c0 8-1 13-6 17 M3 7h8v9c0 2 2 3 7 2",
 };
 
-export function isCardCode(code: string): boolean {
-  return code === "CC" || /^[2-9][VNS]$/.test(code);
-}
-
 export function cardName(code: string, t: Catalogue): string {
   if (code === "CC") return t.card_names.CC;
   const rank = Number(code[0]);
