@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "pghistory.admin",
     "accounts",
     "games",
+    "play",  # /play/: the reference web client, static files on the public API (clients/web)
     "transparency",  # the transparency log: its leaves, tree, signed heads (docs/audit.md)
 ]
 
