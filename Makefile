@@ -21,7 +21,7 @@ VAR := $(or $(CHAN_VAR_DIR),var)
 # pay. TEST_WORKERS=0 runs it in one process. Tests are dealt two at a time as workers free up.
 TEST_WORKERS ?= 4
 
-.PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages py-client ts-client
+.PHONY: run serve test install lint format typecheck migrate worker db-stop bench bench-api simulate clean messages py-client ts-client web-client
 
 # The settings default to production-safe values (DEBUG off, SECRET_KEY required, no fixed decks).
 # The development targets turn DEBUG on unless the environment says otherwise: a dev-only key,
@@ -98,6 +98,12 @@ test: lint typecheck
 ts-client: $(STAMP)
 	DEBUG=1 $(BIN)/python manage.py spectacular --format openapi-json --file clients/typescript/openapi.json
 	cd clients/typescript && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npm run -s generate && npx tsc --noEmit
+
+# The web client at /play/ (clients/web): its bundle play/static/play/play.js is committed;
+# rebuild it after a change of clients/web/src or clients/typescript/src
+# (tests/play/test_play_bundle.py fails while it is stale).
+web-client:
+	cd clients/web && { [ -d node_modules ] || npm ci --no-audit --no-fund; } && npx tsc --noEmit -p . && node build.mjs
 
 db-stop:   # stop the embedded PostgreSQL and Redis (the next command that needs them starts them again)
 	@if [ -x $(BIN)/python ]; then $(BIN)/python -m chan_api.embedded_db stop; $(BIN)/python -m chan_api.embedded_redis stop; fi

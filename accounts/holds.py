@@ -6,7 +6,7 @@ Holds are events of their own, not ledger transactions: each ``LedgerHold`` row 
 hold at one table became (placed, resized, released), and the database keeps the wallet's
 ``held`` from them. A wallet's events chain by hash (each names the previous one's ``hash``),
 serialised by the wallet's row lock, so placing a hold takes no ledger-wide lock.
-(docs/decisions.md, "Holds": why not TigerBeetle-style pending transfers.)
+(docs/decisions/holds.md: why not TigerBeetle-style pending transfers.)
 
 Lock order: the caller's hand or table row first, then wallets ``SELECT … FOR NO KEY UPDATE`` in
 ascending primary key (:func:`wallets_lock`), exactly as ``accounts.ledger.ledger_post`` locks

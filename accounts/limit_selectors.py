@@ -43,7 +43,7 @@ PLAY_KINDS = (LedgerTransaction.Kind.HAND_SETTLEMENT, LedgerTransaction.Kind.HAN
 
 # A table read asks for a seated player's reality check (the limits in force and the session's
 # net) and a seat's join and ready check the limits: these reads are fixed statements, not
-# compiled by the ORM on every call (docs/decisions.md, "A lean move", the fourth round).
+# compiled by the ORM on every call (docs/decisions/lean-move.md).
 # The entry's own copy of its transaction's created_at is the partition key (accounts 0022), so
 # only the period's months are read.
 _NET_SQL = (

@@ -494,8 +494,7 @@ class LedgerEntry(models.Model):
 
 
 # --------------------------------------------------------------------------- self-set limits
-# Limits players set for themselves (issue 21; docs/decisions.md, "Limits players set for
-# themselves"). The services are accounts/limits.py, the reads accounts/limit_selectors.py.
+# Limits players set for themselves (issue 21; docs/decisions/player-limits.md). The services are accounts/limits.py, the reads accounts/limit_selectors.py.
 
 
 class LimitKind(models.TextChoices):

@@ -69,7 +69,7 @@ def token_cache_entry(key_hash: str) -> tuple[float, Any, Any] | None:
 def _copied(row: Any) -> Any:
     """``copy.copy(row)`` as ``Model.__getstate__`` makes it (its own ``_state`` and fields
     cache), without pickling's round trip through the app registry and the version check: that
-    was 4 % of an authenticated request's CPU (docs/decisions.md, "A lean move")."""
+    was 4 % of an authenticated request's CPU (docs/decisions/lean-move.md)."""
     new = object.__new__(type(row))
     state = row.__dict__.copy()
     model_state = object.__new__(type(row._state))

@@ -7,7 +7,7 @@ What a web worker serves (:func:`serving_stack`):
   holding no thread and no database connection, woken by the process's hand feed;
 * inside it, Django's WSGI application (``chan_api.wsgi``: its charset-proof request class)
   in a pool of ``WEB_THREADS`` threads (:class:`chan_api.wsgi_threads.WsgiInThreads`), one hop
-  per request. Django's own ASGI handler served half the requests per second (docs/decisions.md).
+  per request. Django's own ASGI handler served half the requests per second (docs/decisions/).
 
 The pool's threads live as long as the process, so they keep persistent database connections
 (``CONN_MAX_AGE``) as ``gthread``'s threads did; ``DB_POOL=1`` may add psycopg's pool.

@@ -5,7 +5,7 @@ The beat only sends messages by task name at their times; it runs no task, reads
 serves no request. ``chan_api.celery``'s application sets Django up and imports every app and
 task module (64 MB of a 101 MB process); this one imports ``chan_api.settings`` as a plain module
 for its ``CELERY_*`` values, with Celery's Django fixup off, so the one beat of a deployment
-costs about a third of the memory (docs/decisions.md, "A lean move": the stack's RSS). Every
+costs about a third of the memory (docs/decisions/lean-move.md: the stack's RSS). Every
 entry of ``CELERY_BEAT_SCHEDULE`` names its task by its dotted name, which the workers
 (``chan_api.celery``) register; a test holds the two applications' schedule, queues and routes
 equal.

@@ -3,7 +3,7 @@
 uvicorn writes an answer's status line and headers (``http.response.start``) to the transport,
 then its body (``http.response.body``) in a second write: two ``send`` system calls and two TCP
 segments for every answer, however small. Under the load bench those two writes were 8 % of a
-web worker's time, the head's alone 5.5 % (docs/decisions.md, "The eighth round").
+web worker's time, the head's alone 5.5 % (docs/decisions/lean-stack-memory.md).
 
 Here the head is held until the body comes in the same turn of the event loop, and the two go in
 one write. A head whose body does not come in that turn (a stream that waits for its first

@@ -107,7 +107,7 @@ _UUID4_SET = (0x4000 << 64) | (0x8000 << 48)
 def new_request_id() -> str:
     """A new request id: ``uuid.uuid4().hex`` (the same 32 digits from the same random bits)
     without building a ``UUID`` object, whose checks were 1 % of a web worker's CPU under load
-    (docs/decisions.md, "The sixteenth round")."""
+    (docs/decisions/lean-move.md)."""
     bits = int.from_bytes(os.urandom(16), "big")
     return f"{bits & _UUID4_CLEAR | _UUID4_SET:032x}"
 

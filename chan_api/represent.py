@@ -2,7 +2,7 @@
 
 ``SomeSerializer(instance).data`` builds the serializer and deep-copies every declared field,
 nested serializers' included, on every call: a third of the DRF work of a table read
-(docs/decisions.md, "A lean move", the fourth round). :func:`represented` gives the same
+(docs/decisions/lean-move.md). :func:`represented` gives the same
 representation from one instance of the class kept for the process, whose fields are bound once.
 ``to_representation`` reads its fields and writes nothing on them, so threads may share it.
 

@@ -86,12 +86,13 @@ INSTALLED_APPS = [
     "axes",
     "drf_spectacular_sidecar",
     "oauth2_provider",  # OAuth 2 for third-party apps (/oauth/; accounts/api/oauth.py)
-    # Change history with old and new values, kept by PostgreSQL triggers (docs/decisions.md).
+    # Change history with old and new values, kept by PostgreSQL triggers (docs/decisions/).
     "pgtrigger",
     "pghistory",
     "pghistory.admin",
     "accounts",
     "games",
+    "play",  # /play/: the reference web client, static files on the public API (clients/web)
     "transparency",  # the transparency log: its leaves, tree, signed heads (docs/audit.md)
 ]
 
@@ -117,7 +118,7 @@ MIDDLEWARE = [
 ]
 
 # One lockout for the admin login and the API's /auth/token (django-axes; chan_api/admin_lockout.py,
-# docs/decisions.md): 10 failed logins in 15 minutes for one username (from any address), or from
+# docs/decisions/): 10 failed logins in 15 minutes for one username (from any address), or from
 # one address (for any usernames), and both doors answer 429 until the cool-off ends.
 AUTHENTICATION_BACKENDS = [
     "chan_api.admin_lockout.LoginLockoutBackend",
@@ -133,7 +134,7 @@ AXES_CLIENT_IP_CALLABLE = "chan_api.throttles.client_address"
 AXES_LOCKOUT_CALLABLE = "chan_api.admin_lockout.lockout_response"
 
 # OAuth 2 for third-party apps acting for a player (django-oauth-toolkit; accounts/api/oauth.py,
-# docs/api.md "OAuth", docs/decisions.md): authorization code with PKCE S256 only, refresh tokens
+# docs/api.md "OAuth", docs/decisions/): authorization code with PKCE S256 only, refresh tokens
 # rotated, tokens stored hashed, the scopes of accounts/scopes.py (not `limits`, not `tokens`).
 # Redirect URIs may be plain `http`, which accounts/redirect_uris.py keeps to the
 # loopback addresses (RFC 8252 §7.3; any host under DEBUG).
@@ -267,8 +268,8 @@ if DATABASE_POOLER not in ("", "pgbouncer"):
 # from the statement instead of quoted into its text by the client. And a statement run more than
 # DB_PREPARE_THRESHOLD (5) times on a connection is prepared (psycopg's automatic prepared
 # statements, at most 100 a connection): PostgreSQL then neither parses nor plans it again.
-# Measured on bench/load_bench.py: half PostgreSQL's CPU a move (docs/decisions.md, "A lean
-# move", the fifth round). DB_PREPARE_THRESHOLD=off turns preparing off; through PgBouncer it is off.
+# Measured on bench/load_bench.py: half PostgreSQL's CPU a move (docs/decisions/
+# fixed-statements.md). DB_PREPARE_THRESHOLD=off turns preparing off; through PgBouncer it is off.
 _database.setdefault("OPTIONS", {})["server_side_binding"] = True
 _prepare = os.environ.get("DB_PREPARE_THRESHOLD", "5").strip().lower()
 if _prepare in ("off", "none"):
@@ -384,7 +385,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": None,
 }
 
-# The hot path's memories (docs/decisions.md, a lean move): each process exchanges a client's
+# The hot path's memories (docs/decisions/lean-move.md): each process exchanges a client's
 # throttle budget with the cache every THROTTLE_FLUSH_SECONDS (or THROTTLE_FLUSH_REQUESTS of its
 # requests) instead of on every request, and remembers a token looked up for
 # CHAN_TOKEN_CACHE_SECONDS (a revoke or a ban is seen at once by the process that made it, by
@@ -642,7 +643,7 @@ CHAN_WELCOME_GRANT = int(os.environ.get("CHAN_WELCOME_GRANT", "50000"))
 # The house and issuance accounts are split into this many sub-accounts (accounts/ledger.py): a
 # hand's fee goes to child ``hand id mod N``, a player's grant comes from child ``user id mod N``,
 # and each shard keeps its own hash chain, so settlements of different hands do not queue on one
-# row lock or one chain head (docs/decisions.md).
+# row lock or one chain head (docs/decisions/).
 CHAN_HOUSE_SHARDS = max(1, int(os.environ.get("CHAN_HOUSE_SHARDS", "8")))
 CHAN_DAILY_BONUS = (10_000, 15_000, 20_000, 30_000, 50_000)
 

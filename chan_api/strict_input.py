@@ -68,7 +68,7 @@ class StrictInputSerializer(serializers.Serializer):
 
 # A query of integers read without building its serializer: DRF deep-copies a serializer's
 # declared fields on every instance (0.1–0.2 ms a request on the long polls' and reads' path,
-# docs/decisions.md "A lean move"). Only a query the serializer would take as it is (each
+# docs/decisions/lean-move.md). Only a query the serializer would take as it is (each
 # parameter a declared one, given once, plain ASCII digits within its bounds) is read here; any
 # other goes through the serializer, so every 400 is the serializer's own.
 _Spec = dict[str, tuple[int | None, int | None, Any]]

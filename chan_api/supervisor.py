@@ -2,8 +2,7 @@
 (``python -m chan_api.supervisor Procfile``).
 
 honcho, which ran them before, stops every process as soon as one exits, so a worker killed by
-the kernel took the web server and the beat down with it (docs/decisions.md, "A stack that
-survives one process dying"). Here each line of the Procfile runs as ``sh -c LINE`` in a process
+the kernel took the web server and the beat down with it (docs/decisions/stack-survives-a-death.md). Here each line of the Procfile runs as ``sh -c LINE`` in a process
 group of its own, its output prefixed with its name as honcho prints it. When one exits, what is
 left of its group is killed (a prefork worker's children, a web master's workers, which would
 hold its port) and it is started again: after a second, then after twice as long each time it

@@ -1,4 +1,5 @@
-"""Root URLs: the versioned API, its OpenAPI schema and docs, the admin, health and metrics."""
+"""Root URLs: the versioned API, its OpenAPI schema and docs, the admin, the web client (/play/),
+health and metrics."""
 
 from django.contrib import admin
 from django.urls import include, path
@@ -10,10 +11,12 @@ from chan_api.api_root import ApiRootApi, site_root
 from chan_api.docs_pages import OfflineRedocView, redoc_bundle
 from chan_api.health import healthz, readyz
 from chan_api.metrics_view import metrics_view
+from play.views import play_page
 
 urlpatterns = [
     path("", site_root, name="root"),
     path("admin/", admin.site.urls),
+    path("play/", play_page, name="play"),
     path("api/v1/", ApiRootApi.as_view(), name="api-root"),
     path("api/v1/", include("accounts.api.urls")),
     path("api/v1/", include("games.api.urls")),

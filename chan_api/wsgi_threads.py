@@ -5,7 +5,7 @@ WSGI application (middleware, view, response) exactly as gunicorn's ``gthread`` 
 and the loop sends what it returned. Django's own ASGI handler hops between the loop and a
 thread for every signal and every synchronous middleware, and gives each request a thread of
 its own (so ``CONN_MAX_AGE`` connections die with it); measured here it served half the
-requests per second of ``gthread`` (docs/decisions.md). The pool's threads live as long as the
+requests per second of ``gthread`` (docs/decisions/). The pool's threads live as long as the
 process, so each keeps its persistent database connection, as ``gthread``'s threads do.
 
 Every response of this API is small and complete (JSON, the admin's pages, static files), so a

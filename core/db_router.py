@@ -15,7 +15,7 @@ Every other read, unmarked or outside the window, goes to the primary, and so do
 replica is read again on the primary, once, and the replica counts as down until the next check.
 A checker that must see a row and the rows it must agree with at one moment reads them inside
 :func:`snapshot_reads`: one transaction on the primary, where every read of it stays.
-docs/decisions.md "Read replicas" says why a marker and a context variable rather than
+docs/decisions/pgbouncer-and-replicas.md says why a marker and a context variable rather than
 ``.using()`` in each query.
 """
 

@@ -20,7 +20,7 @@ autocommit off; psycopg sends ``BEGIN`` with the first statement) sends ``BEGIN`
 Sync and without waiting for its answer: it goes in the flight of the block's first statements.
 psycopg's own ``BEGIN`` in a pipeline waits for its answer, a round trip of its own before every
 pipelined transaction's first statement (6.9 % of a move's time under bench/api_bench.py:
-docs/decisions.md, "The thirteenth round"). An error in the block's statements still aborts the
+docs/decisions/one-flight-moves.md). An error in the block's statements still aborts the
 transaction, whose rollback Django runs as before.
 
 A block that ends its transaction (``statements_pipelined(commit=True)``) sends ``COMMIT`` in

@@ -5,7 +5,7 @@ or column set) instead of compiled by the ORM on every call.
 
 A move wrote its event, its feed entries and the hand's row through ``Model.objects.create``,
 ``bulk_create`` and ``save(update_fields=…)``: compiling those three statements was a third of
-a move's Python time beyond its round trips (docs/decisions.md, "A lean move"). What these do
+a move's Python time beyond its round trips (docs/decisions/lean-move.md). What these do
 not do, by design: send ``pre_save``/``post_save`` (the models written here have no receivers;
 their history and guards are PostgreSQL triggers, which fire as before) or handle multi-table
 inheritance. On another database than PostgreSQL they are the ORM's own calls.

@@ -5,8 +5,7 @@ code here, at a cost paid on every call: a new ``SyncToAsync`` (its constructor 
 ``func``), a thread handler that records the loop for ``async_to_sync`` (nothing here calls
 it), a shield around the executor's future and the copy of the thread's context changes back
 into the caller's (nothing here sets a context variable that outlives the call). Together they
-were a sixth of a long poll's re-arm in the event loop (docs/decisions.md, "The sixteenth
-round"). What the event loop's code needs is kept: the work runs in the loop's default
+were a sixth of a long poll's re-arm in the event loop (docs/decisions/lean-move.md). What the event loop's code needs is kept: the work runs in the loop's default
 executor, in a copy of the caller's context (the request id and the log's bound variables go
 with it), its exception is raised to the caller, and a caller cancelled while it runs stops
 waiting at once, as with ``sync_to_async`` (the thread finishes the work on its own).

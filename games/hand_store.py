@@ -632,7 +632,7 @@ def hand_committed_forget(hand_id: int | None = None) -> None:
 # record) carries its copy and its state on by it, so that the hand's next move sent to it is
 # made in one flight (``games.services.hands``), where it had to read the row and the events it
 # missed first: a round trip and a replay, 1.3-1.6 ms of a move under bench/api_bench.py, whose
-# four players' moves come to two web workers (docs/decisions.md, "The twentieth round").
+# four players' moves come to two web workers (docs/decisions/heard-move-records.md).
 # Kept as heard (text) and folded on only when the hand is asked for, in the asker's thread: the
 # event loop that hears them parses none. A record carries a copy on only if it follows it: the
 # same hand (id, deal time, seed), seq, ``updated_at`` (every write of the row sets it: a row

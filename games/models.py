@@ -964,7 +964,7 @@ class Challenge(models.Model):
 
 class PlayerRating(models.Model):
     """A player's skill rating in one ruleset family (the preset of the hands' frozen ruleset),
-    openskill's Plackett–Luce ``mu``/``sigma`` (docs/decisions.md, "Ratings"). ``rating`` is the
+    openskill's Plackett–Luce ``mu``/``sigma`` (docs/decisions/ratings-and-leaderboards.md). ``rating`` is the
     shown number, ``round(1500 + 40 × (mu − 3·sigma))`` (1500 at the start), kept as a column so
     the leaderboard reads an index; ``hands`` counts the rated hands (provisional below
     ``games.services.ratings.PROVISIONAL_HANDS``). Written only by ``games.services.ratings``

@@ -104,7 +104,7 @@ class ProfileOutputSerializer(serializers.Serializer):
     holds = TableHoldOutputSerializer(many=True, help_text="My holds, one per table.")
     xp = serializers.IntegerField(help_text="Experience (RULES.md §11): +10 ù with gà, +3 ù, +1 …")
     level = serializers.IntegerField(
-        help_text="Follows from xp (docs/decisions.md: the level table)."
+        help_text="Follows from xp (docs/decisions/rooms-lobby-progression.md: the level table)."
     )
     next_level_xp = serializers.IntegerField(
         allow_null=True, help_text="The xp of the next level; null at the top level."

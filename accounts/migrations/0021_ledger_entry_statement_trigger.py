@@ -1,5 +1,5 @@
 """The entries' balances moved once per statement, not once per entry (issue 21: a ledger that
-keeps up; docs/decisions.md, "A ledger that keeps up: one statement's work per post").
+keeps up; docs/decisions/ledger-one-statement-per-post.md).
 
 Until now each entry's BEFORE INSERT trigger (0004, 0013) checked that its transaction was the
 open one and this database transaction's own (a lookup of the transaction's ``xmin`` and a

@@ -1,5 +1,4 @@
-"""The ledger's row locks in the database take ``FOR NO KEY UPDATE`` (docs/decisions.md, "Row
-locks that foreign keys do not wait for").
+"""The ledger's row locks in the database take ``FOR NO KEY UPDATE`` (docs/decisions/row-locks-no-key-update.md).
 
 ``chan_ledger_lock`` (0017: the accounts of a posting, ascending id) and the hold trigger
 ``accounts_ledgerhold_post`` (0014: the wallet of a hold event) locked their account rows

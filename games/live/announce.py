@@ -23,7 +23,7 @@ the announcer's thread. A round trip's announcements go as one message, ``"<topi
 separated by spaces (:data:`ENTRIES_PER_MESSAGE` at most): every subscriber — each web worker —
 hears every message, and redis-py's subscriber spends about the same on a message of one entry
 as on one of twenty (a move's five messages, its hand's and its players' feeds', were 6 % of a
-web worker's CPU under load: docs/decisions.md, "The sixteenth round").
+web worker's CPU under load: docs/decisions/lean-move.md).
 :func:`announcements_sent` waits until it has sent all that was handed to it (a process's exit
 waits for it too, two seconds at most).
 

@@ -4,7 +4,7 @@ A player waiting on a hand (chan-bot, every client that long-polls ``GET /hands/
 sends the same request again as soon as each answer comes, with the new ``after_seq`` and
 ``If-None-Match``. Through Django each such re-arm cost about 1.2 ms of CPU and a thread hop
 (middleware, DRF, the token, the throttle) to reach the same verdict: "nothing new, wait"
-(docs/decisions.md, "A lean move").
+(docs/decisions/lean-move.md).
 
 Here the first re-arm goes through Django as any request, and its pending answer is kept as a
 *template*: its headers (CORS, ``Vary``, ``Content-Language``, the security and cache headers

@@ -1,5 +1,4 @@
-"""The hand log's chain trigger keeps one generic plan (issue 26; docs/decisions.md "The growth
-bench at 10,000,000 events").
+"""The hand log's chain trigger keeps one generic plan (issue 26; docs/decisions/growth-bench.md).
 
 ``games_handevent_chain`` looks up an event's predecessor in the partitioned ``games_handevent``
 by ``(hand_id, seq, hand_created_at)``. PL/pgSQL planned that lookup afresh on every insert (a
@@ -9,7 +8,7 @@ times the row's own insert (the same 48,750 rows without triggers: 1.5 s). With
 ``plan_cache_mode = force_generic_plan`` on the function the plan is made once a session and
 the partition is chosen when it runs (run-time pruning);
 48,750 inserts with the trigger took 26.3 s before and 5.3 s after (the profile in
-docs/decisions.md). The function's body, and so every check it makes, is unchanged.
+docs/decisions/). The function's body, and so every check it makes, is unchanged.
 """
 
 from django.db import migrations

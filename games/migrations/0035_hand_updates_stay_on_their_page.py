@@ -1,5 +1,5 @@
 """A move's update of its hand stays on the row's page (issue 23, the lean move;
-docs/decisions.md "The seventeenth round").
+docs/decisions/fixed-statements.md).
 
 Every move updates its hand's row (``seq``, ``last_event_at``, ``deadline_at``, ``updated_at``).
 ``deadline_at`` was a key of ``games_hand_playing_deadline``, so no such update could be a HOT

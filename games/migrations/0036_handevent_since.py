@@ -1,5 +1,5 @@
 """The events of a hand after a seq, read through a function that keeps one generic plan (issue
-23, the lean move; docs/decisions.md "The seventeenth round").
+23, the lean move; docs/decisions/fixed-statements.md).
 
 A process that keeps a hand's state reads only the events after it (``games.hand_store``: in
 every move's lock flight, and when a view or a long poll's answer finds its state behind). The

@@ -1,5 +1,5 @@
 """The hand row's guards fire on the columns they guard (issue 23, the lean move;
-docs/decisions.md "The eighteenth round").
+docs/decisions/fixed-statements.md).
 
 Every move updates its hand's ``seq``, ``last_event_at``, ``deadline_at`` and ``updated_at``, and
 both guards of the row ran on each such update: ``games_hand_guard`` (0021, 0035) compared the

@@ -1,5 +1,5 @@
 """A hand locked only as a process kept it: the check of a move sent in one flight (issue 23, the
-lean move; docs/decisions.md "The eighteenth round").
+lean move; docs/decisions/fixed-statements.md).
 
 A move was two round trips: the hand's lock (its row read back, with its table and the hash
 of its last event), then the writes with the COMMIT. The process that committed a hand's last

@@ -57,7 +57,7 @@ def analysis_for(state: HandState, seat: int) -> dict[str, Any] | None:
 # How many seats' analyses a process keeps (about 3 KB each with the SeatState kept as its key).
 # A view is rendered for every seat at every seq, but a move changes one seat's state: the
 # others' analyses are the same values as at the previous seq, and were 5 % of a web worker's
-# time (docs/decisions.md, "The eighth round"). A hit moves its entry to the front, so about five
+# time (docs/decisions/lean-stack-memory.md). A hit moves its entry to the front, so about five
 # entries a hand in play are enough: 256 serve some fifty hands a process. The key is the whole
 # SeatState (frozen, compared by value), so a field the analysis comes to depend on can never be
 # left out of it.

@@ -1,5 +1,5 @@
 """An arena's points per hand (issue 25), from the hand's result and the cước: a pure function,
-no Django. The table is docs/rules.md "Arena points"; docs/decisions.md says why.
+no Django. The table is docs/rules.md "Arena points"; docs/decisions/ says why.
 
 * a win paid in full or on its declaration (đúng, thiếu; no fault of the winner): the winner
   2, plus 1 for a declared score of 4 or more (a real cước beyond xuông, thông, chì), plus 1

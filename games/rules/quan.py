@@ -4,7 +4,7 @@ integers (no Django): the booking service, ``ledger_check`` and the offline veri
 (``games.rules.verify``) all compute with it, so a booked settlement can be recomputed and
 compared anywhere.
 
-Rounding (documented in docs/decisions.md): a payer that cannot cover everything it owes pays
+Rounding (documented in docs/decisions/): a payer that cannot cover everything it owes pays
 its whole balance, shared among its creditors pro rata by floor division; the Quan left over
 go one each to the largest remainders (ties: in the order of the transfers). A fee is
 ``floor(gain × percent / 100)``. Every leg is an integer and the legs sum to zero exactly.

@@ -1,5 +1,5 @@
 """Reading challenges: mine (sent and received), one of mine, and a challenge as the API shows
-it — a pending challenge past its deadline reads as ``expired`` (docs/decisions.md)."""
+it — a pending challenge past its deadline reads as ``expired`` (docs/decisions/)."""
 
 from __future__ import annotations
 

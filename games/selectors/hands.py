@@ -39,8 +39,8 @@ def utc_iso(moment: datetime) -> str:
 
 # Every render of a view reads its hand with this fixed statement: the ORM's compilation of
 # ``Hand.objects.select_related("table").filter(pk=…)`` cost more than the query itself (a third
-# of a state read's time in a cProfile of bench/api_bench.py's reads; docs/decisions.md, "A lean
-# move"). The rows become models exactly as the ORM makes them: each column through its field's
+# of a state read's time in a cProfile of bench/api_bench.py's reads; docs/decisions/
+# fixed-statements.md). The rows become models exactly as the ORM makes them: each column through its field's
 # converters (the JSON columns' decoding), then ``Model.from_db``, the table cached on the hand
 # as ``select_related`` caches it.
 _HAND_FIELDS = tuple(Hand._meta.concrete_fields)

@@ -4,7 +4,7 @@ transaction as the fact, and announce it on commit (``games.live.announce``).
 A player's entries are numbered 1, 2, 3 … in commit order: the writer takes the player's
 transaction-level advisory lock, then appends after the last seq in a statement that starts
 once the lock is held, so a reader that has seen seq N will never find a later commit below N
-(docs/decisions.md, "The player's feed").
+(docs/decisions/live-delivery-and-feed.md).
 Users are locked in id order and the feed is written last in every transaction that writes it
 (no wallet lock is taken after a feed lock), so the locks never wait on one another in a cycle;
 a settlement's or a void's entries are appended just after its commit, since the pot's refunds
@@ -54,12 +54,12 @@ class FeedNote:
 # last seq by one index lookup (games_feed_unique_seq backwards), never an aggregate over the
 # player's whole feed, which grows with every hand the player ever played (one aggregate read all
 # 750,000 rows of a long-time player's feed, 2.8 s a move at 13.5 million feed rows:
-# docs/decisions.md "The growth bench at 10,000,000 events"); the keys already there by the
+# docs/decisions/growth-bench.md); the keys already there by the
 # unique (user, key); the new entries numbered after the last seq in the notes' order; and each
 # player's last seq after it returned. It runs after the lock statements, so its snapshot holds
 # every entry committed before the locks were granted. The notes go as one JSON array of
 # records: psycopg dumps a Python list element by element (seven arrays of four notes cost
-# 300 µs a move, one JSON document 40: docs/decisions.md, "The thirteenth round"). PostgreSQL
+# 300 µs a move, one JSON document 40: docs/decisions/one-flight-moves.md). PostgreSQL
 # guesses 100 rows from a JSON array (it counted an array's elements), so the known keys are
 # looked up by a scalar subquery, which stays one index probe a note, never a join that would
 # rather read the player's whole feed.

@@ -75,8 +75,8 @@ MoveRenderer = Callable[[Hand, HandState], dict[str, Any]]
 
 # The hand row locked with its table, and the hash of its last event (read from its own
 # partition), in one fixed statement: the ORM's compilation of the equivalent
-# select_for_update/select_related/Subquery was most of the lock's cost (docs/decisions.md, "A
-# lean move").
+# select_for_update/select_related/Subquery was most of the lock's cost (docs/decisions/
+# fixed-statements.md).
 _HAND_LOCK_SQL = hand_row_sql(
     more=(
         f"(SELECT e.hash FROM {HandEvent._meta.db_table} e WHERE e.hand_id = h.id"

@@ -84,7 +84,7 @@ def idempotency_lookup_send(
     if key is None:
         return lambda request_hash: None
     # A fixed statement on the unique (user, key): the ORM compiled the same query on every
-    # move (4 % of a web worker's time under bench/load_bench.py; docs/decisions.md).
+    # move (4 % of a web worker's time under bench/load_bench.py; docs/decisions/).
     cursor = connection.cursor()
     cursor.execute(_REPLAY_SQL, [user.pk, key])
 

@@ -19,7 +19,7 @@ the order PostgreSQL takes their row locks in. The boards' lock is there for the
 bucket rows are shared by every player, and the triggers move a row's count out of its old
 buckets (an ``UPDATE`` in no order) and into its new ones, so two settlements could take two
 buckets in opposite orders. They did, under the load bench: "deadlock detected" on the upsert,
-a ready's inline settlement answered 503 (docs/decisions.md, the twelfth round). A board write
+a ready's inline settlement answered 503 (docs/decisions/leaderboards-at-scale.md). A board write
 is the settlement's last few statements, so waiting for the one before costs little.
 """
 
@@ -56,7 +56,7 @@ def _upsert(rows: Iterable[tuple[str, str, str, int, int, int]]) -> None:
     """One statement of constant text whatever the number of rows, the rows one JSON parameter
     in lock order: a ``VALUES`` list of 72 rows was 504 parameters, which the client quoted
     into a text too long for psycopg's query cache (split anew at each settlement) and the
-    server parsed anew (docs/decisions.md, "The settlement's share, profiled")."""
+    server parsed anew (docs/decisions/leaderboards-at-scale.md)."""
     rows = sorted(set(rows), key=lambda r: (r[0], r[1], r[2], r[3]))
     if not rows:
         return

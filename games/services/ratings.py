@@ -1,6 +1,6 @@
 """Skill ratings (issue 25): openskill's Plackett–Luce model (Weng–Lin), one rating per player
 and ruleset family (the preset of the hand's frozen ruleset), chosen on our own self-play hands
-(bench/rating_eval.py, docs/decisions.md "Ratings").
+(bench/rating_eval.py, docs/decisions/ratings-and-leaderboards.md).
 
 * A rated hand is an ended, settled hand of 2–4 seats at a table that is not a practice table
   (practice tables are the only ones with server bots). The winner ranks first and the other

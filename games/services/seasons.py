@@ -16,7 +16,7 @@ its boards are frozen as its final standings and its prizes paid from the prize 
   indivisible Quan going one each to the first of them in the board's order (the older
   account). A board whose prizes the prize account cannot cover pays nothing and is flagged
   ``unfunded``; the next run pays it once staff have funded the account
-  (docs/decisions.md, "Seasons").
+  (docs/decisions/seasons.md).
 * :func:`prize_account_fund`: staff move Quan from issuance into the prize account.
 
 Lock order: the season's advisory lock (close) / the ``SeasonBoard`` row, then the ledger

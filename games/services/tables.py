@@ -262,7 +262,7 @@ def table_create(
 
     ``practice``: server bots take ``bots`` seats (``_practice_terms``) and move ``bot_delay``
     seconds after their turn comes; nothing is booked, so neither the owner's balance nor the
-    room's requirements are checked (docs/decisions.md, practice tables).
+    room's requirements are checked (docs/decisions/practice-tables.md).
 
     ``private``: not in the lobby nor quick-join, no spectators; others join with its invite
     code (games.services.private_tables)."""

@@ -8,7 +8,7 @@ settled hand (games.rules.arena_points) and at the end pays the pool by the sche
 
 The arena's table of record (``Tournament.ledger_table``, nobody sits there) carries the holds
 of its entry fees before the start, and its pot account is the pool after it: no second hold
-mechanism, no new kind of ledger account (docs/decisions.md, "Arenas").
+mechanism, no new kind of ledger account (docs/decisions/arenas.md).
 
 Lock order: the tournament row, then tables and hands (the seat services' own order), then
 wallets (``accounts.holds.wallets_lock``, ``ledger_post``); nothing that holds a table, hand or

@@ -184,7 +184,7 @@ def test_two_bots_play_two_hands_to_the_end(live_server) -> None:
 
 
 def test_every_path_the_client_calls_is_in_the_schema(live_server) -> None:
-    """The client is written by hand (docs/decisions.md): it calls every path of the schema, and
+    """The client is written by hand (docs/decisions/): it calls every path of the schema, and
     only those."""
     schema = ChanClient(live_server.url).request("GET", "/api/schema/?format=json").json()
     source = (Path(chan_client.client.__file__).parent / "_async_client.py").read_text()

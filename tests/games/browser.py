@@ -17,10 +17,12 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 
 @contextmanager
 def headless_chromium(
-    extra_args: Sequence[str] = (), *, performance_log: bool = False
+    extra_args: Sequence[str] = (), *, performance_log: bool = False, console_log: bool = False
 ) -> Iterator[Any]:
     """A selenium driver of a fresh headless Chromium profile, quit and removed after; the test
-    is skipped where the browser is not installed."""
+    is skipped where the browser is not installed. ``performance_log`` keeps the network's
+    events (``driver.get_log("performance")``), ``console_log`` the page's console
+    (``driver.get_log("browser")``)."""
     if not Path(CHROMIUM).exists() or not Path(CHROMEDRIVER).exists():
         pytest.skip(
             f"{CHROMIUM} or {CHROMEDRIVER} is absent (apt-get install chromium chromium-driver)"
@@ -45,8 +47,11 @@ def headless_chromium(
         f"--user-data-dir={profile}",
     ):
         options.add_argument(arg)
-    if performance_log:
-        options.set_capability("goog:loggingPrefs", {"performance": "ALL"})
+    logs = {"performance": "ALL"} if performance_log else {}
+    if console_log:
+        logs["browser"] = "ALL"
+    if logs:
+        options.set_capability("goog:loggingPrefs", logs)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(30)
     try:

@@ -24,7 +24,7 @@ from tests.games.decks import WIN_DECK
 
 pytestmark = pytest.mark.django_db
 FAR_FUTURE = timezone.timedelta(days=1)
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "api.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "api" / "live.md"
 
 
 def feed(player: Player, **query: Any) -> dict[str, Any]:

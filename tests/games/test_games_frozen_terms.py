@@ -1,4 +1,4 @@
-"""A hand's terms are frozen by value at the deal (docs/decisions.md "Frozen by value"): a
+"""A hand's terms are frozen by value at the deal (docs/decisions/layers-and-frozen-terms.md): a
 later change of a preset reaches the hands dealt after it, never the replay, the export, the
 audit or the ledger check of the hands dealt before."""
 

@@ -2367,7 +2367,7 @@ export interface components {
             holds: components["schemas"]["TableHoldOutput"][];
             /** @description Experience (RULES.md §11): +10 ù with gà, +3 ù, +1 … */
             xp: number;
-            /** @description Follows from xp (docs/decisions.md: the level table). */
+            /** @description Follows from xp (docs/decisions/rooms-lobby-progression.md: the level table). */
             level: number;
             /** @description The xp of the next level; null at the top level. */
             next_level_xp: number | null;
