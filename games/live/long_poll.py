@@ -54,6 +54,7 @@ from rest_framework.response import Response
 
 from accounts.authentication import credential_key
 from accounts.models import ApiToken
+from chan_api.request_body import body_drained
 from core import metrics
 from core.threads import in_thread
 from games.api.serializers import HandEventPageSerializer
@@ -405,11 +406,9 @@ def _without_wait(scope: Scope) -> Scope:
 
 
 async def _request_read(receive: Receive) -> None:
-    """Read the request's (empty) body, as Django would."""
-    while True:
-        message = await receive()
-        if message["type"] != "http.request" or not message.get("more_body"):
-            return
+    """Read the request's (empty) body, as Django would, keeping none of it (what comes next
+    is the client's disconnect, which the wait listens for)."""
+    await body_drained(receive)
 
 
 def _replayed_body(receive: Receive) -> Receive:
