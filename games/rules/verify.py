@@ -47,6 +47,7 @@ from games.rules.records import SETTLED, VOIDED, is_record, settled_record
 from games.rules.replay import as_stored, causes_allowed, move_effects, replay
 from games.rules.results import HandResult
 from games.rules.ruleset import RulesetError, ruleset_from_stored
+from games.rules.seating import BindingError, BoundSeat, booking_unbound, seats_bound
 from games.rules.state import HandConfig, HandState, Mode
 from games.rules.views import missed_wins_of, result_of
 
@@ -101,6 +102,8 @@ def _verify(doc: Mapping[str, Any]) -> None:
     _check_seqs(events)
     _check_deck_hash(events[0], deck)
     _check_chain(doc)
+    bound = _bound(events[0], config.n_seats)
+    _check_players(doc, bound)
     records: list[Mapping[str, Any]] = []
     at = {"last": 0}
 
@@ -122,6 +125,7 @@ def _verify(doc: Mapping[str, Any]) -> None:
         raise _Found(last, "the hand has not ended after its last event")
     _check_result(last, result_of(state), doc["result"])
     _check_bo_u(last, missed_wins_of(state), doc)
+    _check_bound_booking(last, doc, bound, records)
     _check_quan(last, doc, result_of(state))
     _check_ledger_hash(last, doc)
     _check_caps(last, doc)
@@ -149,6 +153,7 @@ def log_break(
         broken = chain_break(hand=hand_id, seed_hash=seed_hash, events=events)
         if broken is not None:
             raise _Found(*broken)
+        _bound(events[0], config.n_seats)
         for _ in _replay_judged(config, deck, dealer, events):
             pass
     except _Found as found:
@@ -257,6 +262,50 @@ def _check_deck_hash(deal: Mapping[str, Any], deck: Sequence[int]) -> None:
         return
     if payload["deck_hash"] != deck_hash(deck):
         raise _Found(0, "the seeds do not give the deck the deal committed to (deck_hash)")
+
+
+def _bound(deal: Mapping[str, Any], n_seats: int) -> tuple[BoundSeat, ...] | None:
+    """The seats the deal binds to players and accounts (``payload.seats``,
+    ``games.rules.seating``; None for deals logged before the binding), a malformed binding
+    the discrepancy at the deal."""
+    try:
+        return seats_bound(deal["payload"], n_seats)
+    except BindingError as exc:
+        raise _Found(0, str(exc)) from None
+
+
+def _check_players(doc: Mapping[str, Any], bound: Sequence[BoundSeat] | None) -> None:
+    """The players the document lists are the ones the deal bound (exports made before the
+    binding, or listing no ``user_id``, have nothing to hold to it)."""
+    if bound is None:
+        return
+    for seat, player in zip(bound, doc["players"], strict=True):
+        if "user_id" not in player:
+            continue
+        if (player["seat"], player["user_id"]) != (seat.position, seat.player) or player.get(
+            "account", seat.account
+        ) != seat.account:
+            raise _Found(
+                0, f"the players listed are not the ones the deal bound (seat {seat.position})"
+            )
+
+
+def _check_bound_booking(
+    last: int,
+    doc: Mapping[str, Any],
+    bound: Sequence[BoundSeat] | None,
+    records: Sequence[Mapping[str, Any]],
+) -> None:
+    """The settlement's ledger entries go to the accounts the deal bound: each seat's to its own,
+    no bound account as another party, no account that is no party (``games.rules.seating``).
+    Judged at the settled record (where the booking enters the log), else at the last move."""
+    ledger = doc["ledger"]
+    if bound is None or ledger is None:
+        return
+    why = booking_unbound(bound, ledger.get("entries", []))
+    if why is not None:
+        settled = [e["seq"] for e in records if e["type"] == SETTLED]
+        raise _Found(settled[0] if settled else last, why)
 
 
 def _check_chain(doc: Mapping[str, Any]) -> None:
