@@ -21,7 +21,7 @@ from accounts.models import LedgerTransaction
 from core.db_router import snapshot_reads
 from games.hand_store import hand_log_break, hand_replay, hand_seats_load
 from games.ledger_keys import settlement_key, void_key
-from games.models import Hand, HandEvent
+from games.models import Hand, HandEvent, HandSeat
 from games.rules.records import SETTLED
 from games.rules.results import HandResult
 from games.rules.seating import booking_unbound
@@ -114,11 +114,12 @@ def hand_binding_problems(hand: Hand) -> list[str]:
     bound = hand_seats_bound(hand)
     if bound is None:
         return []
-    hand_seats_load(hand)
-    for seat, binding in zip(hand.seat_list(), bound, strict=True):
-        if seat.user_id != binding.player:
+    # the rows as stored now (not as this process remembers them: hand_seats_load)
+    rows = dict(HandSeat.objects.filter(hand=hand).values_list("position", "user_id"))
+    for binding in bound:
+        if rows.get(binding.position) != binding.player:
             why = (
-                f"seat {seat.position}'s row names user {seat.user_id}, "
+                f"seat {binding.position}'s row names user {rows.get(binding.position)}, "
                 f"the deal bound user {binding.player}"
             )
             return [str(Discrepancy(0, why))]
