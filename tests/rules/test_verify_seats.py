@@ -52,13 +52,23 @@ def test_an_export_whose_deal_binds_its_seats_verifies(doc: dict[str, Any]) -> N
     assert verify_export(doc) is None
 
 
-def test_an_edited_binding_breaks_the_chain_at_the_deal(doc: dict[str, Any]) -> None:
+def test_an_edited_binding_breaks_the_chain_at_the_deal_and_a_rehashed_one_the_booking(
+    doc: dict[str, Any],
+) -> None:
     # the winner's seat bound to another account (say, an outsider's) after the fact
-    seat = winner_entry(doc)["party"]
+    entry = winner_entry(doc)
+    seat, amount = entry["party"], entry["amount"]
     doc["events"][0]["payload"]["seats"][seat]["account"] = 999
+    doc["players"][seat]["account"] = 999
     assert verify_export(doc) == Discrepancy(0, "its hash is not the SHA-256 of its content")
     assert log_break(**stored_log(doc)) == Discrepancy(
         0, "its hash is not the SHA-256 of its content"
+    )
+    # with the chain recomputed over the edit, the booking no longer goes where the deal says
+    assert verify_export(rehashed(doc)) == Discrepancy(
+        doc["events"][-1]["seq"],
+        f"seat {seat}'s {amount:+} is booked to account {ACCOUNT + seat}, its deal bound "
+        "account 999",
     )
 
 
