@@ -828,9 +828,12 @@ TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
             "deck_hash": {"type": "string", "description": "At the deal only."},
             "seats": {
                 "type": "array",
-                "description": "At the deal only: who sits where, inside the hash chain.",
+                "description": "At the deal: who sits where, inside the hash chain (`position`, "
+                "`player`, `account`). In a `settled` record: each seat's Quan "
+                "(`QuanSettlement`'s `seats`).",
                 "items": {
                     "type": "object",
+                    "additionalProperties": True,
                     "properties": {
                         "position": SEAT,
                         "player": {"type": "integer", "description": "The player's user id."},
@@ -840,7 +843,6 @@ TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
                             "description": "The wallet its settlement moves (null: practice).",
                         },
                     },
-                    "required": ["position", "player", "account"],
                 },
             },
         },

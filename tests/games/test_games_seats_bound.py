@@ -53,10 +53,14 @@ def seat_row_moved(hand: Hand, position: int, user_id: int) -> None:
 def test_the_deal_binds_each_seat_to_its_player_and_wallet_in_play_order(players, win_hand) -> None:
     hand = Hand.objects.get(pk=win_hand["hand"])
     seats = hand.seat_list()
-    assert deal_payload(hand.pk)["seats"] == [
+    binding = deal_payload(hand.pk)["seats"]
+    assert binding == [
         {"position": s.position, "player": s.user_id, "account": wallet_for(s.user).pk}
         for s in seats
     ]
+    # and the export lists them with its players
+    listed = [(p["seat"], p["user_id"], p["account"]) for p in hand_export(hand)["players"]]
+    assert listed == [(b["position"], b["player"], b["account"]) for b in binding]
 
 
 def test_a_seat_row_moved_to_an_outsider_before_the_booking_still_pays_the_bound_player(

@@ -1424,15 +1424,17 @@ export interface components {
                 v?: number;
                 /** @description At the deal only. */
                 deck_hash?: string;
-                /** @description At the deal only: who sits where, inside the hash chain. */
-                seats?: {
+                /** @description At the deal: who sits where, inside the hash chain (`position`, `player`, `account`). In a `settled` record: each seat's Quan (`QuanSettlement`'s `seats`). */
+                seats?: ({
                     /** @description A hand seat (0..n-1). */
-                    position: number;
+                    position?: number;
                     /** @description The player's user id. */
-                    player: number;
+                    player?: number;
                     /** @description The wallet its settlement moves (null: practice). */
-                    account: number | null;
-                }[];
+                    account?: number | null;
+                } & {
+                    [key: string]: unknown;
+                })[];
             } & {
                 [key: string]: unknown;
             };
