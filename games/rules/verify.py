@@ -6,15 +6,15 @@ bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) of t
 key (``games.rules.fair_deal``: the server seed, every seat's ``client_seeds``, the hand's id;
 for hands dealt before it, of the seed alone) and holds it to the deal event's ``deck_hash``,
 or checks a fixed deck is the 100 cards, holds the deal's seat binding (``payload.seats``,
-``games.rules.seating``) to one entry per seat and the listed players, replays every move through the rules core (in seq order, no gaps, each
-legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
+``games.rules.seating``) to one entry per seat and the listed players, replays every move
+through the rules core (in seq order, no gaps, each legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
 are checked to come after the end, and the settled one to be the booked Quan) through the one
 replay (``games.rules.replay``), re-derives every event's effects and a system move's cause
 (an event of an older schema held to what it recorded), compares the outcome, the declaration and its verdict, the points
 settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
 Quan with points × stake and the room's fees, and the ledger transaction's entries with those
-Quan and with the accounts the deal bound, its hash (``games.rules.ledger_chain``), and for each capped payer that the balance the
-cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
+Quan and with the accounts the deal bound, its hash (``games.rules.ledger_chain``), and for
+each capped payer that the balance the cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
 hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
 first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
 consecutive hands it also checks the chain of server-seed commitments (each hand's

@@ -4,9 +4,9 @@
 
 Each ended hand's export (``games.export``) goes through the offline verifier
 (``games.rules.verify``: seed, shuffle, replay of its log, result, Quan, ledger entries by
-party and to the accounts its deal bound), and its ledger rows through ``ledger_check``'s per-hand check (booked once, to the right
-accounts). A hand whose record does not replay (``hand_store.hand_log_break``) is listed at its
-first bad seq and the audit goes on. Every mismatch is listed on stderr; the command exits 1 if
+party and on the accounts its deal bound), and its ledger rows through ``ledger_check``'s
+per-hand check (booked once, to the right accounts). A hand whose record does not replay
+(``hand_store.hand_log_break``) is listed at its first bad seq and the audit goes on. Every mismatch is listed on stderr; the command exits 1 if
 there is any. Each batch of hands is read in one snapshot (``games.audit.hands_checked``).
 """
 
