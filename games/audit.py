@@ -132,11 +132,11 @@ def hand_binding_problems(hand: Hand) -> list[str]:
         for tx in booked
         for e in ledger_entries_of(tx)
     ]
-    why = booking_unbound(bound, entries)
-    if why is None:
+    unbound = booking_unbound(bound, entries)
+    if unbound is None:
         return []
     settled = HandEvent.objects.of_hand(hand).filter(type=SETTLED).values_list("seq", flat=True)
-    return [str(Discrepancy(settled.first() or hand.seq, why))]
+    return [str(Discrepancy(settled.first() or hand.seq, unbound))]
 
 
 def _practice_hand_problems(hand: Hand) -> list[str]:
