@@ -1525,8 +1525,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             },
             "stake": 10,
             "players": [
-                {"seat": 0, "username": "lan", "table_seat": 0},
-                {"seat": 1, "username": "minh", "table_seat": 1},
+                {"seat": 0, "username": "lan", "table_seat": 0, "user_id": 3, "account": 7},
+                {"seat": 1, "username": "minh", "table_seat": 1, "user_id": 4, "account": 8},
             ],
             "config": {
                 "seats": 2,
@@ -1600,7 +1600,16 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "seat": None,
                     "system": True,
                     "bot": False,
-                    "payload": {"v": 2},
+                    "payload": {
+                        "v": 2,
+                        "deck_hash": (
+                            "3b1c6f0e9d2a4b8c7e5f1a0d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b"
+                        ),
+                        "seats": [
+                            {"position": 0, "player": 3, "account": 7},
+                            {"position": 1, "player": 4, "account": 8},
+                        ],
+                    },
                     "effects": [{"type": "deal", "dealer": 1, "stock_count": 61}],
                     "prev_hash": "6d29cd2c9c9ad60e26ff078e58106db5c0556d6ac92bb02cda88b6c5f7134ffe",
                     "hash": "f95eb86a8804c08762e142a6ecb5720c3f1a20c16a5edd709f34b9f65d207c5d",

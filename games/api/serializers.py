@@ -945,6 +945,16 @@ class ExportPlayerSerializer(serializers.Serializer):
     seat = serializers.IntegerField(help_text="The rules core's seat (play order).")
     username = serializers.CharField()
     table_seat = serializers.IntegerField()
+    user_id = serializers.IntegerField(
+        allow_null=True,
+        help_text="The player the deal bound to the seat (the deal event's payload.seats); "
+        "null for a hand dealt before the deal bound its seats.",
+    )
+    account = serializers.IntegerField(
+        allow_null=True,
+        help_text="The ledger account the deal bound to the seat: its settlement entries go "
+        "there. Null at a practice table and for a hand dealt before the binding.",
+    )
 
 
 class ExportPrefsSerializer(serializers.Serializer):

@@ -5,15 +5,16 @@ needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of
 bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) of the fair deal's
 key (``games.rules.fair_deal``: the server seed, every seat's ``client_seeds``, the hand's id;
 for hands dealt before it, of the seed alone) and holds it to the deal event's ``deck_hash``,
-or checks a fixed deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
-legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
+or checks a fixed deck is the 100 cards, holds the deal's seat binding (``payload.seats``,
+``games.rules.seating``) to one entry per seat and the listed players, replays every move
+through the rules core (in seq order, no gaps, each legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
 are checked to come after the end, and the settled one to be the booked Quan) through the one
 replay (``games.rules.replay``), re-derives every event's effects and a system move's cause
 (an event of an older schema held to what it recorded), compares the outcome, the declaration and its verdict, the points
 settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
 Quan with points × stake and the room's fees, and the ledger transaction's entries with those
-Quan, its hash (``games.rules.ledger_chain``), and for each capped payer that the balance the
-cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
+Quan and with the accounts the deal bound, its hash (``games.rules.ledger_chain``), and for
+each capped payer that the balance the cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
 hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
 first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
 consecutive hands it also checks the chain of server-seed commitments (each hand's
@@ -47,6 +48,7 @@ from games.rules.records import SETTLED, VOIDED, is_record, settled_record
 from games.rules.replay import as_stored, causes_allowed, move_effects, replay
 from games.rules.results import HandResult
 from games.rules.ruleset import RulesetError, ruleset_from_stored
+from games.rules.seating import BindingError, BoundSeat, booking_unbound, seats_bound
 from games.rules.state import HandConfig, HandState, Mode
 from games.rules.views import missed_wins_of, result_of
 
@@ -101,6 +103,8 @@ def _verify(doc: Mapping[str, Any]) -> None:
     _check_seqs(events)
     _check_deck_hash(events[0], deck)
     _check_chain(doc)
+    bound = _bound(events[0], config.n_seats)
+    _check_players(doc, bound)
     records: list[Mapping[str, Any]] = []
     at = {"last": 0}
 
@@ -122,6 +126,7 @@ def _verify(doc: Mapping[str, Any]) -> None:
         raise _Found(last, "the hand has not ended after its last event")
     _check_result(last, result_of(state), doc["result"])
     _check_bo_u(last, missed_wins_of(state), doc)
+    _check_bound_booking(last, doc, bound, records)
     _check_quan(last, doc, result_of(state))
     _check_ledger_hash(last, doc)
     _check_caps(last, doc)
@@ -149,6 +154,7 @@ def log_break(
         broken = chain_break(hand=hand_id, seed_hash=seed_hash, events=events)
         if broken is not None:
             raise _Found(*broken)
+        _bound(events[0], config.n_seats)
         for _ in _replay_judged(config, deck, dealer, events):
             pass
     except _Found as found:
@@ -257,6 +263,50 @@ def _check_deck_hash(deal: Mapping[str, Any], deck: Sequence[int]) -> None:
         return
     if payload["deck_hash"] != deck_hash(deck):
         raise _Found(0, "the seeds do not give the deck the deal committed to (deck_hash)")
+
+
+def _bound(deal: Mapping[str, Any], n_seats: int) -> tuple[BoundSeat, ...] | None:
+    """The seats the deal binds to players and accounts (``payload.seats``,
+    ``games.rules.seating``; None for deals logged before the binding), a malformed binding
+    the discrepancy at the deal."""
+    try:
+        return seats_bound(deal["payload"], n_seats)
+    except BindingError as exc:
+        raise _Found(0, str(exc)) from None
+
+
+def _check_players(doc: Mapping[str, Any], bound: Sequence[BoundSeat] | None) -> None:
+    """The players the document lists are the ones the deal bound (exports made before the
+    binding, or listing no ``user_id``, have nothing to hold to it)."""
+    if bound is None:
+        return
+    for seat, player in zip(bound, doc["players"], strict=True):
+        if "user_id" not in player:
+            continue
+        if (player["seat"], player["user_id"]) != (seat.position, seat.player) or player.get(
+            "account", seat.account
+        ) != seat.account:
+            raise _Found(
+                0, f"the players listed are not the ones the deal bound (seat {seat.position})"
+            )
+
+
+def _check_bound_booking(
+    last: int,
+    doc: Mapping[str, Any],
+    bound: Sequence[BoundSeat] | None,
+    records: Sequence[Mapping[str, Any]],
+) -> None:
+    """The settlement's ledger entries go to the accounts the deal bound: each seat's to its own,
+    no bound account as another party, no account that is no party (``games.rules.seating``).
+    Judged at the settled record (where the booking enters the log), else at the last move."""
+    ledger = doc["ledger"]
+    if bound is None or ledger is None:
+        return
+    why = booking_unbound(bound, ledger.get("entries", []))
+    if why is not None:
+        settled = [e["seq"] for e in records if e["type"] == SETTLED]
+        raise _Found(settled[0] if settled else last, why)
 
 
 def _check_chain(doc: Mapping[str, Any]) -> None:

@@ -4,9 +4,9 @@
 
 Each ended hand's export (``games.export``) goes through the offline verifier
 (``games.rules.verify``: seed, shuffle, replay of its log, result, Quan, ledger entries by
-party), and its ledger rows through ``ledger_check``'s per-hand check (booked once, to the right
-accounts). A hand whose record does not replay (``hand_store.hand_log_break``) is listed at its
-first bad seq and the audit goes on. Every mismatch is listed on stderr; the command exits 1 if
+party and on the accounts its deal bound), and its ledger rows through ``ledger_check``'s
+per-hand check (booked once, to the right accounts). A hand whose record does not replay
+(``hand_store.hand_log_break``) is listed at its first bad seq and the audit goes on. Every mismatch is listed on stderr; the command exits 1 if
 there is any. Each batch of hands is read in one snapshot (``games.audit.hands_checked``).
 """
 
@@ -24,6 +24,7 @@ from games.export import hand_export
 from games.hand_store import hand_log_break, hand_seats_load
 from games.models import Hand
 from games.rules.verify import verify_export
+from games.services.settlement_parties import hand_seats_bound
 
 
 def moment(text: str) -> dt.datetime:
@@ -72,9 +73,11 @@ class Command(BaseCommand):
         wanted = set(options["hand"] or ())
         if wanted:
             hands = hands.filter(pk__in=wanted)
-        bad = checked = 0
+        bad = checked = unbound = 0
         for hand, problems in hands_checked(hands, hand_audit_problems):
             checked += 1
+            if not problems and hand_seats_bound(hand) is None:
+                unbound += 1
             wanted.discard(hand.pk)
             for problem in problems:
                 bad += 1
@@ -85,3 +88,8 @@ class Command(BaseCommand):
         if bad:
             raise CommandError(f"{bad} mismatch(es) in {checked} hand(s).")
         self.stdout.write(f"{checked} hand(s) verified: seed, replay, result, Quan and ledger.")
+        if unbound:
+            self.stdout.write(
+                f"{unbound} of them dealt before the deal bound its seats: "
+                "their parties are their seat rows."
+            )
