@@ -46,8 +46,10 @@ from django.utils.translation import gettext_lazy as _
 from accounts.ledger_hash import GENESIS, ledger_tx_hash
 from accounts.limit_selectors import bonus_check
 from accounts.models import LedgerAccount, LedgerTransaction, User
+from accounts.record_keys import record_keys
 from core import metrics
 from core.errors import Conflict, InvalidInput
+from games.rules.record_mac import LEDGER, record_mac
 
 Kind = LedgerTransaction.Kind
 # An adjustment larger than this is refused (a typo, not a decision).
@@ -273,8 +275,8 @@ INSERT_TX_AND_ENTRIES = """
 WITH tx AS (
     INSERT INTO accounts_ledgertransaction
         (kind, idempotency_key, memo, user_id, hand_id, table_id, prev_hash, hash, chain,
-         created_at)
-    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+         mac, mac_key, created_at)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id, created_at
 )
@@ -364,6 +366,8 @@ def _post(
             table=_pk(table),
             entries=merged.items(),
         )
+        # the record key's MAC of the hash (docs/audit.md): what database credentials cannot make
+        mac, mac_key = record_mac(record_keys(), domain=LEDGER, digest=digest)
         now = timezone.now()
         with connection.cursor() as cursor:
             cursor.execute(
@@ -378,6 +382,8 @@ def _post(
                     locks.head,
                     digest,
                     chain,
+                    mac,
+                    mac_key,
                     now,
                     account_ids,
                     [merged[pk] for pk in account_ids],
@@ -403,6 +409,8 @@ def _post(
             prev_hash=locks.head,
             hash=digest,
             chain=chain,
+            mac=mac,
+            mac_key=mac_key,
             created_at=now,
         )
         tx._state.adding = False
