@@ -17,7 +17,10 @@ cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the
 hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
 first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
 consecutive hands it also checks the chain of server-seed commitments (each hand's
-``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`).
+``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`). Given the record
+key (``--record-key KEYS`` or ``--record-key @FILE``, ``CHAN_RECORD_KEY``'s form), it also checks
+that every event and the settlement transaction carry that key's MAC of their hash
+(``games.rules.record_mac``, :func:`mac_discrepancies`).
 
 The server's checkers (``check_hands``, ``audit_hands``, ``ledger_check``) hold a stored log,
 ended or still being played, to the same seqs, deck commitment, chain and replay with
