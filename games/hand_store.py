@@ -442,9 +442,9 @@ def _nothing_carried(hand: Hand | None) -> None:
 
 def hand_store_problems(hand: Hand) -> list[str]:
     """Why what the store holds for the hand is not the replay of its log (empty when it is):
-    the row's seq against the log's last event, every event the record key does not vouch for
-    (:func:`hand_mac_problems`), where the log stops being true
-    (:func:`hand_log_break`), then any state in this process's LRU and an ended hand's stored
+    the row's seq against the log's last event, where the log stops being true
+    (:func:`hand_log_break`), every event the record key does not vouch for
+    (:func:`hand_mac_problems`), then any state in this process's LRU and an ended hand's stored
     result against the replay's. The row and its log are read as the caller reads them: one
     snapshot (``games.audit.hands_checked``) for a hand that may move meanwhile."""
     problems = []
@@ -453,10 +453,11 @@ def hand_store_problems(hand: Hand) -> list[str]:
     last_seq = events[-1]["seq"] if events else None
     if last_seq != hand.seq:
         problems.append(f"hand.seq is {hand.seq} but the log ends at {last_seq}")
-    problems.extend(hand_mac_problems(hand, events=events))
+    unvouched = hand_mac_problems(hand, events=events)
     broken = hand_log_break(hand, events=events)
     if broken is not None:  # nothing past it replays: the first bad seq is the report
-        return [*problems, str(broken)]
+        return [*problems, str(broken), *unvouched]
+    problems.extend(unvouched)
     replayed = hand_replay(hand, archived=archived)
     for (hand_id, seq, _seed_hash), state in state_lru.items():
         if hand_id == hand.pk and seq == hand.seq and state != replayed:

@@ -27,7 +27,7 @@ from tests.db_owner import as_owner
 from tests.forgery import hand_event_forge
 from tests.games.conftest import hand_guard_off
 from tests.games.decks import WIN_SEAT
-from tests.games.tampering import expected_reports, first_reports, tampered_hands
+from tests.games.tampering import PAYLOAD_SEQ, expected_reports, first_reports, tampered_hands
 from tests.games.test_games_hands_api import play_to_end
 
 pytestmark = pytest.mark.django_db
@@ -53,7 +53,7 @@ def test_check_hands_reports_a_hand_whose_seq_is_not_its_logs(
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "summary"),
-    [("check_hands", r"3 problem\(s\) in 4 hand\(s\)"), ("audit_hands", r"3 mismatch\(es\)")],
+    [("check_hands", r"{} problem\(s\) in 4 hand\(s\)"), ("audit_hands", r"{} mismatch\(es\)")],
 )
 def test_a_checker_reports_every_tampered_hand_at_its_first_bad_seq_and_goes_on(
     make_user, corrupts_cache, command: str, summary: str
@@ -61,12 +61,19 @@ def test_a_checker_reports_every_tampered_hand_at_its_first_bad_seq_and_goes_on(
     # Given hands the database owner changed behind the guards (a payload, a seed, the order
     # of two events) and one left alone,
     hands = tampered_hands(make_user)
-    # the command names each changed hand with its first bad seq and why, and exits 1.
+    # the command names each changed hand with its first bad seq and why, then every event
+    # whose hash the owner recomputed without the record key, and exits 1.
+    rechained = range(PAYLOAD_SEQ, hands.payload.seq + 1)
     err = StringIO()
-    with pytest.raises(CommandError, match=summary) as failed:
+    with pytest.raises(CommandError, match=summary.format(3 + len(rechained))) as failed:
         call_command(command, stderr=err)
     assert failed.value.returncode == 1
     assert first_reports(err.getvalue(), hands) == expected_reports(hands)
+    assert [line for line in err.getvalue().splitlines() if "MAC" in line] == [
+        f"hand {hands.payload.pk}: discrepancy at seq {seq}: its MAC is not the record key's MAC "
+        "of its hash"
+        for seq in rechained
+    ]
 
 
 @pytest.mark.django_db(transaction=True)

@@ -39,23 +39,25 @@ def moment(text: str) -> dt.datetime:
 
 
 def hand_audit_problems(hand: Hand) -> list[str]:
-    """What is wrong with a stored ended hand: every event and its settlement transaction that
-    the record key does not vouch for, where its record stops being true (its export could not
-    be made past it), else the first discrepancy of its export, then its ledger rows'
-    problems."""
+    """What is wrong with a stored ended hand: where its record stops being true (its export
+    could not be made past it), else the first discrepancy of its export, then its ledger rows'
+    problems; and every event and its settlement transaction that the record key does not vouch
+    for."""
     hand_seats_load(hand)
-    problems = hand_mac_problems(hand)  # every event the record key does not vouch for
+    unvouched = hand_mac_problems(hand)  # every event the record key does not vouch for
     broken = hand_log_break(hand)
     if broken is not None:
-        return [*problems, str(broken)]
+        return [str(broken), *unvouched]
+    problems = []
     doc = hand_export(hand)
     found = verify_export(doc)
     if found is not None:
         problems.append(str(found))
-    # its settlement transaction's MAC too (the events' are listed above)
-    for found in mac_discrepancies(record_keys(), doc["events"], ledger=doc["ledger"]):
-        if str(found) not in problems:
-            problems.append(str(found))
+    problems.extend(unvouched)
+    # its settlement transaction's MAC too (the events' are listed already)
+    for unkeyed in mac_discrepancies(record_keys(), doc["events"], ledger=doc["ledger"]):
+        if str(unkeyed) not in unvouched:
+            problems.append(str(unkeyed))
     problems.extend(hand_settlement_problems(hand))
     return problems
 
