@@ -20,7 +20,8 @@ of the transaction, all at once, in ascending primary key (``SELECT … FOR NO K
 then the head of the transaction's chain (the transaction-level advisory lock
 ``LEDGER_HEAD_LOCK + chain``, held to the commit), which serialises that chain: each
 transaction's ``prev_hash`` is the hash of the one before it on its chain (accounts/ledger_hash.py;
-a database trigger, accounts 0017, refuses any other). All three are taken by one statement
+a database trigger, accounts 0017, refuses any other), and its ``mac`` the record key's MAC of its
+hash (``games.rules.record_mac``), written by the same insert. All three are taken by one statement
 (``chan_ledger_lock``), the rows and entries written by a second. So two settlements touching the
 same wallets in any order queue up instead of deadlocking, and two on different shards share no
 lock but their players' wallets. A database transaction that books a second ledger transaction (a

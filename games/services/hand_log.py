@@ -1,6 +1,8 @@
 """Appending to a hand's log: the one place a ``HandEvent`` row is created (the deal, every
 move, the settlement's and the void's records), with its hash chained to the previous event's
-(``games.rules.chain``; docs/audit.md).
+(``games.rules.chain``; docs/audit.md) and the record key's MAC of that hash
+(``games.rules.record_mac``), written by the insert itself: a row inserted around this function
+with database credentials alone carries no MAC the checkers accept.
 
 On PostgreSQL a trigger (migration games 0021) refuses an insert whose ``prev_hash`` is not the
 previous event's ``hash`` (the hand's ``seed_hash`` for the deal) or whose hash is not 64
