@@ -594,6 +594,29 @@ if not CHAN_LOG_SIGNING_KEY and (DEBUG or TESTING):
     from transparency.signing import development_key
 
     CHAN_LOG_SIGNING_KEY = development_key(None if TESTING else VAR_DIR / "log-signing-key")
+# The record key (docs/audit.md, docs/operations.md): every ledger transaction and hand event
+# carries a MAC under it (games.rules.record_mac), which no database credential can make.
+# ``<key id>:<base64 of 32 bytes>``, several comma-separated to rotate: the first signs, all
+# verify. Required, like SECRET_KEY: ``make run`` (DEBUG) keeps one made at its first start in the
+# var directory, the test suite makes one per run; the database never sees it.
+CHAN_RECORD_KEY = os.environ.get("CHAN_RECORD_KEY", "").strip()
+if not CHAN_RECORD_KEY:
+    if DEBUG or TESTING:
+        from accounts.record_keys import development_record_key
+
+        CHAN_RECORD_KEY = development_record_key(None if TESTING else VAR_DIR / "record-key")
+    else:
+        raise RuntimeError(
+            "CHAN_RECORD_KEY must be set when DEBUG is off: <key id>:<base64 of 32 random bytes> "
+            "(for local development set DEBUG=1, as `make run` does)"
+        )
+else:
+    from games.rules.record_mac import RecordKeyError, record_keys_from
+
+    try:
+        record_keys_from(CHAN_RECORD_KEY)
+    except RecordKeyError as exc:
+        raise RuntimeError(str(exc)) from None
 # A season closes this long after its end (Asia/Ho_Chi_Minh midnight), so that the hands that
 # ended just before are settled first; the beat looks this many weeks and months back, so a
 # close missed while the beat was down is made up.

@@ -122,6 +122,10 @@ def hand_export(hand: Hand) -> dict[str, Any]:
                 "effects": e.effects,
                 "prev_hash": e.prev_hash,
                 "hash": e.hash,
+                # the record key's MAC of the hash (games.rules.record_mac): checked by whoever
+                # holds the key (``verify --record-key``)
+                "mac": e.mac,
+                "mac_key": e.mac_key,
                 "created_at": utc_iso(e.created_at),
             }
             for e in events
@@ -185,6 +189,8 @@ def _ledger_transaction(hand: Hand) -> dict[str, Any] | None:
         "table": tx.table_id,
         "prev_hash": tx.prev_hash,
         "hash": tx.hash,
+        "mac": tx.mac,
+        "mac_key": tx.mac_key,
         "entries": [
             {
                 "id": e.pk,

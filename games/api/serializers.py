@@ -987,6 +987,12 @@ class ExportEventSerializer(serializers.Serializer):
     hash = serializers.CharField(
         help_text="SHA-256 (hex) of the event's canonical JSON (docs/audit.md)."
     )
+    mac = serializers.CharField(
+        allow_blank=True,
+        help_text="HMAC-SHA256 (hex) of its hash under the record key, checked by whoever holds "
+        "the key (docs/audit.md); empty on events appended before keys existed.",
+    )
+    mac_key = serializers.CharField(allow_blank=True, help_text="The record key's id.")
     created_at = serializers.CharField()
 
 
@@ -1018,6 +1024,12 @@ class ExportLedgerSerializer(serializers.Serializer):
     hash = serializers.CharField(
         help_text="SHA-256 (hex) of the transaction's canonical JSON (docs/audit.md)."
     )
+    mac = serializers.CharField(
+        allow_blank=True,
+        help_text="HMAC-SHA256 (hex) of its hash under the record key (docs/audit.md); empty on "
+        "transactions booked before keys existed.",
+    )
+    mac_key = serializers.CharField(allow_blank=True, help_text="The record key's id.")
     entries = ExportLedgerEntrySerializer(many=True)
 
 

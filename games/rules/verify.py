@@ -18,7 +18,10 @@ each capped payer that the balance the cap used is its previous ledger entry's `
 hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
 first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
 consecutive hands it also checks the chain of server-seed commitments (each hand's
-``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`).
+``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`). Given the record
+key (``--record-key KEYS`` or ``--record-key @FILE``, ``CHAN_RECORD_KEY``'s form), it also checks
+that every event and the settlement transaction carry that key's MAC of their hash
+(``games.rules.record_mac``, :func:`mac_discrepancies`).
 
 The server's checkers (``check_hands``, ``audit_hands``, ``ledger_check``) hold a stored log,
 ended or still being played, to the same seqs, deck commitment, chain and replay with
@@ -44,6 +47,15 @@ from games.rules.errors import RuleError, shown
 from games.rules.fair_deal import KEY_ALGORITHM, check_client_seed, deal_key, deck_hash
 from games.rules.ledger_chain import ledger_tx_hash
 from games.rules.quan import FeeSchedule, FeesError, result_quan
+from games.rules.record_mac import (
+    HAND,
+    LEDGER,
+    MacChain,
+    RecordKeyError,
+    RecordKeys,
+    mac_problem,
+    record_keys_from,
+)
 from games.rules.records import SETTLED, VOIDED, is_record, settled_record
 from games.rules.replay import as_stored, causes_allowed, move_effects, replay
 from games.rules.results import HandResult
@@ -83,10 +95,16 @@ class _Found(Exception):
         self.discrepancy = Discrepancy(seq, reason)
 
 
-def verify_export(doc: Any) -> Discrepancy | None:
-    """The first discrepancy of the export ``doc`` (parsed JSON), or None when it verifies."""
+def verify_export(doc: Any, *, keys: RecordKeys | None = None) -> Discrepancy | None:
+    """The first discrepancy of the export ``doc`` (parsed JSON), or None when it verifies.
+    Given the record keys (``keys``), also that every event and the ledger transaction carry
+    the record key's MAC of their hash (:func:`mac_discrepancies`)."""
     try:
         _verify(doc)
+        if keys is not None:
+            found = mac_discrepancies(keys, doc["events"], ledger=doc["ledger"])
+            if found:
+                return found[0]
     except _Found as found:
         return found.discrepancy
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
@@ -160,6 +178,39 @@ def log_break(
     except _Found as found:
         return found.discrepancy
     return None
+
+
+def mac_discrepancies(
+    keys: RecordKeys,
+    events: Sequence[Mapping[str, Any]],
+    *,
+    ledger: Mapping[str, Any] | None = None,
+) -> list[Discrepancy]:
+    """Every event (in seq order, each with ``seq``, ``hash``, ``mac``, ``mac_key``) whose MAC
+    does not vouch for its hash (``games.rules.record_mac``: none is allowed only before the
+    hand's first keyed event), then the ledger transaction's (judged at the last event). The
+    server's checkers report them all and go on."""
+    chain = MacChain(keys, domain=HAND)
+    found = []
+    for event in events:
+        why = chain.check(
+            digest=event["hash"], mac=event.get("mac") or "", mac_key=event.get("mac_key") or ""
+        )
+        if why is not None:
+            found.append(Discrepancy(event["seq"], why))
+    # (an export made before transactions carried their hash has nothing to vouch for)
+    if ledger is not None and "hash" in ledger and (ledger.get("mac") or chain.keyed):
+        why = mac_problem(
+            keys,
+            domain=LEDGER,
+            digest=ledger["hash"],
+            mac=ledger.get("mac") or "",
+            mac_key=ledger.get("mac_key") or "",
+        )
+        if why is not None:
+            last = events[-1]["seq"] if events else None
+            found.append(Discrepancy(last, f"the ledger transaction {ledger['id']}: {why}"))
+    return found
 
 
 def seed_break(seed: str, seed_hash: str) -> Discrepancy | None:
@@ -628,7 +679,24 @@ def main(argv: list[str] | None = None) -> int:
         help="the export (JSON); '-' reads standard input; several exports of one table's "
         "consecutive hands also check the chain of server-seed commitments",
     )
+    parser.add_argument(
+        "--record-key",
+        metavar="KEYS",
+        help="also check every event's and the ledger transaction's MAC under these record "
+        "keys (CHAN_RECORD_KEY's form: id:base64,…; @FILE reads them from FILE)",
+    )
     args = parser.parse_args(argv)
+    keys = None
+    if args.record_key:
+        try:
+            text = args.record_key
+            if text.startswith("@"):
+                with open(text[1:], encoding="utf-8") as f:
+                    text = f.read()
+            keys = record_keys_from(text)
+        except (OSError, RecordKeyError) as exc:
+            print(f"cannot read the record keys: {exc}")
+            return 1
     docs = []
     for name in args.files:
         try:
@@ -641,7 +709,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot read {name}: {exc}")
             return 1
     for name, doc in zip(args.files, docs, strict=True):
-        found = verify_export(doc)
+        found = verify_export(doc, keys=keys)
         if found is not None:
             print(found if len(docs) == 1 else f"{name}: {found}")
             return 1
@@ -650,7 +718,7 @@ def main(argv: list[str] | None = None) -> int:
         if found is not None:
             print(found)
             return 1
-    print("verified")
+    print("verified" if keys is None else "verified, with every record's MAC")
     for doc in docs:  # for the auditor to hold against the view's head_hash
         if doc.get("chain") is not None:
             print(f"chain head {doc['chain']['head']}")

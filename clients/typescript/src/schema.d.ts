@@ -1444,6 +1444,10 @@ export interface components {
             prev_hash: string;
             /** @description SHA-256 (hex) of the event's canonical JSON (docs/audit.md). */
             hash: string;
+            /** @description HMAC-SHA256 (hex) of its hash under the record key, checked by whoever holds the key (docs/audit.md); empty on events appended before keys existed. */
+            mac: string;
+            /** @description The record key's id. */
+            mac_key: string;
             created_at: string;
         };
         ExportLedger: {
@@ -1459,6 +1463,10 @@ export interface components {
             prev_hash: string;
             /** @description SHA-256 (hex) of the transaction's canonical JSON (docs/audit.md). */
             hash: string;
+            /** @description HMAC-SHA256 (hex) of its hash under the record key (docs/audit.md); empty on transactions booked before keys existed. */
+            mac: string;
+            /** @description The record key's id. */
+            mac_key: string;
             entries: components["schemas"]["ExportLedgerEntry"][];
         };
         ExportLedgerEntry: {
