@@ -167,6 +167,4 @@ def test_a_development_server_lifts_the_limit_and_production_keeps_it(tmp_path) 
     assert signup_limit_with(tmp_path, SECRET_KEY="a-production-secret") == 5
     # and an operator's own figure wins in either.
     assert signup_limit_with(tmp_path, DEBUG="1", CHAN_SIGNUPS_PER_ADDRESS_PER_DAY="3") == 3
-    assert (
-        signup_limit_with(tmp_path, SECRET_KEY="s", CHAN_SIGNUPS_PER_ADDRESS_PER_DAY="0") == 0
-    )
+    assert signup_limit_with(tmp_path, SECRET_KEY="s", CHAN_SIGNUPS_PER_ADDRESS_PER_DAY="0") == 0
