@@ -212,8 +212,10 @@ if _owner_url:
     if _owner["ENGINE"] != "django.db.backends.postgresql" or _owner["NAME"] != _database["NAME"]:
         raise RuntimeError("DATABASE_OWNER_URL must name the database DATABASE_URL names")
 elif not os.environ.get("DATABASE_URL"):
+    from chan_api.embedded_db import APP_ROLE
+
     _owner = dict(_database)
-    _database["USER"] = "chan_app"
+    _database["USER"] = APP_ROLE
 else:
     _owner = None
 if _owner is not None and _owner["USER"] != _database["USER"]:
