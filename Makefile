@@ -8,9 +8,11 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# Two installs: the server's dependencies (make run, serve, worker), then the tools and the
-# client (pytest, ruff, mypy, …: make test, lint); `make install` does both.
+# Three installs: the server's dependencies (serve, worker); with them the Python client and
+# chan-bot, which the README uses beside `make run`; then the tools (pytest, ruff, mypy, …: make
+# test, lint). `make install` does all three.
 STAMP := $(VENV)/.install-stamp
+RUN_STAMP := $(VENV)/.install-client-stamp
 DEV_STAMP := $(VENV)/.install-dev-stamp
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 HOST ?= 127.0.0.1
@@ -38,8 +40,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(PIP) install -q -e .
 	touch $(STAMP)
 
-$(DEV_STAMP): $(STAMP) clients/python/pyproject.toml
-	$(PIP) install -q -e '.[dev]' -e clients/python
+$(RUN_STAMP): $(STAMP) clients/python/pyproject.toml
+	$(PIP) install -q -e clients/python
+	touch $(RUN_STAMP)
+
+$(DEV_STAMP): $(RUN_STAMP)
+	$(PIP) install -q -e '.[dev]'
 	touch $(DEV_STAMP)
 
 install: $(DEV_STAMP)
@@ -49,7 +55,7 @@ migrate: $(STAMP)
 
 # One Django process migrates, starts the web server and the worker, then makes the demo players
 # while they start (manage.py run_dev --migrate --demo-players).
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/python manage.py run_dev --migrate --demo-players --host $(HOST) --port $(PORT)
 
 # The production stack on the current environment, in the foreground: gunicorn on HOST:PORT,
