@@ -8,11 +8,10 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# Three installs: the server's dependencies (serve, worker); with them the Python client and
-# chan-bot, which the README uses beside `make run`; then the tools (pytest, ruff, mypy, …: make
-# test, lint). `make install` does all three.
+# Two installs: the server's dependencies with the Python client and chan-bot, which the README
+# uses beside `make run` (one pip run: make run, serve, worker), then the tools (pytest, ruff,
+# mypy, …: make test, lint); `make install` does both.
 STAMP := $(VENV)/.install-stamp
-RUN_STAMP := $(VENV)/.install-client-stamp
 DEV_STAMP := $(VENV)/.install-dev-stamp
 PIP := $(BIN)/python -m pip --disable-pip-version-check
 HOST ?= 127.0.0.1
@@ -36,15 +35,11 @@ $(BIN)/python:
 	$(BIN)/python -c "import pip, sys; sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < (21, 3))" \
 		|| $(PIP) install -q --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) install -q -e .
+$(STAMP): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e . -e clients/python
 	touch $(STAMP)
 
-$(RUN_STAMP): $(STAMP) clients/python/pyproject.toml
-	$(PIP) install -q -e clients/python
-	touch $(RUN_STAMP)
-
-$(DEV_STAMP): $(RUN_STAMP)
+$(DEV_STAMP): $(STAMP)
 	$(PIP) install -q -e '.[dev]'
 	touch $(DEV_STAMP)
 
@@ -55,7 +50,7 @@ migrate: $(STAMP)
 
 # One Django process migrates, starts the web server and the worker, then makes the demo players
 # while they start (manage.py run_dev --migrate --demo-players).
-run: $(RUN_STAMP)
+run: $(STAMP)
 	$(BIN)/python manage.py run_dev --migrate --demo-players --host $(HOST) --port $(PORT)
 
 # The production stack on the current environment, in the foreground: gunicorn on HOST:PORT,
