@@ -213,8 +213,10 @@ if _owner_url:
     if _owner["ENGINE"] != "django.db.backends.postgresql" or _owner["NAME"] != _database["NAME"]:
         raise RuntimeError("DATABASE_OWNER_URL must name the database DATABASE_URL names")
 elif not os.environ.get("DATABASE_URL"):
+    from chan_api.embedded_db import APP_ROLE
+
     _owner = dict(_database)
-    _database["USER"] = "chan_app"
+    _database["USER"] = APP_ROLE
 else:
     _owner = None
 if _owner is not None and _owner["USER"] != _database["USER"]:
@@ -673,8 +675,11 @@ CHAN_DAILY_BONUS = (10_000, 15_000, 20_000, 30_000, 50_000)
 # Bearer tokens expire this many days after they are issued (0: never).
 CHAN_TOKEN_TTL_DAYS = int(os.environ.get("CHAN_TOKEN_TTL_DAYS", "30"))
 # At most this many sign-ups from one client address (as NUM_PROXIES reads it) in any 24 hours,
-# counted in PostgreSQL (accounts.services.user_register); 0: no limit.
-CHAN_SIGNUPS_PER_ADDRESS_PER_DAY = int(os.environ.get("CHAN_SIGNUPS_PER_ADDRESS_PER_DAY", "5"))
+# counted in PostgreSQL (accounts.services.user_register); 0: no limit. A development server
+# (DEBUG, `make run`) has none by default, so the documented examples sign up players run after run.
+CHAN_SIGNUPS_PER_ADDRESS_PER_DAY = int(
+    os.environ.get("CHAN_SIGNUPS_PER_ADDRESS_PER_DAY", "0" if DEBUG else "5")
+)
 
 # CORS (django-cors-headers) for browser clients on other origins: none unless listed
 # (``https://app.example,https://admin.example``). Only the API answers them.
