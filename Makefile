@@ -8,8 +8,9 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# Two installs: the server's dependencies (make run, serve, worker), then the tools and the
-# client (pytest, ruff, mypy, …: make test, lint); `make install` does both.
+# Two installs: the server's dependencies with the Python client and chan-bot, which the README
+# uses beside `make run` (one pip run: make run, serve, worker), then the tools (pytest, ruff,
+# mypy, …: make test, lint); `make install` does both.
 STAMP := $(VENV)/.install-stamp
 DEV_STAMP := $(VENV)/.install-dev-stamp
 PIP := $(BIN)/python -m pip --disable-pip-version-check
@@ -34,12 +35,12 @@ $(BIN)/python:
 	$(BIN)/python -c "import pip, sys; sys.exit(tuple(map(int, pip.__version__.split('.')[:2])) < (21, 3))" \
 		|| $(PIP) install -q --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) install -q -e .
+$(STAMP): pyproject.toml clients/python/pyproject.toml | $(BIN)/python
+	$(PIP) install -q -e . -e clients/python
 	touch $(STAMP)
 
-$(DEV_STAMP): $(STAMP) clients/python/pyproject.toml
-	$(PIP) install -q -e '.[dev]' -e clients/python
+$(DEV_STAMP): $(STAMP)
+	$(PIP) install -q -e '.[dev]'
 	touch $(DEV_STAMP)
 
 install: $(DEV_STAMP)

@@ -20,7 +20,8 @@ of the transaction, all at once, in ascending primary key (``SELECT … FOR NO K
 then the head of the transaction's chain (the transaction-level advisory lock
 ``LEDGER_HEAD_LOCK + chain``, held to the commit), which serialises that chain: each
 transaction's ``prev_hash`` is the hash of the one before it on its chain (accounts/ledger_hash.py;
-a database trigger, accounts 0017, refuses any other). All three are taken by one statement
+a database trigger, accounts 0017, refuses any other), and its ``mac`` the record key's MAC of its
+hash (``games.rules.record_mac``), written by the same insert. All three are taken by one statement
 (``chan_ledger_lock``), the rows and entries written by a second. So two settlements touching the
 same wallets in any order queue up instead of deadlocking, and two on different shards share no
 lock but their players' wallets. A database transaction that books a second ledger transaction (a
@@ -46,8 +47,10 @@ from django.utils.translation import gettext_lazy as _
 from accounts.ledger_hash import GENESIS, ledger_tx_hash
 from accounts.limit_selectors import bonus_check
 from accounts.models import LedgerAccount, LedgerTransaction, User
+from accounts.record_keys import record_keys
 from core import metrics
 from core.errors import Conflict, InvalidInput
+from games.rules.record_mac import LEDGER, record_mac
 
 Kind = LedgerTransaction.Kind
 # An adjustment larger than this is refused (a typo, not a decision).
@@ -273,8 +276,8 @@ INSERT_TX_AND_ENTRIES = """
 WITH tx AS (
     INSERT INTO accounts_ledgertransaction
         (kind, idempotency_key, memo, user_id, hand_id, table_id, prev_hash, hash, chain,
-         created_at)
-    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
+         mac, mac_key, created_at)
+    VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)
     ON CONFLICT (idempotency_key) DO NOTHING
     RETURNING id, created_at
 )
@@ -364,6 +367,8 @@ def _post(
             table=_pk(table),
             entries=merged.items(),
         )
+        # the record key's MAC of the hash (docs/audit.md): what database credentials cannot make
+        mac, mac_key = record_mac(record_keys(), domain=LEDGER, digest=digest)
         now = timezone.now()
         with connection.cursor() as cursor:
             cursor.execute(
@@ -378,6 +383,8 @@ def _post(
                     locks.head,
                     digest,
                     chain,
+                    mac,
+                    mac_key,
                     now,
                     account_ids,
                     [merged[pk] for pk in account_ids],
@@ -403,6 +410,8 @@ def _post(
             prev_hash=locks.head,
             hash=digest,
             chain=chain,
+            mac=mac,
+            mac_key=mac_key,
             created_at=now,
         )
         tx._state.adding = False

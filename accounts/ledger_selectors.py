@@ -14,8 +14,10 @@ from accounts.hold_selectors import HOLD_CHECKS
 from accounts.ledger_archive import ledger_entries_everywhere
 from accounts.ledger_hash import GENESIS, ledger_tx_hash
 from accounts.models import LedgerAccount, LedgerEntry, LedgerTransaction, User
+from accounts.record_keys import record_keys
 from core.ascii_digits import ascii_int
 from core.errors import InvalidInput
+from games.rules.record_mac import LEDGER, MacChain
 
 LEDGER_PAGE_DEFAULT = 50
 LEDGER_PAGE_MAX = 200
@@ -207,9 +209,15 @@ def check_chain() -> list[LedgerProblem]:
     hash of the one before it on its chain (by id) and its ``hash`` is that of its content and its
     entries as they are now, archived months included (accounts/ledger_hash.py): an entry added
     to an old transaction, a transaction moved to another chain, or any edit made with the
-    triggers off, breaks it."""
+    triggers off, breaks it. And each carries the record key's MAC of its hash
+    (``games.rules.record_mac``; none only on those booked before the first that has one): a
+    transaction inserted with database credentials alone, however well it chains, is reported
+    (``mac``)."""
     problems = []
     prev: dict[int, str] = {}
+    # the ledger's rows in id order: one written without a MAC is allowed only before the first
+    # that has one, on any chain (games.rules.record_mac)
+    macs = MacChain(record_keys(), domain=LEDGER)
     last_id = 0
     columns = ("id", "kind", "idempotency_key", "memo", "user_id", "hand_id", "table_id")
     with connection.cursor() as cursor:
@@ -218,7 +226,7 @@ def check_chain() -> list[LedgerProblem]:
         batch = list(
             LedgerTransaction.objects.filter(id__gt=last_id)
             .order_by("id")
-            .values_list(*columns, "chain", "prev_hash", "hash")[:CHAIN_BATCH]
+            .values_list(*columns, "chain", "prev_hash", "hash", "mac", "mac_key")[:CHAIN_BATCH]
         )
         if not batch:
             return problems
@@ -232,7 +240,7 @@ def check_chain() -> list[LedgerProblem]:
             for tx_id, account, amount in cursor.fetchall():
                 legs.setdefault(tx_id, []).append((account, amount))
         last_id = batch[-1][0]
-        for pk, kind, key, memo, user, hand, table, chain, prev_hash, stored in batch:
+        for pk, kind, key, memo, user, hand, table, chain, prev_hash, stored, mac, kid in batch:
             if prev_hash != prev.get(chain, GENESIS):
                 problems.append(
                     LedgerProblem(
@@ -260,6 +268,9 @@ def check_chain() -> list[LedgerProblem]:
                     )
                 )
             prev[chain] = stored
+            unvouched = macs.check(digest=stored, mac=mac, mac_key=kid)
+            if unvouched is not None:
+                problems.append(LedgerProblem("mac", f"transaction {pk} ({key}): {unvouched}"))
 
 
 def ledger_head() -> dict[str, object]:

@@ -428,6 +428,21 @@ class LedgerTransaction(models.Model):
         help_text="The hash chain (one per shard) this transaction extends: prev_hash is the "
         "hash of the chain's transaction before it.",
     )
+    mac = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="HMAC-SHA256 (hex) of its hash under the record key (games.rules.record_mac); "
+        "empty on transactions booked before keys existed.",
+    )
+    mac_key = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The id of the record key its MAC is under.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects: ClassVar[models.Manager[LedgerTransaction]] = AppendOnlyQuerySet.as_manager()

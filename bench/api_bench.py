@@ -93,6 +93,8 @@ def server_env(database_url: str, cache_url: str | None, port: int, workers: int
         "DATABASE_URL": database_url,
         "DEBUG": "0",
         "SECRET_KEY": "bench-only-secret-key-not-for-production-0123456789",
+        "CHAN_RECORD_KEY": os.environ.get("CHAN_RECORD_KEY")
+        or "bench:YmVuY2gtb25seS1yZWNvcmQta2V5LW5vdC1zZWNyZXQ=",
         "ALLOWED_HOSTS": "127.0.0.1",
         "CHAN_ALLOW_FIXED_DECK": "1",
         "THROTTLE_USER": "100000000/min",

@@ -175,6 +175,8 @@ def main() -> int:
         {
             "DATABASE_URL": url,
             "SECRET_KEY": os.environ.get("SECRET_KEY") or "board-bench-" + "x" * 40,
+            "CHAN_RECORD_KEY": os.environ.get("CHAN_RECORD_KEY")
+            or "bench:YmVuY2gtb25seS1yZWNvcmQta2V5LW5vdC1zZWNyZXQ=",
             "ALLOWED_HOSTS": "testserver,localhost",
             "THROTTLE_USER": "100000000/min",
             "THROTTLE_ANON": "100000000/min",

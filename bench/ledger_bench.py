@@ -129,9 +129,14 @@ def bulk_load(wallet_id: int, issuance_id: int, n: int) -> None:
 
 
 def chain_load(c: Any, wallet_id: int, issuance_id: int, head: str) -> None:
-    """Link the loaded transactions into the ledger's hash chain (accounts/ledger_hash.py), as
-    ``ledger_post`` would have: ``ledger_check`` recomputes it before anything is timed."""
+    """Link the loaded transactions into the ledger's hash chain (accounts/ledger_hash.py) and
+    give each the record key's MAC, as ``ledger_post`` would have: ``ledger_check`` recomputes
+    both before anything is timed."""
     from accounts.ledger_hash import ledger_tx_hash
+    from accounts.record_keys import record_keys
+    from games.rules.record_mac import LEDGER, record_mac
+
+    keys = record_keys()
 
     c.execute(
         "SELECT id, idempotency_key FROM accounts_ledgertransaction"
@@ -150,15 +155,18 @@ def chain_load(c: Any, wallet_id: int, issuance_id: int, head: str) -> None:
             table=None,
             entries=[(issuance_id, -1), (wallet_id, 1)],
         )
-        rows.append((pk, head, digest))
+        rows.append((pk, head, digest, *record_mac(keys, domain=LEDGER, digest=digest)))
         head = digest
-    c.execute("CREATE TEMP TABLE bench_chain (id bigint, prev_hash text, hash text)")
+    c.execute(
+        "CREATE TEMP TABLE bench_chain (id bigint, prev_hash text, hash text, mac text,"
+        " mac_key text)"
+    )
     with c.cursor.copy("COPY bench_chain FROM STDIN") as copy:
         for row in rows:
             copy.write_row(row)
     c.execute(
-        "UPDATE accounts_ledgertransaction t SET prev_hash = b.prev_hash, hash = b.hash"
-        " FROM bench_chain b WHERE t.id = b.id"
+        "UPDATE accounts_ledgertransaction t SET prev_hash = b.prev_hash, hash = b.hash,"
+        " mac = b.mac, mac_key = b.mac_key FROM bench_chain b WHERE t.id = b.id"
     )
     c.execute("DROP TABLE bench_chain")
 
@@ -464,6 +472,8 @@ def main() -> int:
         {
             "DATABASE_URL": url,
             "SECRET_KEY": os.environ.get("SECRET_KEY") or "ledger-bench-" + "x" * 40,
+            "CHAN_RECORD_KEY": os.environ.get("CHAN_RECORD_KEY")
+            or "bench:YmVuY2gtb25seS1yZWNvcmQta2V5LW5vdC1zZWNyZXQ=",
             "ALLOWED_HOSTS": "testserver,localhost",
             "THROTTLE_USER": "100000000/min",
             "DB_CONN_MAX_AGE": "600",

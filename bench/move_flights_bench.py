@@ -37,6 +37,8 @@ def bench_env(database_url: str) -> dict[str, str]:
         "DATABASE_URL": database_url,
         "DEBUG": "0",
         "SECRET_KEY": "bench-only-secret-key-not-for-production-0123456789",
+        "CHAN_RECORD_KEY": os.environ.get("CHAN_RECORD_KEY")
+        or "bench:YmVuY2gtb25seS1yZWNvcmQta2V5LW5vdC1zZWNyZXQ=",
         "ALLOWED_HOSTS": "127.0.0.1",
         "CELERY_BROKER_URL": "memory://",
         "LOG_LEVEL": "WARNING",

@@ -24,12 +24,13 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chan_api.settings")
 def serving_stack() -> Any:
     from django.conf import settings
 
+    from chan_api.request_body import body_limit
     from chan_api.wsgi import application as django_application  # sets Django up
     from chan_api.wsgi_threads import WsgiInThreads
     from games.api.move_direct import MoveDirectApp
     from games.live.long_poll import LongPollApp
 
-    max_body = (settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2**31) + 1
+    max_body = body_limit() + 1  # (Django refuses a larger body: its 413)
     django_app = WsgiInThreads(
         django_application,
         threads=settings.WEB_THREADS,

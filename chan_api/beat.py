@@ -8,16 +8,27 @@ for its ``CELERY_*`` values, with Celery's Django fixup off, so the one beat of 
 costs about a third of the memory (docs/decisions/lean-move.md: the stack's RSS). Every
 entry of ``CELERY_BEAT_SCHEDULE`` names its task by its dotted name, which the workers
 (``chan_api.celery``) register; a test holds the two applications' schedule, queues and routes
-equal.
+equal. Its log lines go through the settings' ``LOGGING`` (JSON in production, the frequent
+sends quiet at INFO), as the worker's and the web's do, not through Celery's plain handler.
 """
 
 from __future__ import annotations
 
+import logging.config
 import os
+from importlib import import_module
+from typing import Any
 
 from celery import Celery
+from celery.signals import setup_logging
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "chan_api.settings")
 
 app = Celery("chan_api", fixups=[])
 app.config_from_object(os.environ["DJANGO_SETTINGS_MODULE"], namespace="CELERY")
+
+
+@setup_logging.connect
+def logging_configure(**_: Any) -> None:
+    """Celery's ``setup_logging``: connected, it configures nothing of its own."""
+    logging.config.dictConfig(import_module(os.environ["DJANGO_SETTINGS_MODULE"]).LOGGING)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 DATABASE = "postgres"  # the development data lives in the server's default database
+APP_ROLE = "chan_app"  # the role the application connects as (chan_api/settings.py)
 _ATTEMPTS = 3  # a restart right after a kill -9 can race the old server's last processes
 
 
@@ -43,6 +44,7 @@ def database_settings(var_dir: Path) -> dict[str, Any]:
                 raise
             time.sleep(0.5 * (attempt + 1))
     info = server.get_postmaster_info()
+    _app_role_create(str(info.socket_dir), info.port)
     return {
         "ENGINE": "django.db.backends.postgresql",
         "NAME": DATABASE,
@@ -51,6 +53,23 @@ def database_settings(var_dir: Path) -> dict[str, Any]:
         "HOST": str(info.socket_dir),  # a directory: psycopg connects through the unix socket
         "PORT": str(info.port or ""),
     }
+
+
+def _app_role_create(host: str, port: int | None) -> None:
+    """Make the application's role (``APP_ROLE``: login, no rights until ``migrate`` grants them)
+    if the server lacks it, so that any command connects before the first migrate: a fresh clone's
+    ``manage.py shell`` says a table is missing, not that the role is."""
+    import psycopg
+
+    with psycopg.connect(
+        host=host, port=port or None, user="postgres", dbname=DATABASE, autocommit=True
+    ) as conn:
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [APP_ROLE]).fetchone():
+            return
+        conn.execute(  # another process may make it meanwhile
+            f"DO $do$ BEGIN CREATE ROLE {APP_ROLE} LOGIN;"
+            " EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $do$"
+        )
 
 
 def stop(var_dir: Path) -> bool:

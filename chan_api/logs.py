@@ -48,15 +48,20 @@ def formatter(fmt: str) -> dict[str, Any]:
     }
 
 
+# The beat's tasks sent every few seconds (CHAN_SWEEP_SECONDS, CHAN_ARENA_SECONDS).
+FREQUENT_TASKS = ("games.tasks.clock_sweep", "games.tasks.tournaments_sweep")
+
+
 class QuietSweepFilter(logging.Filter):
-    """The clock sweep runs every ``CHAN_SWEEP_SECONDS`` (5 s); Celery's INFO lines about it (beat
-    sending it, the worker receiving it and its success) are noise. They pass only when the
-    logger is at DEBUG."""
+    """The clock sweep and the arenas' clock run every few seconds (5 s); Celery's INFO lines
+    about them (beat sending them, the worker receiving them and their success) are noise. They
+    pass only when the logger is at DEBUG."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno != logging.INFO or "clock_sweep" not in str(record.msg) + str(
-            record.args
-        ):
+        if record.levelno != logging.INFO:
+            return True
+        said = str(record.msg) + str(record.args)
+        if not any(task in said for task in FREQUENT_TASKS):
             return True
         return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
 

@@ -213,8 +213,10 @@ if _owner_url:
     if _owner["ENGINE"] != "django.db.backends.postgresql" or _owner["NAME"] != _database["NAME"]:
         raise RuntimeError("DATABASE_OWNER_URL must name the database DATABASE_URL names")
 elif not os.environ.get("DATABASE_URL"):
+    from chan_api.embedded_db import APP_ROLE
+
     _owner = dict(_database)
-    _database["USER"] = "chan_app"
+    _database["USER"] = APP_ROLE
 else:
     _owner = None
 if _owner is not None and _owner["USER"] != _database["USER"]:
@@ -594,6 +596,29 @@ if not CHAN_LOG_SIGNING_KEY and (DEBUG or TESTING):
     from transparency.signing import development_key
 
     CHAN_LOG_SIGNING_KEY = development_key(None if TESTING else VAR_DIR / "log-signing-key")
+# The record key (docs/audit.md, docs/operations.md): every ledger transaction and hand event
+# carries a MAC under it (games.rules.record_mac), which no database credential can make.
+# ``<key id>:<base64 of 32 bytes>``, several comma-separated to rotate: the first signs, all
+# verify. Required, like SECRET_KEY: ``make run`` (DEBUG) keeps one made at its first start in the
+# var directory, the test suite makes one per run; the database never sees it.
+CHAN_RECORD_KEY = os.environ.get("CHAN_RECORD_KEY", "").strip()
+if not CHAN_RECORD_KEY:
+    if DEBUG or TESTING:
+        from accounts.record_keys import development_record_key
+
+        CHAN_RECORD_KEY = development_record_key(None if TESTING else VAR_DIR / "record-key")
+    else:
+        raise RuntimeError(
+            "CHAN_RECORD_KEY must be set when DEBUG is off: <key id>:<base64 of 32 random bytes> "
+            "(for local development set DEBUG=1, as `make run` does)"
+        )
+else:
+    from games.rules.record_mac import RecordKeyError, record_keys_from
+
+    try:
+        record_keys_from(CHAN_RECORD_KEY)
+    except RecordKeyError as exc:
+        raise RuntimeError(str(exc)) from None
 # A season closes this long after its end (Asia/Ho_Chi_Minh midnight), so that the hands that
 # ended just before are settled first; the beat looks this many weeks and months back, so a
 # close missed while the beat was down is made up.
@@ -650,8 +675,11 @@ CHAN_DAILY_BONUS = (10_000, 15_000, 20_000, 30_000, 50_000)
 # Bearer tokens expire this many days after they are issued (0: never).
 CHAN_TOKEN_TTL_DAYS = int(os.environ.get("CHAN_TOKEN_TTL_DAYS", "30"))
 # At most this many sign-ups from one client address (as NUM_PROXIES reads it) in any 24 hours,
-# counted in PostgreSQL (accounts.services.user_register); 0: no limit.
-CHAN_SIGNUPS_PER_ADDRESS_PER_DAY = int(os.environ.get("CHAN_SIGNUPS_PER_ADDRESS_PER_DAY", "5"))
+# counted in PostgreSQL (accounts.services.user_register); 0: no limit. A development server
+# (DEBUG, `make run`) has none by default, so the documented examples sign up players run after run.
+CHAN_SIGNUPS_PER_ADDRESS_PER_DAY = int(
+    os.environ.get("CHAN_SIGNUPS_PER_ADDRESS_PER_DAY", "0" if DEBUG else "5")
+)
 
 # CORS (django-cors-headers) for browser clients on other origins: none unless listed
 # (``https://app.example,https://admin.example``). Only the API answers them.

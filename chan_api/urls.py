@@ -9,6 +9,7 @@ from oauth2_provider.views import OAuthServerMetadataView
 from accounts.api import oauth
 from chan_api.api_root import ApiRootApi, site_root
 from chan_api.docs_pages import OfflineRedocView, redoc_bundle
+from chan_api.favicon import favicon
 from chan_api.health import healthz, readyz
 from chan_api.metrics_view import metrics_view
 from play.views import play_page
@@ -33,6 +34,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="swagger-ui"),
     path("api/redoc/", OfflineRedocView.as_view(url_name="schema"), name="redoc"),
     path("api/redoc/redoc.standalone.js", redoc_bundle, name="redoc-bundle"),
+    path("favicon.ico", favicon, name="favicon"),
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("metrics", metrics_view, name="metrics"),

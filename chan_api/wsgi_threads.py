@@ -9,8 +9,11 @@ requests per second of ``gthread`` (docs/decisions/). The pool's threads live as
 process, so each keeps its persistent database connection, as ``gthread``'s threads do.
 
 Every response of this API is small and complete (JSON, the admin's pages, static files), so a
-response is collected whole in the thread; a request body is read whole before the hop, up to
-``DATA_UPLOAD_MAX_MEMORY_SIZE`` (plus one byte, so that Django still refuses a larger one).
+response is collected whole in the thread; a request body is read before the hop, and at most
+``DATA_UPLOAD_MAX_MEMORY_SIZE`` plus one byte of it is kept (chan_api/request_body.py): Django
+refuses a larger one with its 413. A body sent in chunks (no ``Content-Length``) is given to
+Django with the length of what was kept, so that Django reads it, and refuses it when it is
+too large, as it does a body sent with its length.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ import sys
 from collections.abc import Awaitable, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from chan_api.request_body import body_drained, body_read
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +67,8 @@ def wsgi_environ(scope: Scope, body: bytes) -> dict[str, Any]:
         value = raw_value.decode("latin-1")
         key = name if name in ("CONTENT_TYPE", "CONTENT_LENGTH") else f"HTTP_{name}"
         environ[key] = f"{environ[key]},{value}" if key in environ else value
+    if body and "CONTENT_LENGTH" not in environ:  # (sent in chunks: Django reads its length)
+        environ["CONTENT_LENGTH"] = str(len(body))
     return environ
 
 
@@ -97,18 +104,12 @@ class WsgiInThreads:
         await send({"type": "http.response.body", "body": content})
 
     async def _body(self, receive: Callable[[], Awaitable[Message]]) -> bytes:
-        chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                break  # the client went away: Django answers to nobody
-            chunk = message.get("body", b"")
-            if size <= self.max_body:
-                chunks.append(chunk)
-                size += len(chunk)
-            if not message.get("more_body", False):
-                break
-        return b"".join(chunks)
+        """At most ``max_body`` bytes of the body; the rest read and dropped (what comes after
+        the body is the client's disconnect, which a long poll waits for)."""
+        read = await body_read(receive, self.max_body)
+        if not read.ended and read.gone is None:
+            await body_drained(receive)  # (the client went away: Django answers to nobody)
+        return read.body
 
     def _respond(self, scope: Scope, body: bytes) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         started: list[Any] = []

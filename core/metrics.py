@@ -91,6 +91,12 @@ REPLICA_LAG = Gauge(
     "The replica's replay lag at this process's last check (+Inf: it did not answer).",
     multiprocess_mode="max",
 )
+LOG_LEAVES_REFUSED = Counter(
+    "chan_log_leaves_refused",
+    "Ledger transactions and hand heads the transparency log left out: their record key MAC "
+    "does not verify (transparency.services.log_catch_up).",
+    ["kind"],
+)  # exposed as chan_log_leaves_refused_total
 
 
 def _on_commit(count: Any) -> None:
@@ -151,3 +157,8 @@ def lagging_read(*, replica: bool) -> None:
 
 def replica_lag_measured(lag: float | None) -> None:
     REPLICA_LAG.set(float("inf") if lag is None else lag)
+
+
+def log_leaf_refused(*, kind: str) -> None:
+    """The transparency log left out a queued record whose MAC does not verify."""
+    _on_commit(lambda: LOG_LEAVES_REFUSED.labels(kind=kind).inc())

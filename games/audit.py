@@ -21,15 +21,22 @@ from accounts.models import LedgerTransaction
 from core.db_router import snapshot_reads
 from games.hand_store import hand_log_break, hand_replay, hand_seats_load
 from games.ledger_keys import settlement_key, void_key
-from games.models import Hand
+from games.models import Hand, HandEvent, HandSeat
+from games.rules.records import SETTLED
 from games.rules.results import HandResult
+from games.rules.seating import booking_unbound
+from games.rules.verify import Discrepancy
 from games.rules.views import result_of
 from games.selectors.seat_holds import check_holds_have_seats, check_seats_have_holds
 from games.selectors.tournaments import check_tournaments
 from games.services.pot import pot_problems
 from games.services.quan_booking import hand_quan, practice_quan
 from games.services.seasons import season_prize_problems
-from games.services.settlement_parties import settlement_accounts
+from games.services.settlement_parties import (
+    hand_seats_bound,
+    settlement_accounts,
+    settlement_party_of,
+)
 
 
 def hands_checked(
@@ -82,6 +89,9 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
     expected["pot_before"] = hand.quan["pot_before"]
     if expected != hand.quan:
         return [f"hand {hand.pk}: the booked Quan are not the replay's × stake with fees"]
+    unbound = hand_binding_problems(hand)
+    if unbound:
+        return [f"hand {hand.pk}: {problem}" for problem in unbound]
     booked = LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk))
     entries = {e.account_id: e.amount for tx in booked for e in ledger_entries_of(tx)}
     wanted = _wanted_entries(hand, quan.legs())
@@ -93,6 +103,40 @@ def hand_settlement_problems(hand: Hand) -> list[str]:
         if undone != {account: -amount for account, amount in wanted.items()}:
             return [f"hand {hand.pk} is void but its reversal {undone} does not negate {wanted}"]
     return []
+
+
+def hand_binding_problems(hand: Hand) -> list[str]:
+    """Where the hand's seats stop being the ones its deal bound (``games.rules.seating``), as
+    ``discrepancy at seq N: why``: a seat row naming another player than the deal (seq 0), a
+    settlement entry on an account the deal bound to no seat (at the ``settled`` record).
+    Nothing to hold a hand dealt before the binding to (its parties are its seat rows). Its log
+    must hold: the callers ask ``hand_log_break`` first."""
+    bound = hand_seats_bound(hand)
+    if bound is None:
+        return []
+    # the rows as stored now (not as this process remembers them: hand_seats_load)
+    rows = dict(HandSeat.objects.filter(hand=hand).values_list("position", "user_id"))
+    for binding in bound:
+        if rows.get(binding.position) != binding.player:
+            why = (
+                f"seat {binding.position}'s row names user {rows.get(binding.position)}, "
+                f"the deal bound user {binding.player}"
+            )
+            return [str(Discrepancy(0, why))]
+    if hand.settled_at is None or hand.table.practice:
+        return []
+    party_of = settlement_party_of(hand)
+    booked = LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk))
+    entries = [
+        {"account": e.account_id, "party": party_of.get(e.account_id), "amount": e.amount}
+        for tx in booked
+        for e in ledger_entries_of(tx)
+    ]
+    unbound = booking_unbound(bound, entries)
+    if unbound is None:
+        return []
+    settled = HandEvent.objects.of_hand(hand).filter(type=SETTLED).values_list("seq", flat=True)
+    return [str(Discrepancy(settled.first() or hand.seq, unbound))]
 
 
 def _practice_hand_problems(hand: Hand) -> list[str]:

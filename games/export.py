@@ -29,7 +29,12 @@ from games.rules.verify import (
 )
 from games.rules.views import missed_wins_of
 from games.selectors.hands import hand_check_full_read, utc_iso
-from games.services.settlement_parties import settlement_accounts, settlement_party_of
+from games.services.settlement_parties import (
+    hand_seats_as_bound,
+    hand_seats_bound,
+    settlement_accounts,
+    settlement_party_of,
+)
 from transparency.selectors import hand_log_proofs
 
 
@@ -54,7 +59,9 @@ def hand_export_for_user(*, hand: Hand, user: Any) -> dict[str, Any]:
 def hand_export(hand: Hand) -> dict[str, Any]:
     """The whole hand as one document (no access check: callers decide who reads it)."""
     hand_seats_load(hand)
+    hand_seats_as_bound(hand)  # who sits where as the deal bound it, whatever the rows say now
     seats = hand.seat_list()
+    bound = hand_seats_bound(hand)
     room = hand.room
     fees, xuong_sai_settled = hand.room_terms()
     # an archived month's events are read from the archive (games.archive)
@@ -75,8 +82,16 @@ def hand_export(hand: Hand) -> dict[str, Any]:
         },
         "stake": hand.stake,
         "practice": hand.table.practice,
+        # With the player and the account the deal bound to each seat (games.rules.seating:
+        # the deal event's payload.seats); null for a hand dealt before the binding.
         "players": [
-            {"seat": s.position, "username": s.user.username, "table_seat": s.table_seat}
+            {
+                "seat": s.position,
+                "username": s.user.username,
+                "table_seat": s.table_seat,
+                "user_id": s.user_id if bound is not None else None,
+                "account": bound[s.position].account if bound is not None else None,
+            }
             for s in seats
         ],
         "config": {
@@ -107,6 +122,10 @@ def hand_export(hand: Hand) -> dict[str, Any]:
                 "effects": e.effects,
                 "prev_hash": e.prev_hash,
                 "hash": e.hash,
+                # the record key's MAC of the hash (games.rules.record_mac): checked by whoever
+                # holds the key (``verify --record-key``)
+                "mac": e.mac,
+                "mac_key": e.mac_key,
                 "created_at": utc_iso(e.created_at),
             }
             for e in events
@@ -170,6 +189,8 @@ def _ledger_transaction(hand: Hand) -> dict[str, Any] | None:
         "table": tx.table_id,
         "prev_hash": tx.prev_hash,
         "hash": tx.hash,
+        "mac": tx.mac,
+        "mac_key": tx.mac_key,
         "entries": [
             {
                 "id": e.pk,

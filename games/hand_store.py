@@ -29,6 +29,7 @@ from django.db.models.base import ModelState
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from accounts.record_keys import record_keys
 from core import metrics
 from core.errors import Conflict, RateLimited
 from core.pipeline import in_pipeline
@@ -42,7 +43,7 @@ from games.rules.errors import RuleError
 from games.rules.fair_deal import fair_deck
 from games.rules.replay import replay, replay_from
 from games.rules.ruleset import Ruleset, ruleset_from_stored
-from games.rules.verify import Discrepancy, log_break, seed_break
+from games.rules.verify import Discrepancy, log_break, mac_discrepancies, seed_break
 from games.rules.views import result_of
 
 logger = logging.getLogger(__name__)
@@ -199,6 +200,8 @@ CHAIN_FIELDS = (
     "prev_hash",
     "hash",
 )
+# and what vouches for each (games.rules.record_mac)
+RECORD_FIELDS = (*CHAIN_FIELDS, "mac", "mac_key")
 EVENT_FIELDS = ("seq", "type", "actor_seat", "system", "bot", "payload", "effects", "created_at")
 
 
@@ -440,7 +443,8 @@ def _nothing_carried(hand: Hand | None) -> None:
 def hand_store_problems(hand: Hand) -> list[str]:
     """Why what the store holds for the hand is not the replay of its log (empty when it is):
     the row's seq against the log's last event, where the log stops being true
-    (:func:`hand_log_break`), then any state in this process's LRU and an ended hand's stored
+    (:func:`hand_log_break`), every event the record key does not vouch for
+    (:func:`hand_mac_problems`), then any state in this process's LRU and an ended hand's stored
     result against the replay's. The row and its log are read as the caller reads them: one
     snapshot (``games.audit.hands_checked``) for a hand that may move meanwhile."""
     problems = []
@@ -449,9 +453,11 @@ def hand_store_problems(hand: Hand) -> list[str]:
     last_seq = events[-1]["seq"] if events else None
     if last_seq != hand.seq:
         problems.append(f"hand.seq is {hand.seq} but the log ends at {last_seq}")
+    unvouched = hand_mac_problems(hand, events=events)
     broken = hand_log_break(hand, events=events)
     if broken is not None:  # nothing past it replays: the first bad seq is the report
-        return [*problems, str(broken)]
+        return [*problems, str(broken), *unvouched]
+    problems.extend(unvouched)
     replayed = hand_replay(hand, archived=archived)
     for (hand_id, seq, _seed_hash), state in state_lru.items():
         if hand_id == hand.pk and seq == hand.seq and state != replayed:
@@ -459,6 +465,15 @@ def hand_store_problems(hand: Hand) -> list[str]:
     if hand.status == Hand.Status.ENDED and hand.result != _as_json(result_of(replayed)):
         problems.append("the stored result is not the replay's")
     return problems
+
+
+def hand_mac_problems(hand: Hand, *, events: list[dict[str, Any]] | None = None) -> list[str]:
+    """Every event of the hand's log whose MAC does not vouch for its hash under the record key
+    (``discrepancy at seq N: why``; ``games.rules.verify.mac_discrepancies``): an event inserted
+    with database credentials alone, however well it chains. All of them, in seq order."""
+    if events is None:
+        events = _log_as_stored(hand, hand_events_archived(hand) or None)
+    return [str(found) for found in mac_discrepancies(record_keys(), events)]
 
 
 def hand_log_break(hand: Hand, *, events: list[dict[str, Any]] | None = None) -> Discrepancy | None:
@@ -490,8 +505,8 @@ def _log_as_stored(hand: Hand, archived: list[HandEvent] | None) -> list[dict[st
     """The hand's events in seq order with the fields the hash chain covers, from the log or
     from its archived month."""
     if archived:
-        return [{f: getattr(e, f) for f in CHAIN_FIELDS} for e in archived]
-    return list(HandEvent.objects.of_hand(hand).order_by("seq").values(*CHAIN_FIELDS))
+        return [{f: getattr(e, f) for f in RECORD_FIELDS} for e in archived]
+    return list(HandEvent.objects.of_hand(hand).order_by("seq").values(*RECORD_FIELDS))
 
 
 def _as_json(value: Any) -> Any:

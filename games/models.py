@@ -576,6 +576,21 @@ class HandEvent(models.Model):
     hash = models.CharField(
         max_length=64, help_text="SHA-256 (hex) of this event's canonical JSON (games.rules.chain)."
     )
+    mac = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="HMAC-SHA256 (hex) of its hash under the record key (games.rules.record_mac); "
+        "empty on events appended before keys existed.",
+    )
+    mac_key = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="The id of the record key its MAC is under.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     hand_created_at = models.DateTimeField(
         editable=False, help_text="The hand's created_at: the log's partition key."

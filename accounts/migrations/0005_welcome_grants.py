@@ -47,6 +47,14 @@ def forwards(apps, schema_editor):
                     entries=entries,
                 ),
             }
+        macked = any(field.name == "mac" for field in Transaction._meta.get_fields())
+        if chained and macked:  # run again on a schema with the records' MACs (accounts 0029)
+            from accounts.record_keys import record_keys
+            from games.rules.record_mac import LEDGER, record_mac
+
+            link["mac"], link["mac_key"] = record_mac(
+                record_keys(), domain=LEDGER, digest=link["hash"]
+            )
         tx = Transaction.objects.create(
             kind="welcome_grant", idempotency_key=key, user=user, memo="Welcome grant", **link
         )

@@ -1525,8 +1525,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
             },
             "stake": 10,
             "players": [
-                {"seat": 0, "username": "lan", "table_seat": 0},
-                {"seat": 1, "username": "minh", "table_seat": 1},
+                {"seat": 0, "username": "lan", "table_seat": 0, "user_id": 3, "account": 7},
+                {"seat": 1, "username": "minh", "table_seat": 1, "user_id": 4, "account": 8},
             ],
             "config": {
                 "seats": 2,
@@ -1600,10 +1600,21 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "seat": None,
                     "system": True,
                     "bot": False,
-                    "payload": {"v": 2},
+                    "payload": {
+                        "v": 2,
+                        "deck_hash": (
+                            "3b1c6f0e9d2a4b8c7e5f1a0d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b"
+                        ),
+                        "seats": [
+                            {"position": 0, "player": 3, "account": 7},
+                            {"position": 1, "player": 4, "account": 8},
+                        ],
+                    },
                     "effects": [{"type": "deal", "dealer": 1, "stock_count": 61}],
                     "prev_hash": "6d29cd2c9c9ad60e26ff078e58106db5c0556d6ac92bb02cda88b6c5f7134ffe",
                     "hash": "f95eb86a8804c08762e142a6ecb5720c3f1a20c16a5edd709f34b9f65d207c5d",
+                    "mac": "d857b6bcba07bf7dac36e8cf0c66d6650c98f5f516fb668440fda579c891cd7b",
+                    "mac_key": "k2026",
                     "created_at": "2026-12-01T15:38:40.495028Z",
                 },
                 {
@@ -1616,6 +1627,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "effects": [{"card": "8V", "seat": 1, "type": "discard"}],
                     "prev_hash": "f95eb86a8804c08762e142a6ecb5720c3f1a20c16a5edd709f34b9f65d207c5d",
                     "hash": "7d0db4753f2878546c1822a704c91df628f9963db802a7cb84d2f39d27a8b8e8",
+                    "mac": "0d52c9e5c3bb76a73211756d9b64e655167334cff927f7ac084e6937be937b3f",
+                    "mac_key": "k2026",
                     "created_at": "2026-12-01T15:38:40.585679Z",
                 },
                 {
@@ -1631,6 +1644,8 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     ],
                     "prev_hash": "7d0db4753f2878546c1822a704c91df628f9963db802a7cb84d2f39d27a8b8e8",
                     "hash": "9b1fee417a8f20ca0e01ddb0d6c8e9004a85ffe9bfd0e9c8c98655210918deac",
+                    "mac": "1423ee58eebca15e083c413500ff87396d539a7616e0b92cd772700a64c13a00",
+                    "mac_key": "k2026",
                     "created_at": "2026-12-01T15:38:40.640026Z",
                 },
             ],

@@ -22,7 +22,8 @@ check still holds:
   verdict the template's: the same personal token of the same player with the same scopes,
   hence the same permissions (a revoke or a ban is Django's 401 at once in the process that made
   it, within ``CHAN_TOKEN_CACHE_SECONDS`` in the others, as for Django's own reads);
-* the body: at most ``DATA_UPLOAD_MAX_MEMORY_SIZE`` and parsed by the API's own parser
+* the body: at most ``DATA_UPLOAD_MAX_MEMORY_SIZE``, read no further than that and one byte
+  (a larger one is Django's 413, chan_api/request_body.py), and parsed by the API's own parser
   (``StrictJSONParser``), under ``Content-Type: application/json`` exactly;
 * one thread hop does the rest: the caller authenticated, the request counted in this
   process's throttle budget (:func:`chan_api.throttles.user_request_counted`; over the limit,
@@ -77,6 +78,7 @@ from chan_api.middleware import (
 )
 from chan_api.parsers import StrictJSONParser
 from chan_api.problems import problem_exception_handler, server_error
+from chan_api.request_body import body_limit, body_read
 from chan_api.request_metrics import request_counted, requested_with_xhr
 from chan_api.throttles import LocalCount, user_request_counted
 from core import metrics
@@ -207,21 +209,12 @@ def _one_header(scope: Scope, name: bytes) -> str | None | bool:
 
 async def _body_read(receive: Receive, limit: int) -> tuple[bytes | None, Receive]:
     """The request's body (None past ``limit``: Django refuses it) and a ``receive`` that gives
-    it again, then the client's own messages, to a pass through Django."""
-    chunks: list[bytes] = []
-    size = 0
-    gone: Message | None = None
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            gone = message
-            break
-        chunk = message.get("body", b"")
-        chunks.append(chunk)
-        size += len(chunk)
-        if not message.get("more_body", False):
-            break
-    body = b"".join(chunks)
+    it again, then the client's own messages, to a pass through Django. Reading stops at
+    ``limit + 1`` bytes, as Django's does (chan_api/request_body.py): a larger body is handed
+    to Django as those bytes, and Django answers its 413 (the unread rest is the server's to
+    drop)."""
+    read = await body_read(receive, limit + 1)
+    body, gone = read.body, read.gone
     replayed = False
 
     async def replay() -> Message:
@@ -231,7 +224,7 @@ async def _body_read(receive: Receive, limit: int) -> tuple[bytes | None, Receiv
             return {"type": "http.request", "body": body, "more_body": False}
         return gone if gone is not None else await receive()
 
-    return (body if gone is None and size <= limit else None), replay
+    return (body if read.ended and len(body) <= limit else None), replay
 
 
 def _parsed(body: bytes) -> Any:
@@ -384,8 +377,7 @@ class MoveDirectApp:
         hand_feed().start_soon()  # (this process hears the others' moves: hand_move_heard)
         template = self._kept.get(key)
         if template is not None:
-            limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE or 2**31
-            body, receive = await _body_read(receive, limit)
+            body, receive = await _body_read(receive, body_limit())
             held = HeldAnnouncements()  # what the move's commit announces: once it is answered
             answer = None
             try:

@@ -818,8 +818,34 @@ TYPED_PROPERTIES: dict[tuple[str, str], dict] = {
     ("ExportEvent", "payload"): {
         "type": "object",
         "description": "The payload as stored: the move (a `Move`) or the record (a "
-        '`HandRecord`), with the schema version `v` it was stored in; `{"v": n}` at the deal.',
-        "properties": {"type": {"type": "string"}, "v": {"type": "integer"}},
+        "`HandRecord`), with the schema version `v` it was stored in. At the deal: `v`, "
+        "`deck_hash` (the deck it dealt) and `seats`, each seat in play order bound to its "
+        "player and the ledger account its settlement moves (deals logged before either have "
+        "neither).",
+        "properties": {
+            "type": {"type": "string"},
+            "v": {"type": "integer"},
+            "deck_hash": {"type": "string", "description": "At the deal only."},
+            "seats": {
+                "type": "array",
+                "description": "At the deal: who sits where, inside the hash chain (`position`, "
+                "`player`, `account`). In a `settled` record: each seat's Quan "
+                "(`QuanSettlement`'s `seats`).",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": True,
+                    "properties": {
+                        "position": SEAT,
+                        "player": {"type": "integer", "description": "The player's user id."},
+                        "account": {
+                            "type": "integer",
+                            "nullable": True,
+                            "description": "The wallet its settlement moves (null: practice).",
+                        },
+                    },
+                },
+            },
+        },
         "additionalProperties": True,
     },
     ("ExportEvent", "effects"): {"type": "array", "items": ref("HandEffect")},

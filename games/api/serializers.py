@@ -945,6 +945,16 @@ class ExportPlayerSerializer(serializers.Serializer):
     seat = serializers.IntegerField(help_text="The rules core's seat (play order).")
     username = serializers.CharField()
     table_seat = serializers.IntegerField()
+    user_id = serializers.IntegerField(
+        allow_null=True,
+        help_text="The player the deal bound to the seat (the deal event's payload.seats); "
+        "null for a hand dealt before the deal bound its seats.",
+    )
+    account = serializers.IntegerField(
+        allow_null=True,
+        help_text="The ledger account the deal bound to the seat: its settlement entries go "
+        "there. Null at a practice table and for a hand dealt before the binding.",
+    )
 
 
 class ExportPrefsSerializer(serializers.Serializer):
@@ -977,6 +987,12 @@ class ExportEventSerializer(serializers.Serializer):
     hash = serializers.CharField(
         help_text="SHA-256 (hex) of the event's canonical JSON (docs/audit.md)."
     )
+    mac = serializers.CharField(
+        allow_blank=True,
+        help_text="HMAC-SHA256 (hex) of its hash under the record key, checked by whoever holds "
+        "the key (docs/audit.md); empty on events appended before keys existed.",
+    )
+    mac_key = serializers.CharField(allow_blank=True, help_text="The record key's id.")
     created_at = serializers.CharField()
 
 
@@ -1008,6 +1024,12 @@ class ExportLedgerSerializer(serializers.Serializer):
     hash = serializers.CharField(
         help_text="SHA-256 (hex) of the transaction's canonical JSON (docs/audit.md)."
     )
+    mac = serializers.CharField(
+        allow_blank=True,
+        help_text="HMAC-SHA256 (hex) of its hash under the record key (docs/audit.md); empty on "
+        "transactions booked before keys existed.",
+    )
+    mac_key = serializers.CharField(allow_blank=True, help_text="The record key's id.")
     entries = ExportLedgerEntrySerializer(many=True)
 
 

@@ -54,6 +54,7 @@ from rest_framework.response import Response
 
 from accounts.authentication import credential_key
 from accounts.models import ApiToken
+from chan_api.request_body import body_drained
 from core import metrics
 from core.threads import in_thread
 from games.api.serializers import HandEventPageSerializer
@@ -64,6 +65,7 @@ from games.hand_store import (
     long_poll_slots_free,
 )
 from games.live import rearm, streams
+from games.live.credentials import credential_marked, credential_of, credential_refusal
 from games.live.render import Rendered, hand_view_rendered, hand_views_rendered, render_json
 from games.live.subscription import Subscription as HandFeed
 from games.live.subscription import hand_feed
@@ -111,6 +113,9 @@ class Pending(NamedTuple):
     # wait whose client's next re-arm may be judged with no read (games.live.rearm), so that
     # an announcement its announcer failed to send delays that client one wait, never two
     reads_at_timeout: bool = False
+    # [user id, credential key, required scope]: who Django let in, judged again before
+    # anything is delivered (games.live.credentials); None: nothing to judge (a replayed wait)
+    credential: list[Any] | None = None
 
     @property
     def key(self) -> int | str:
@@ -132,6 +137,8 @@ def long_poll_pending(request: Request, pending: Pending) -> Response:
     ``LONG_POLLS_PER_TOKEN``) and hand the wait over to :class:`LongPollApp`."""
     slot = long_poll_slot_take(token_id=credential_key(request.auth))
     response = Response(status=200)
+    if pending.kind != "replay":  # (Django answers a replayed wait: it judges it again)
+        pending = pending._replace(credential=credential_marked(request))
     if pending.kind == "hand" and pending.seat is not None and isinstance(request.auth, ApiToken):
         pending = pending._replace(rearm=_labels(request, response))
     response[MARKER_HEADER] = json.dumps(pending._replace(slot=slot)._asdict())
@@ -405,11 +412,9 @@ def _without_wait(scope: Scope) -> Scope:
 
 
 async def _request_read(receive: Receive) -> None:
-    """Read the request's (empty) body, as Django would."""
-    while True:
-        message = await receive()
-        if message["type"] != "http.request" or not message.get("more_body"):
-            return
+    """Read the request's (empty) body, as Django would, keeping none of it (what comes next
+    is the client's disconnect, which the wait listens for)."""
+    await body_drained(receive)
 
 
 def _replayed_body(receive: Receive) -> Receive:
@@ -469,6 +474,7 @@ class LongPollApp:
                     tags=found.tags,
                     slot=found.slot,
                     reads_at_timeout=True,
+                    credential=found.credential,
                 )
                 start = {"type": "http.response.start", "status": 200, "headers": found.headers}
                 return await self._wait_and_answer(
@@ -497,6 +503,7 @@ class LongPollApp:
                     pending.seat,
                     start["headers"],
                     waits_at=pending.seq,  # (Django's view found that it waits there)
+                    credential=pending.credential,
                 )
             await self._wait_and_answer(scope, pending, start, receive, send, feed, epoch)
 
@@ -573,9 +580,10 @@ class LongPollApp:
         if feed.prepare is None:
             feed.prepare = self._prepare
         # One future says why the wait ends: the feed's seq, the timeout or the client gone.
+        credential = credential_of(scope, pending.credential)
         if pending.kind == "stream":
             try:
-                await streams.stream(pending, start, receive, send, feed, self)
+                await streams.stream(pending, start, receive, send, feed, self, credential)
             finally:
                 if pending.slot is not None:
                     self._free_slot(pending.slot)
@@ -602,6 +610,10 @@ class LongPollApp:
                 # times out at once and polls again elsewhere)
                 trusted = not pending.reads_at_timeout or self._stopping
                 seq = feed.seq_if_known(pending.key, pending.seq, epoch) if trusted else None
+            if await credential_refusal(credential) is not None:
+                # Revoked, expired, banned or lacking the scope since Django let it in: Django
+                # answers (its 401 or 403), as it would to this request now.
+                return await self.app(_without_wait(scope), _replayed_body(receive), send)
             try:
                 if seq == -1:
                     raise LookupError("the hand is gone")

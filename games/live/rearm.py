@@ -142,6 +142,7 @@ class _Template(NamedTuple):
     # hand not settled): Django's pending answer, a read here, or a view of the hand still
     # being played sent to this client. None: never (a poll's template).
     waits_at: int | None = None
+    judged: list[Any] | None = None  # Pending.credential: judged again before delivering
 
     @property
     def user_id(self) -> int:
@@ -367,6 +368,7 @@ class Rearm(NamedTuple):
     now: Rendered | None  # the answer to send at once (the hand moved on); None: wait
     read: bool = True  # False: judged by what the subscription heard, with no read (as every
     # wait a template answers, it reads the hand at its timeout: Pending.reads_at_timeout)
+    credential: list[Any] | None = None  # Pending.credential
 
 
 class Rearms:
@@ -383,6 +385,7 @@ class Rearms:
         seat: int,
         headers: Headers,
         waits_at: int | None = None,
+        credential: list[Any] | None = None,
     ) -> None:
         """Keep Django's pending answer to ``scope`` (its ``headers``; a wait on ``hand`` for
         ``seat``, at the hand's seq ``waits_at``) or its 304 to a plain poll as a template.
@@ -412,6 +415,7 @@ class Rearms:
             template_name,
             plain_accept,
             waits_at,
+            credential,
         )
         self._kept.move_to_end(key)
         while len(self._kept) > _KEPT:
@@ -510,6 +514,7 @@ class Rearms:
             headers,
             now,
             read,
+            template.judged,
         )
 
     @staticmethod

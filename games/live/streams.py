@@ -12,6 +12,11 @@ application/x-ndjson``) — a transport over the same subscription and renders a
   ``{"heartbeat": <unix time>}``), and the stream ends after ``STREAM_SECONDS`` (SSE clients
   reconnect by themselves with ``Last-Event-ID``), so that a waiting slot is not held forever.
   A stream takes one of the token's long-poll slots while it is open.
+* The credential is judged again before anything is sent and at least every
+  ``CHAN_TOKEN_CACHE_SECONDS`` (games.live.credentials). A stream the server ends says why in a
+  last event (:func:`closing`; SSE: ``event: closed``, NDJSON: ``{"closed": <reason>}``): the
+  token revoked or expired, the player banned, the scope missing, the hand ended (after its
+  ``settled`` event), the stream's time up, the server stopping.
 
 Under ASGI (``LongPollApp``) a stream holds no thread: the renders run in worker threads,
 shared by every stream of the same seat at the same cursor (one render per seat per move, not
@@ -33,6 +38,8 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 
 from core.threads import in_thread
+from games.live.credentials import Credential, credential_refusal, recheck_seconds
+from games.rules.records import SETTLED
 from games.selectors.feed import feed_page
 from games.selectors.hands import hand_events_for_seat, hand_get
 
@@ -115,15 +122,31 @@ def opening(fmt: str) -> bytes:
     return b"retry: 2000\n\n" if fmt == SSE else b""
 
 
+# Why the server ended a stream (its last event): games.live.credentials' verdicts, and these.
+HAND_ENDED = "hand_ended"  # its ``settled`` event was sent: nothing more comes but a void
+STREAM_ENDED = "stream_ended"  # STREAM_SECONDS passed: reconnect to go on
+SERVER_STOPPING = "server_stopping"  # reconnect (another process answers)
+
+
+def closing(fmt: str, reason: str) -> bytes:
+    """The last event of a stream the server ends, saying why (no ``id``: a reconnection
+    resumes after the last event sent)."""
+    data = _dumps({"closed": reason})
+    if fmt == SSE:
+        return f"event: closed\ndata: {data}\n\n".encode()
+    return (data + "\n").encode()
+
+
 # ------------------------------------------------------------------------------- renders
 
 
 def render_chunk(
     source: str, ident: int, seat: int | None, cursor: int, fmt: str, *, release: bool = True
-) -> tuple[bytes, int, bool]:
+) -> tuple[bytes, int, bool, bool]:
     """The frames after ``cursor`` of a hand's events for ``seat`` (``source`` "events",
     ``ident`` the hand; cursor -1: from the deal) or of a player's feed ("feed", the user).
-    Returns the bytes, the new cursor and whether there is more. Runs in a worker thread."""
+    Returns the bytes, the new cursor, whether there is more and whether they hold the hand's
+    ``settled`` event (its stream ends after it). Runs in a worker thread."""
     try:
         if source == "events":
             from games.api.serializers import HandEventSerializer
@@ -135,10 +158,14 @@ def render_chunk(
             events = HandEventSerializer(page["events"], many=True).data
             body = b"".join(frame(fmt, e["seq"], e["type"], e) for e in events)
             nxt = page["next_after_seq"]
-            return body, cursor if nxt is None else nxt, page["has_more"]
+            # (the hand settled and every event up to the end of its log in this page)
+            settled = not page["has_more"] and (
+                hand.settled_at is not None or any(e["type"] == SETTLED for e in events)
+            )
+            return body, cursor if nxt is None else nxt, page["has_more"], settled
         page = feed_page(user_id=ident, after=max(cursor, 0))
         body = b"".join(frame(fmt, e["seq"], e["kind"], e) for e in page["entries"])
-        return body, page["next_after"], page["has_more"]
+        return body, page["next_after"], page["has_more"], False
     finally:
         if release:  # a worker thread of the event loop's: its connection as Django's threads
             close_old_connections()
@@ -153,7 +180,9 @@ def wsgi_stream(
         yield opening(fmt)
         position, more = cursor, True
         while more:
-            body, position, more = render_chunk(source, ident, seat, position, fmt, release=False)
+            body, position, more, _ = render_chunk(
+                source, ident, seat, position, fmt, release=False
+            )
             yield body
         yield heartbeat(fmt)
 
@@ -191,8 +220,11 @@ async def stream(
     send: Any,
     feed: Subscription,
     app: LongPollApp,
+    credential: Credential | None = None,
 ) -> None:
-    """Serve the stream ``p`` until the client goes, the server stops or STREAM_SECONDS pass."""
+    """Serve the stream ``p`` until the client goes, the server stops, STREAM_SECONDS pass,
+    the hand's settlement is sent or ``credential`` is no longer good (then a last event says
+    why: :func:`closing`)."""
     from games.live.long_poll import _REPLACED, _gauge
 
     fmt = p.stream or SSE
@@ -207,10 +239,13 @@ async def stream(
     loop = asyncio.get_running_loop()
     epoch = feed.epoch
     ends_at = loop.time() + STREAM_SECONDS
+    check_every = recheck_seconds()
+    next_beat, next_check = loop.time() + HEARTBEAT_SECONDS, loop.time() + check_every
     gone = asyncio.ensure_future(receive())
     current: list[asyncio.Future[int]] = []
     gone.add_done_callback(lambda _: current and _settle(current[0], _GONE))
     cursor, seq = p.after_seq, p.seq
+    reason: str | None = None
     _gauge.add(1)
     try:
         render, fresh = True, False
@@ -219,13 +254,20 @@ async def stream(
                 key, work = job(p, seq, cursor)
                 try:
                     if fresh:  # the subscription may have missed a move: read it now
-                        body, cursor, more = await in_thread(work)
+                        body, cursor, more, settled = await in_thread(work)
                     else:  # rendered once for every stream of this seat at this cursor
-                        body, cursor, more = await app.answers.get(key, work)
+                        body, cursor, more, settled = await app.answers.get(key, work)
                 except Exception:
                     break  # the hand is gone, the database away: the client reconnects
                 if body:
+                    reason = await credential_refusal(credential)  # (before it is sent)
+                    if reason is not None or gone.done():
+                        break
+                    next_check = loop.time() + check_every
                     await send({"type": "http.response.body", "body": body, "more_body": True})
+                if settled:
+                    reason = HAND_ENDED
+                    break
                 if more:
                     fresh = True
                     continue
@@ -234,9 +276,8 @@ async def stream(
             if gone.done():
                 _settle(woken, _GONE)
             app._waiting.add(woken)
-            timer = loop.call_later(
-                min(HEARTBEAT_SECONDS, max(0.0, ends_at - loop.time())), _settle, woken, _TIMED_OUT
-            )
+            due = min(next_beat, next_check, ends_at)
+            timer = loop.call_later(max(0.0, due - loop.time()), _settle, woken, _TIMED_OUT)
             try:
                 result = await woken
             finally:
@@ -246,15 +287,32 @@ async def stream(
             if result in (_GONE, -1):
                 break
             if result == _TIMED_OUT:
-                if loop.time() >= ends_at or app._stopping:
+                now = loop.time()
+                if now >= ends_at:
+                    reason = STREAM_ENDED
                     break
-                beat = heartbeat(fmt)
-                await send({"type": "http.response.body", "body": beat, "more_body": True})
-                known = feed.seq_if_known(p.key, cursor, epoch)
-                render = fresh = known is None or known > cursor
+                if app._stopping:
+                    break
+                if now >= next_check:
+                    reason = await credential_refusal(credential)
+                    if reason is not None:
+                        break
+                    next_check = now + check_every
+                render = fresh = False
+                if now >= next_beat:
+                    next_beat = now + HEARTBEAT_SECONDS
+                    beat = heartbeat(fmt)
+                    await send({"type": "http.response.body", "body": beat, "more_body": True})
+                    known = feed.seq_if_known(p.key, cursor, epoch)
+                    render = fresh = known is None or known > cursor
                 continue
             seq, render, fresh = result, True, False
+        if reason is None and app._stopping:
+            reason = SERVER_STOPPING
         if not gone.done():
+            if reason is not None:
+                last = closing(fmt, reason)
+                await send({"type": "http.response.body", "body": last, "more_body": True})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
     finally:
         _gauge.add(-1)

@@ -5,19 +5,23 @@ needs nothing but the rules core: it checks that ``seed_hash`` is the SHA-256 of
 bytes, rebuilds the deck with the documented shuffle (``games.rules.deck``) of the fair deal's
 key (``games.rules.fair_deal``: the server seed, every seat's ``client_seeds``, the hand's id;
 for hands dealt before it, of the seed alone) and holds it to the deal event's ``deck_hash``,
-or checks a fixed deck is the 100 cards, replays every move through the rules core (in seq order, no gaps, each
-legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
+or checks a fixed deck is the 100 cards, holds the deal's seat binding (``payload.seats``,
+``games.rules.seating``) to one entry per seat and the listed players, replays every move
+through the rules core (in seq order, no gaps, each legal in its state; the records after the end, ``settled`` and ``voided``, are not moves: they
 are checked to come after the end, and the settled one to be the booked Quan) through the one
 replay (``games.rules.replay``), re-derives every event's effects and a system move's cause
 (an event of an older schema held to what it recorded), compares the outcome, the declaration and its verdict, the points
 settlement and the bỏ ù (``bo_u``, when the document lists them) with the document's, then the
 Quan with points × stake and the room's fees, and the ledger transaction's entries with those
-Quan, its hash (``games.rules.ledger_chain``), and for each capped payer that the balance the
-cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
+Quan and with the accounts the deal bound, its hash (``games.rules.ledger_chain``), and for
+each capped payer that the balance the cap used is its previous ledger entry's ``balance_after`` (``caps``). Before the replay it checks the log's hash chain (``games.rules.chain``): every event's
 hash, its link to the one before (the deal's to ``seed_hash``) and the chain's ``head``. It prints ``verified`` and exits 0, or prints the
 first discrepancy (its seq and the reason) and exits 1. Given several exports of one table's
 consecutive hands it also checks the chain of server-seed commitments (each hand's
-``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`).
+``next_seed_hash`` is the next hand's ``seed_hash``: :func:`verify_seed_chain`). Given the record
+key (``--record-key KEYS`` or ``--record-key @FILE``, ``CHAN_RECORD_KEY``'s form), it also checks
+that every event and the settlement transaction carry that key's MAC of their hash
+(``games.rules.record_mac``, :func:`mac_discrepancies`).
 
 The server's checkers (``check_hands``, ``audit_hands``, ``ledger_check``) hold a stored log,
 ended or still being played, to the same seqs, deck commitment, chain and replay with
@@ -43,10 +47,20 @@ from games.rules.errors import RuleError, shown
 from games.rules.fair_deal import KEY_ALGORITHM, check_client_seed, deal_key, deck_hash
 from games.rules.ledger_chain import ledger_tx_hash
 from games.rules.quan import FeeSchedule, FeesError, result_quan
+from games.rules.record_mac import (
+    HAND,
+    LEDGER,
+    MacChain,
+    RecordKeyError,
+    RecordKeys,
+    mac_problem,
+    record_keys_from,
+)
 from games.rules.records import SETTLED, VOIDED, is_record, settled_record
 from games.rules.replay import as_stored, causes_allowed, move_effects, replay
 from games.rules.results import HandResult
 from games.rules.ruleset import RulesetError, ruleset_from_stored
+from games.rules.seating import BindingError, BoundSeat, booking_unbound, seats_bound
 from games.rules.state import HandConfig, HandState, Mode
 from games.rules.views import missed_wins_of, result_of
 
@@ -81,10 +95,16 @@ class _Found(Exception):
         self.discrepancy = Discrepancy(seq, reason)
 
 
-def verify_export(doc: Any) -> Discrepancy | None:
-    """The first discrepancy of the export ``doc`` (parsed JSON), or None when it verifies."""
+def verify_export(doc: Any, *, keys: RecordKeys | None = None) -> Discrepancy | None:
+    """The first discrepancy of the export ``doc`` (parsed JSON), or None when it verifies.
+    Given the record keys (``keys``), also that every event and the ledger transaction carry
+    the record key's MAC of their hash (:func:`mac_discrepancies`)."""
     try:
         _verify(doc)
+        if keys is not None:
+            found = mac_discrepancies(keys, doc["events"], ledger=doc["ledger"])
+            if found:
+                return found[0]
     except _Found as found:
         return found.discrepancy
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
@@ -101,6 +121,8 @@ def _verify(doc: Mapping[str, Any]) -> None:
     _check_seqs(events)
     _check_deck_hash(events[0], deck)
     _check_chain(doc)
+    bound = _bound(events[0], config.n_seats)
+    _check_players(doc, bound)
     records: list[Mapping[str, Any]] = []
     at = {"last": 0}
 
@@ -122,6 +144,7 @@ def _verify(doc: Mapping[str, Any]) -> None:
         raise _Found(last, "the hand has not ended after its last event")
     _check_result(last, result_of(state), doc["result"])
     _check_bo_u(last, missed_wins_of(state), doc)
+    _check_bound_booking(last, doc, bound, records)
     _check_quan(last, doc, result_of(state))
     _check_ledger_hash(last, doc)
     _check_caps(last, doc)
@@ -149,11 +172,45 @@ def log_break(
         broken = chain_break(hand=hand_id, seed_hash=seed_hash, events=events)
         if broken is not None:
             raise _Found(*broken)
+        _bound(events[0], config.n_seats)
         for _ in _replay_judged(config, deck, dealer, events):
             pass
     except _Found as found:
         return found.discrepancy
     return None
+
+
+def mac_discrepancies(
+    keys: RecordKeys,
+    events: Sequence[Mapping[str, Any]],
+    *,
+    ledger: Mapping[str, Any] | None = None,
+) -> list[Discrepancy]:
+    """Every event (in seq order, each with ``seq``, ``hash``, ``mac``, ``mac_key``) whose MAC
+    does not vouch for its hash (``games.rules.record_mac``: none is allowed only before the
+    hand's first keyed event), then the ledger transaction's (judged at the last event). The
+    server's checkers report them all and go on."""
+    chain = MacChain(keys, domain=HAND)
+    found = []
+    for event in events:
+        why = chain.check(
+            digest=event["hash"], mac=event.get("mac") or "", mac_key=event.get("mac_key") or ""
+        )
+        if why is not None:
+            found.append(Discrepancy(event["seq"], why))
+    # (an export made before transactions carried their hash has nothing to vouch for)
+    if ledger is not None and "hash" in ledger and (ledger.get("mac") or chain.keyed):
+        why = mac_problem(
+            keys,
+            domain=LEDGER,
+            digest=ledger["hash"],
+            mac=ledger.get("mac") or "",
+            mac_key=ledger.get("mac_key") or "",
+        )
+        if why is not None:
+            last = events[-1]["seq"] if events else None
+            found.append(Discrepancy(last, f"the ledger transaction {ledger['id']}: {why}"))
+    return found
 
 
 def seed_break(seed: str, seed_hash: str) -> Discrepancy | None:
@@ -257,6 +314,50 @@ def _check_deck_hash(deal: Mapping[str, Any], deck: Sequence[int]) -> None:
         return
     if payload["deck_hash"] != deck_hash(deck):
         raise _Found(0, "the seeds do not give the deck the deal committed to (deck_hash)")
+
+
+def _bound(deal: Mapping[str, Any], n_seats: int) -> tuple[BoundSeat, ...] | None:
+    """The seats the deal binds to players and accounts (``payload.seats``,
+    ``games.rules.seating``; None for deals logged before the binding), a malformed binding
+    the discrepancy at the deal."""
+    try:
+        return seats_bound(deal["payload"], n_seats)
+    except BindingError as exc:
+        raise _Found(0, str(exc)) from None
+
+
+def _check_players(doc: Mapping[str, Any], bound: Sequence[BoundSeat] | None) -> None:
+    """The players the document lists are the ones the deal bound (exports made before the
+    binding, or listing no ``user_id``, have nothing to hold to it)."""
+    if bound is None:
+        return
+    for seat, player in zip(bound, doc["players"], strict=True):
+        if "user_id" not in player:
+            continue
+        if (player["seat"], player["user_id"]) != (seat.position, seat.player) or player.get(
+            "account", seat.account
+        ) != seat.account:
+            raise _Found(
+                0, f"the players listed are not the ones the deal bound (seat {seat.position})"
+            )
+
+
+def _check_bound_booking(
+    last: int,
+    doc: Mapping[str, Any],
+    bound: Sequence[BoundSeat] | None,
+    records: Sequence[Mapping[str, Any]],
+) -> None:
+    """The settlement's ledger entries go to the accounts the deal bound: each seat's to its own,
+    no bound account as another party, no account that is no party (``games.rules.seating``).
+    Judged at the settled record (where the booking enters the log), else at the last move."""
+    ledger = doc["ledger"]
+    if bound is None or ledger is None:
+        return
+    why = booking_unbound(bound, ledger.get("entries", []))
+    if why is not None:
+        settled = [e["seq"] for e in records if e["type"] == SETTLED]
+        raise _Found(settled[0] if settled else last, why)
 
 
 def _check_chain(doc: Mapping[str, Any]) -> None:
@@ -578,7 +679,24 @@ def main(argv: list[str] | None = None) -> int:
         help="the export (JSON); '-' reads standard input; several exports of one table's "
         "consecutive hands also check the chain of server-seed commitments",
     )
+    parser.add_argument(
+        "--record-key",
+        metavar="KEYS",
+        help="also check every event's and the ledger transaction's MAC under these record "
+        "keys (CHAN_RECORD_KEY's form: id:base64,…; @FILE reads them from FILE)",
+    )
     args = parser.parse_args(argv)
+    keys = None
+    if args.record_key:
+        try:
+            text = args.record_key
+            if text.startswith("@"):
+                with open(text[1:], encoding="utf-8") as f:
+                    text = f.read()
+            keys = record_keys_from(text)
+        except (OSError, RecordKeyError) as exc:
+            print(f"cannot read the record keys: {exc}")
+            return 1
     docs = []
     for name in args.files:
         try:
@@ -591,7 +709,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cannot read {name}: {exc}")
             return 1
     for name, doc in zip(args.files, docs, strict=True):
-        found = verify_export(doc)
+        found = verify_export(doc, keys=keys)
         if found is not None:
             print(found if len(docs) == 1 else f"{name}: {found}")
             return 1
@@ -600,7 +718,7 @@ def main(argv: list[str] | None = None) -> int:
         if found is not None:
             print(found)
             return 1
-    print("verified")
+    print("verified" if keys is None else "verified, with every record's MAC")
     for doc in docs:  # for the auditor to hold against the view's head_hash
         if doc.get("chain") is not None:
             print(f"chain head {doc['chain']['head']}")

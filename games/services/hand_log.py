@@ -1,6 +1,8 @@
 """Appending to a hand's log: the one place a ``HandEvent`` row is created (the deal, every
 move, the settlement's and the void's records), with its hash chained to the previous event's
-(``games.rules.chain``; docs/audit.md).
+(``games.rules.chain``; docs/audit.md) and the record key's MAC of that hash
+(``games.rules.record_mac``), written by the insert itself: a row inserted around this function
+with database credentials alone carries no MAC the checkers accept.
 
 On PostgreSQL a trigger (migration games 0021) refuses an insert whose ``prev_hash`` is not the
 previous event's ``hash`` (the hand's ``seed_hash`` for the deal) or whose hash is not 64
@@ -13,10 +15,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from accounts.record_keys import record_keys
 from core.rows import rows_insert
 from games.hand_store import hand_last_hash_keep, hand_publish_on_commit, hand_state
 from games.models import Hand, HandEvent
 from games.rules.chain import event_hash
+from games.rules.record_mac import HAND, record_mac
 from games.rules.records import is_record
 from games.rules.replay import EVENT_VERSION
 from games.selectors.hands import hand_head_hash
@@ -61,6 +65,8 @@ def hand_event_append(
         effects=effects,
         prev=prev,
     )
+    # the record key's MAC of the hash (docs/audit.md): what database credentials cannot make
+    mac, mac_key = record_mac(record_keys(), domain=HAND, digest=digest)
     event = HandEvent(
         hand=hand,
         hand_created_at=hand.created_at,
@@ -73,6 +79,8 @@ def hand_event_append(
         effects=effects,
         prev_hash=prev,
         hash=digest,
+        mac=mac,
+        mac_key=mac_key,
     )
     rows_insert([event], returning_pk=True, guard=guard)  # HandEvent.objects.create, fixed
     hand.seq = seq

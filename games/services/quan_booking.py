@@ -1,6 +1,7 @@
 """Booking an ended hand's settlement in the Quan ledger (RULES.md §10–11): one balanced
 transaction per hand, keyed by the hand, computed by ``games.rules.quan`` from the hand's result, its
-frozen stake and room, and the wallets as they stand.
+frozen stake and room, and the wallets as they stand: the wallets its deal bound in the hand's
+log (``settlement_parties``), never whoever a seat row names now.
 
 A seat pays from its hold at this table plus its free Quan (``games.services.seat_holds``), and
 never more than its player's loss limits still allow (``games.services.table_limits``); its
@@ -38,7 +39,7 @@ from games.services.pot import pot_refund, pot_shares_record
 from games.services.progression import hand_award_xp
 from games.services.ratings import hand_rate, rating_notes
 from games.services.seat_holds import settlement_capacities, settlement_holds
-from games.services.settlement_parties import Party, settlement_accounts
+from games.services.settlement_parties import Party, hand_seats_as_bound, settlement_accounts
 from games.services.table_limits import settlement_within_limits
 
 logger = logging.getLogger(__name__)
@@ -108,6 +109,8 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         )
         if hand.status != Hand.Status.ENDED:
             return None
+        # Who sits where as the deal recorded it, whatever the seat rows say now.
+        hand_seats_as_bound(hand)
         if table.practice:
             if hand.settled_at is None:
                 hand.quan = practice_quan(hand.n_seats)

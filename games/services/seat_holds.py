@@ -17,7 +17,9 @@ from typing import Any
 
 from accounts.hold_selectors import hold_amount, hold_amounts
 from accounts.holds import hold_place, hold_release, hold_set, wallets_lock
+from accounts.ledger import wallet_for
 from accounts.models import LedgerAccount
+from core.rows import values_read
 
 CREATE_STAKES, SIT_STAKES = 10, 15  # what creating / sitting needs available (RULES.md §11)
 
@@ -71,6 +73,24 @@ def seat_holds_for_deal(*, table: Any, seats: Sequence[Any]) -> list[Any]:
             continue
         hold_set(account=account, table=table, amount=needed, reason="deal", current=here)
     return poor
+
+
+# The wallets of the players dealt in, as a fixed statement (core.rows): ``LedgerAccount.objects
+# .filter(kind=WALLET, user_id__in=…).values_list("user_id", "id")``.
+_WALLET_IDS_SQL = (
+    f"SELECT user_id, id FROM {LedgerAccount._meta.db_table} WHERE kind = %s AND user_id = ANY(%s)"
+)
+
+
+def deal_seat_accounts(*, table: Any, seats: Sequence[Any]) -> list[int | None]:
+    """Each dealt seat's wallet (the account its settlement moves), which the deal binds in the
+    hand's log (``games.rules.seating``); None at a practice table, where nothing is booked.
+    The wallets exist: :func:`seat_holds_for_deal` locked (and opened) them."""
+    if table.practice:
+        return [None] * len(seats)
+    params = [LedgerAccount.Kind.WALLET.value, [s.player_id for s in seats]]
+    ids = dict(values_read(LedgerAccount, _WALLET_IDS_SQL, params))
+    return [ids.get(s.player_id) or wallet_for(s.player).pk for s in seats]
 
 
 def settlement_capacities(

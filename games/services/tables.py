@@ -58,6 +58,7 @@ from games.rules.errors import InvalidInput as RulesInvalidInput
 from games.rules.errors import RuleError
 from games.rules.fair_deal import check_client_seed, deck_hash, new_server_seed
 from games.rules.quan import FeeSchedule, FeesError
+from games.rules.seating import BINDING_KEY, BoundSeat
 from games.selectors.blocks import blocked_ids_with
 from games.selectors.integrity import account_frozen_check
 from games.selectors.rules import ruleset_from_spec
@@ -79,6 +80,7 @@ from games.services.quan_booking import hand_settle
 from games.services.seat_holds import (
     CREATE_STAKES,
     SIT_STAKES,
+    deal_seat_accounts,
     seat_hold_place,
     seat_hold_release,
     seat_holds_for_deal,
@@ -861,6 +863,13 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
         for position, s in enumerate(seats)
     ]
     hand._prefetched_objects_cache = {"hand_seats": hand_seats}  # (the feed's notes read them)
+    # Who sits where is part of the record (games.rules.seating): each seat's player and the
+    # account its settlement moves, bound inside the log's hash chain.
+    accounts = deal_seat_accounts(table=table, seats=seats)
+    bound = [
+        BoundSeat(position=position, player=s.player_id, account=account).to_dict()
+        for position, (s, account) in enumerate(zip(seats, accounts, strict=True))
+    ]
     table.status = Table.Status.PLAYING
     # The rest of the deal in one flight (core.pipeline): nothing below reads an answer.
     with statements_pipelined():
@@ -872,7 +881,7 @@ def hand_start(*, table: Table, seats: list[Seat]) -> Hand:
             hand=hand,
             type="deal",
             system=True,
-            payload={"deck_hash": deck_hash(deck)},
+            payload={"deck_hash": deck_hash(deck), BINDING_KEY: bound},
             effects=list(state.events),
         )
         row_update(table, ("status", "next_seed", "updated_at"))

@@ -1,20 +1,29 @@
 """manage.py ledger_check: quiet on a sound ledger; exit 1 and a list on every kind of damage,
-a hand whose log was changed behind the guards included."""
+a hand whose log was changed behind the guards included, and every transaction the record key
+does not vouch for (one inserted with the application's database credentials alone)."""
 
 from __future__ import annotations
 
 import pytest
 from django.db import connection
 
-from accounts.ledger import balance_adjust, wallet_for
+from accounts.ledger import (
+    balance_adjust,
+    house_account,
+    issuance_account,
+    ledger_post,
+    wallet_for,
+)
 from accounts.ledger_selectors import (
     LEDGER_CHECKS,
     LedgerProblem,
     issuance_balance,
     ledger_problems,
 )
-from accounts.models import User
+from accounts.models import LedgerTransaction, User
+from accounts.record_keys import new_record_key, record_keys
 from tests.db_owner import as_owner
+from tests.forgery import ledger_forge
 from tests.games.tampering import expected_reports, first_reports, tampered_hands
 from tests.ledger_run import ledger_check_run as check
 
@@ -98,3 +107,69 @@ def test_checks_are_a_list_others_can_extend(lan):
     assert ledger_problems() == []
     assert ledger_problems([*LEDGER_CHECKS, always_wrong]) == always_wrong()
     assert issuance_balance() == -1_000
+
+
+# --------------------------------------------------------------------------- the record key
+
+
+def forged_grant(user: User, **mac: tuple[str, str]) -> int:
+    """chan_app's forgery: +1,000,000 from the user's issuance shard to its wallet, balanced,
+    on the chain of the user's last transaction, its hash right."""
+    chain = LedgerTransaction.objects.filter(user=user).order_by("-id").first().chain
+    legs = [(issuance_account(user=user).pk, -1_000_000), (wallet_for(user).pk, 1_000_000)]
+    return ledger_forge(key="forged", legs=legs, chain=chain, user=user.pk, **mac)
+
+
+def test_a_transaction_forged_with_the_application_credentials_is_reported(lan):
+    # Given chan_app inserting a balanced adjustment whose chain hash it computed from the head,
+    tx = forged_grant(lan)
+    assert wallet_for(lan).balance == 1_001_000  # spendable: the database took it
+    # the check names it (nothing else is wrong with it) and exits 1.
+    code, out = check()
+    assert code == 1
+    assert out.splitlines() == [
+        f"mac: transaction {tx} (forged): it carries no MAC, after a row that does"
+    ]
+
+
+def test_a_transaction_with_a_made_up_mac_is_reported(lan):
+    tx = forged_grant(lan, mac=("ab" * 32, record_keys().signing))
+    code, out = check()
+    assert code == 1
+    assert out.splitlines() == [
+        f"mac: transaction {tx} (forged): its MAC is not the record key's MAC of its hash"
+    ]
+
+
+def test_a_key_retired_but_listed_verifies_an_unknown_key_does_not(lan, settings):
+    old = settings.CHAN_RECORD_KEY  # lan's transactions were booked under it
+    new = new_record_key("next")
+    settings.CHAN_RECORD_KEY = f"{new},{old}"  # rotated: the new key signs, the old verifies
+    balance_adjust(user=lan, amount=5, reason="after the rotation", key="later")
+    assert LedgerTransaction.objects.order_by("-id").first().mac_key == "next"
+    assert check() == (0, f"ledger ok ({len(LEDGER_CHECKS)} checks)\n")
+    settings.CHAN_RECORD_KEY = new  # the old key dropped: what it vouched for is unvouched
+    code, out = check()
+    assert code == 1
+    old_id = old.split(":")[0]
+    assert f"its MAC is under key '{old_id}', which is not a record key" in out
+    assert "after the rotation" not in out and "(adjust:later:" not in out
+
+
+def test_transactions_without_a_mac_pass_only_before_the_first_keyed_one():
+    # Given a transaction booked before keys existed (no MAC), then one booked with the key,
+    issuance, house = issuance_account(shard=0).pk, house_account(shard=0).pk
+    ledger_forge(key="before-keys", legs=[(issuance, -7), (house, 7)], chain=0)
+    ledger_post(
+        kind="transfer",
+        key="with-the-key",
+        legs=[(issuance_account(shard=0), -3), (house_account(shard=0), 3)],
+    )
+    assert check() == (0, f"ledger ok ({len(LEDGER_CHECKS)} checks)\n")
+    # one without a MAC after it is reported.
+    tx = ledger_forge(key="after-keys", legs=[(issuance, -1), (house, 1)], chain=0)
+    code, out = check()
+    assert code == 1
+    assert out.splitlines() == [
+        f"mac: transaction {tx} (after-keys): it carries no MAC, after a row that does"
+    ]

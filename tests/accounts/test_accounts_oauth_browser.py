@@ -122,6 +122,7 @@ def test_a_player_consents_in_vietnamese_and_the_app_gets_a_working_code(
         "rgba(31, 95, 58, 1)",
         "rgb(31, 95, 58)",
     )
+    badges_unclipped(browser)
     screenshot(browser, "oauth-consent-vi")
 
     # when the player allows it
@@ -144,11 +145,23 @@ def test_the_english_page_and_refusing(browser, live_server, live_app, make_user
     make_user(username="hoa", password=PASSWORD)
     start(browser, live_server, live_app, "read", "en")
     assert browser.find_element(By.ID, "consent-title").text == "Allow Bàn Phụ Tá to act for you?"
+    badges_unclipped(browser)
     screenshot(browser, "oauth-consent-en")
     browser.find_element(By.ID, "consent-deny").click()
     query = parse_qs(landed_on(browser, "/callback").query)
     assert query["error"] == ["access_denied"]
     assert "code" not in query
+
+
+def badges_unclipped(browser: Any) -> None:
+    """Each scope's badge shows its whole name: no scrollbar, nothing cut off."""
+    sizes = browser.execute_script(
+        "return [...document.querySelectorAll('#consent-scopes code')].map(c => ["
+        "c.textContent, c.scrollWidth, c.clientWidth, c.scrollHeight, c.clientHeight])"
+    )
+    assert sizes, "no scope badge"
+    for name, scroll_w, client_w, scroll_h, client_h in sizes:
+        assert scroll_w <= client_w and scroll_h <= client_h, (name, sizes)
 
 
 def trade_live(app: Any, code: str, verifier: str, live_server: Any) -> Any:

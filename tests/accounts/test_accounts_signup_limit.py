@@ -4,8 +4,12 @@ the throttles' (``NUM_PROXIES``), counted in PostgreSQL under a lock, kept as an
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.db import connection
@@ -130,3 +134,37 @@ def test_concurrent_sign_ups_from_one_address_do_not_pass_the_limit(settings) ->
         t.join(30)
     assert sorted(outcomes) == ["created"] * 3 + ["signup_limit"] * 5
     assert User.objects.filter(signup_address=signup_address_digest("203.0.113.5")).count() == 3
+
+
+ROOT = Path(__file__).resolve().parents[2]
+PRINT_LIMIT = "import chan_api.settings as s; print(s.CHAN_SIGNUPS_PER_ADDRESS_PER_DAY)"
+
+
+def signup_limit_with(tmp_path, **env: str) -> int:
+    """The limit as a server started with ``env`` (and nothing else) reads it."""
+    clean = {
+        "PATH": os.environ.get("PATH", ""),
+        "CHAN_VAR_DIR": str(tmp_path),
+        "DATABASE_URL": "postgres://nobody@db.invalid/none",  # never contacted
+        **env,
+    }
+    result = subprocess.run(
+        [sys.executable, "-c", PRINT_LIMIT],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    return int(result.stdout.splitlines()[-1])
+
+
+def test_a_development_server_lifts_the_limit_and_production_keeps_it(tmp_path) -> None:
+    # make run (DEBUG) signs up the documented examples' players again and again: no limit,
+    assert signup_limit_with(tmp_path, DEBUG="1") == 0
+    # production keeps five a day,
+    assert signup_limit_with(tmp_path, SECRET_KEY="a-production-secret") == 5
+    # and an operator's own figure wins in either.
+    assert signup_limit_with(tmp_path, DEBUG="1", CHAN_SIGNUPS_PER_ADDRESS_PER_DAY="3") == 3
+    assert signup_limit_with(tmp_path, SECRET_KEY="s", CHAN_SIGNUPS_PER_ADDRESS_PER_DAY="0") == 0

@@ -27,6 +27,8 @@ PRINT_SETTINGS = (
     "('DEBUG', 'SECRET_KEY', 'ALLOWED_HOSTS', 'CHAN_ALLOW_FIXED_DECK', 'CHAN_PUBLIC_API_DOCS', "
     "'SPECTACULAR_SETTINGS')}))"
 )
+RECORD_KEY = "k1:" + "A" * 43 + "="  # 32 zero bytes
+PRINT_RECORD_KEY = "import chan_api.settings as s; print(s.CHAN_RECORD_KEY)"
 PRINT_DATABASE = (
     "import json, {module}; from django.conf import settings; "
     "print(json.dumps(settings.DATABASES['default']))"
@@ -40,6 +42,7 @@ def settings_with(
         "PATH": os.environ.get("PATH", ""),
         "CHAN_VAR_DIR": str(tmp_path),
         "DATABASE_URL": "postgres://nobody@db.invalid/none",
+        "CHAN_RECORD_KEY": RECORD_KEY,  # required like SECRET_KEY; its own cases below
         **env,
     }
     return subprocess.run(
@@ -112,6 +115,41 @@ def test_the_fixed_deck_option_follows_debug_unless_set(tmp_path, env, allowed) 
 )
 def test_allowed_hosts_come_from_the_environment(tmp_path, value, hosts) -> None:
     assert loaded(tmp_path, SECRET_KEY="k", ALLOWED_HOSTS=value)["ALLOWED_HOSTS"] == hosts
+
+
+def test_production_refuses_to_start_without_a_readable_record_key(tmp_path) -> None:
+    result = settings_with(tmp_path, SECRET_KEY="k", CHAN_RECORD_KEY="")
+    assert result.returncode != 0
+    assert "CHAN_RECORD_KEY must be set when DEBUG is off" in result.stderr
+    secret = "k1:" + "c2VjcmV0" * 2  # base64, but 12 bytes
+    result = settings_with(tmp_path, SECRET_KEY="k", CHAN_RECORD_KEY=secret)
+    assert result.returncode != 0
+    assert "CHAN_RECORD_KEY: key k1 is not 32 bytes" in result.stderr
+    assert "c2VjcmV0" not in result.stderr  # the key's material is never shown
+    rotated = f"{RECORD_KEY.replace('k1', 'k2')},{RECORD_KEY}"
+    assert loaded_text(tmp_path, SECRET_KEY="k", CHAN_RECORD_KEY=rotated) == rotated
+
+
+def loaded_text(tmp_path: Path, **env: str) -> str:
+    result = settings_with(tmp_path, PRINT_RECORD_KEY, **env)
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout.splitlines()[-1]
+
+
+def test_debug_keeps_a_record_key_made_at_its_first_start(tmp_path) -> None:
+    first = loaded_text(tmp_path, DEBUG="1", CHAN_RECORD_KEY="")
+    assert first.startswith("dev:")
+    assert (tmp_path / "record-key").read_text() == first
+    assert (tmp_path / "record-key").stat().st_mode & 0o077 == 0
+    assert loaded_text(tmp_path, DEBUG="1", CHAN_RECORD_KEY="") == first
+
+
+def test_under_pytest_a_record_key_is_made_for_the_run(tmp_path) -> None:
+    made = loaded_text(tmp_path, PYTEST_VERSION="9", CHAN_RECORD_KEY="")
+    assert made.startswith("test:") and not (tmp_path / "record-key").exists()
+    assert (
+        os.environ["CHAN_RECORD_KEY"] == settings.CHAN_RECORD_KEY
+    )  # what this run's processes share
 
 
 def test_this_suite_runs_with_debug_off_and_fixed_decks_on() -> None:

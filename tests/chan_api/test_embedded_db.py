@@ -146,3 +146,24 @@ def test_the_settings_use_it_only_when_database_url_is_unset(var_dir) -> None:
     assert embedded["HOST"] == str((var_dir / "pg").resolve())
     assert embedded["TEST"] == {"NAME": "test_chan"}
     assert len(postmasters(var_dir)) == 1
+
+
+def test_a_command_before_the_first_migrate_connects_as_the_application(var_dir) -> None:
+    # Given a fresh clone's embedded server, never migrated,
+    clean = {"PATH": os.environ.get("PATH", ""), "CHAN_VAR_DIR": str(var_dir), "DEBUG": "1"}
+    script = (
+        "from django.db import connection; "
+        "print(connection.cursor().execute('SELECT current_user').fetchone()[0])"
+    )
+    # when a manage.py command connects (shell, createsuperuser, ...),
+    result = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", script],
+        cwd=ROOT,
+        env=clean,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    # it connects as the application's role, which the embedded server made when it started.
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split()[-1] == "chan_app"

@@ -6,8 +6,14 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import signal
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -96,6 +102,21 @@ def test_the_sweep_logs_at_debug_when_it_finds_nothing(caplog: Any) -> None:
             ("clock-sweep", "games.tasks.clock_sweep"),
         ),
         (
+            "celery.beat",
+            "Scheduler: Sending due task %s (%s)",
+            ("arena-clock", "games.tasks.tournaments_sweep"),
+        ),
+        (
+            "celery.worker.strategy",
+            "Task %s[%s] received",
+            ("games.tasks.tournaments_sweep", "2"),
+        ),
+        (
+            "celery.app.trace",
+            "Task %(name)s[%(id)s] succeeded",
+            {"name": "games.tasks.tournaments_sweep", "id": "3"},
+        ),
+        (
             "celery.app.trace",
             "Task %(name)s[%(id)s] succeeded",
             {"name": "games.tasks.clock_sweep", "id": "1"},
@@ -135,3 +156,32 @@ def test_a_new_request_id_is_a_random_uuid4_in_hex() -> None:
     # a tame id the client sent is kept; another is replaced
     assert request_id_for("abc-123.def") == "abc-123.def"
     assert request_id_for("no spaces please") != "no spaces please"
+
+
+def test_the_beat_logs_json_and_not_its_every_few_seconds_sends(tmp_path) -> None:
+    # Given the Procfile's beat, in production (JSON logs at INFO), its sweeps every half second,
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTEST_VERSION", "DEBUG")}
+    env.update(
+        SECRET_KEY="beat-log-test",
+        LOG_FORMAT="json",
+        CHAN_SWEEP_SECONDS="0.5",
+        CHAN_ARENA_SECONDS="0.5",
+        CHAN_VAR_DIR=str(tmp_path),
+    )
+    celery = Path(sys.executable).parent / "celery"
+    beat = subprocess.Popen(
+        [celery, "-A", "chan_api.beat", "beat", "-l", "info", "--schedule", tmp_path / "s"],
+        env=env,
+        stdout=subprocess.DEVNULL,  # Celery's banner
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # when it has sent its sweeps a few times over,
+    time.sleep(4)
+    beat.send_signal(signal.SIGTERM)
+    _, err = beat.communicate(timeout=30)
+    # then each of its log lines is a JSON object, and the sends are not logged at INFO.
+    logged = [json.loads(line) for line in err.splitlines() if line.strip()]
+    assert any(line["event"] == "beat: Starting..." for line in logged), err[-2000:]
+    assert all(line["logger"].startswith("celery") for line in logged), err[-2000:]
+    assert not [line for line in logged if "Sending due task" in line["event"]], err[-2000:]

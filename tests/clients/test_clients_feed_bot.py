@@ -113,3 +113,11 @@ def test_chan_bot_plays_several_tables_from_one_process(live_server) -> None:
     assert all(s["ok"] and len(s["hands"]) == 2 for s in summaries)
     assert sorted(summaries[0]["hands"]) == sorted(summaries[1]["hands"])
     assert {h.table_id for h in Hand.objects.filter(pk__in=summaries[0]["hands"])} == set(tables)
+    # Each summary lists every table, its hands and their outcomes.
+    for summary in summaries:
+        assert [t["table_id"] for t in summary["tables"]] == tables
+        for table in summary["tables"]:
+            ended = Hand.objects.filter(table_id=table["table_id"]).values_list("pk", flat=True)
+            assert table["hands"] == list(ended) and len(table["hands"]) == 1
+            assert len(table["outcomes"]) == 1 and all(table["outcomes"])
+        assert len(summary["outcomes"]) == 2 and all(summary["outcomes"])

@@ -8,13 +8,15 @@ import json
 import random
 import threading
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx
 import pytest
-from chan_client import ApiError, ChanClient, RetryPolicy
+from chan_client import ApiError, ChanClient, RetryLater, RetryPolicy
 from chan_client.bot import choose_move
+from chan_client.bot import main as bot_main
 from chan_client.client import parse_retry_after
 
 from tests.faults.harness import free_port
@@ -111,15 +113,55 @@ def test_retries_end_with_the_last_answer_raised(stub) -> None:
     assert len(state.seen) == 3 and len(sleeps) == 2
 
 
-def test_a_long_retry_after_is_capped_by_max_delay(stub) -> None:
+@pytest.mark.parametrize(
+    ("status", "code"), [(429, "signup_limit"), (429, "throttled"), (503, "service_unavailable")]
+)
+def test_a_retry_after_beyond_the_wait_cap_is_raised_at_once_saying_when(
+    stub, status, code
+) -> None:
+    # Given a server that will not take the request again for a day,
+    state, base = stub
+    state.script = [problem(status, code, **{"Retry-After": "85721"})]
+    client, sleeps = recording_client(base, max_delay=5)
+    before = datetime.now(UTC)
+    # when the client is asked, it neither waits nor retries: it raises at once
+    with pytest.raises(RetryLater) as raised:
+        client.me()
+    assert sleeps == [] and len(state.seen) == 1 and client.stats.retries == 0
+    # an ApiError (the refusal's status and code) that says how long and until when.
+    error = raised.value
+    assert isinstance(error, ApiError) and (error.status, error.code) == (status, code)
+    assert error.retry_after == 85721.0
+    assert before + timedelta(seconds=85721) <= error.retry_at
+    assert error.retry_at <= datetime.now(UTC) + timedelta(seconds=85721)
+    assert "retry after 85721 s" in str(error) and error.retry_at.isoformat() in str(error)
+
+
+def test_a_retry_after_within_the_cap_is_waited_out(stub) -> None:
     state, base = stub
     state.script = [
-        problem(429, "throttled", **{"Retry-After": "3600"}),
+        problem(429, "throttled", **{"Retry-After": "5"}),
         (200, {"Content-Type": "application/json"}, {}),
     ]
     client, sleeps = recording_client(base, max_delay=5)
     client.me()
     assert sleeps == [5]
+
+
+def test_chan_bot_stops_at_once_on_a_hopeless_429_saying_when(stub, capsys) -> None:
+    # Given a server whose address may sign up no more accounts for a day,
+    state, base = stub
+    state.script = [
+        problem(429, "signup_limit", **{"Retry-After": "85721"}),
+        problem(401, "invalid_credentials"),
+    ]
+    # when chan-bot is started for a new player,
+    code = bot_main(["--url", base, "--username", "newbie", "--password", "pw", "--create"])
+    # then it asked once (and tried to log in), waited for nothing, and says when to come back.
+    out, err = capsys.readouterr()
+    assert code == 1 and len(state.seen) == 2
+    assert "429 signup_limit" in err and "85721 s" in err and "try again after" in err
+    assert json.loads(out.splitlines()[-1])["retries"] == 0
 
 
 def test_a_4xx_is_raised_at_once_with_its_problem(stub) -> None:

@@ -1,7 +1,8 @@
 """``manage.py check_hands`` (every cached state is the replay of its log, each hand read with
 its log in one snapshot), ``play_bots`` and ``audit_hands`` (stored hands verified as their
 exports, with their ledger rows); both report every hand whose record was changed behind the
-database's guards at its first bad seq, and go on."""
+database's guards at its first bad seq, and go on; both report every event (and ``audit_hands``
+every settlement) the record key does not vouch for."""
 
 from __future__ import annotations
 
@@ -15,13 +16,18 @@ from django.core.management import CommandError, call_command
 from django.db import connection, connections
 from django.utils import timezone
 
-from games.hand_store import hand_store_problems
+from accounts.record_keys import new_record_key, record_keys
+from games.hand_store import hand_state, hand_store_problems
 from games.models import Hand
+from games.rules.engine import apply
+from games.rules.moves import move_from_dict
+from games.rules.replay import EVENT_VERSION, move_effects
 from games.services.quan_booking import hand_settle
 from tests.db_owner import as_owner
+from tests.forgery import hand_event_forge
 from tests.games.conftest import hand_guard_off
 from tests.games.decks import WIN_SEAT
-from tests.games.tampering import expected_reports, first_reports, tampered_hands
+from tests.games.tampering import PAYLOAD_SEQ, expected_reports, first_reports, tampered_hands
 from tests.games.test_games_hands_api import play_to_end
 
 pytestmark = pytest.mark.django_db
@@ -47,7 +53,7 @@ def test_check_hands_reports_a_hand_whose_seq_is_not_its_logs(
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "summary"),
-    [("check_hands", r"3 problem\(s\) in 4 hand\(s\)"), ("audit_hands", r"3 mismatch\(es\)")],
+    [("check_hands", r"{} problem\(s\) in 4 hand\(s\)"), ("audit_hands", r"{} mismatch\(es\)")],
 )
 def test_a_checker_reports_every_tampered_hand_at_its_first_bad_seq_and_goes_on(
     make_user, corrupts_cache, command: str, summary: str
@@ -55,12 +61,19 @@ def test_a_checker_reports_every_tampered_hand_at_its_first_bad_seq_and_goes_on(
     # Given hands the database owner changed behind the guards (a payload, a seed, the order
     # of two events) and one left alone,
     hands = tampered_hands(make_user)
-    # the command names each changed hand with its first bad seq and why, and exits 1.
+    # the command names each changed hand with its first bad seq and why, then every event
+    # whose hash the owner recomputed without the record key, and exits 1.
+    rechained = range(PAYLOAD_SEQ, hands.payload.seq + 1)
     err = StringIO()
-    with pytest.raises(CommandError, match=summary) as failed:
+    with pytest.raises(CommandError, match=summary.format(3 + len(rechained))) as failed:
         call_command(command, stderr=err)
     assert failed.value.returncode == 1
     assert first_reports(err.getvalue(), hands) == expected_reports(hands)
+    assert [line for line in err.getvalue().splitlines() if "MAC" in line] == [
+        f"hand {hands.payload.pk}: discrepancy at seq {seq}: its MAC is not the record key's MAC "
+        "of its hash"
+        for seq in rechained
+    ]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -177,3 +190,64 @@ def test_audit_hands_fails_on_a_result_that_is_not_the_replays(
     assert f"hand {hand.pk}: the stored points settlement is not the replay's" in text
     with pytest.raises(CommandError):
         call_command("audit_hands", hand=[hand.pk + 1], stderr=StringIO())
+
+
+# --------------------------------------------------------------------------- the record key
+
+
+def forged_discard(hand_id: int, **mac: tuple[str, str]) -> int:
+    """chan_app's forgery: the dealer's legal discard appended to a playing hand's log, its
+    effects the rules', its hash chained to the last event's, and the hand's seq moved to it."""
+    hand = Hand.objects.get(pk=hand_id)
+    move = move_from_dict({"type": "discard", "card": "2N"}, seat=0)
+    after = apply(hand_state(hand), move)
+    effects = json.loads(json.dumps(move_effects(after)))
+    payload = {**move.to_dict(), "v": EVENT_VERSION}
+    seq = hand_event_forge(
+        hand=hand, type="discard", actor_seat=0, payload=payload, effects=effects, **mac
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE games_hand SET seq = %s WHERE id = %s", [seq, hand_id])
+    return seq
+
+
+def test_check_hands_reports_an_event_forged_with_the_application_credentials(
+    players, win_hand, corrupts_cache
+) -> None:
+    # Given a legal move chan_app appended to a hand's log, chained as anyone can chain it,
+    seq = forged_discard(win_hand["hand"])
+    # check_hands names the hand and the event, and exits 1.
+    err = StringIO()
+    with pytest.raises(CommandError, match=r"1 problem\(s\) in 1 hand\(s\)"):
+        call_command("check_hands", stderr=err)
+    assert err.getvalue().splitlines() == [
+        f"hand {win_hand['hand']}: discrepancy at seq {seq}: it carries no MAC, after a row "
+        "that does"
+    ]
+
+
+def test_check_hands_reports_every_event_with_a_made_up_mac_and_goes_on(
+    players, win_hand, corrupts_cache
+) -> None:
+    forged_discard(win_hand["hand"], mac=("cd" * 32, record_keys().signing))
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    assert hand_store_problems(hand) == [
+        f"discrepancy at seq {hand.seq}: its MAC is not the record key's MAC of its hash"
+    ]
+
+
+def test_audit_hands_reports_a_forged_event_and_an_unkeyed_settlement(
+    players, win_hand, corrupts_cache, settings
+) -> None:
+    # Given a booked hand whose events and settlement were written under a key since dropped,
+    hand = ended_and_booked(players, win_hand)
+    settings.CHAN_RECORD_KEY = new_record_key("other")
+    # the audit lists every event and the settlement transaction, and exits 1.
+    err = StringIO()
+    with pytest.raises(CommandError, match="mismatch"):
+        call_command("audit_hands", hand=[hand.pk], stderr=err)
+    lines = err.getvalue().splitlines()
+    assert len(lines) == hand.seq + 2  # seq 0 … hand.seq, then the ledger transaction
+    assert all("which is not a record key" in line for line in lines)
+    assert lines[-1].startswith(f"hand {hand.pk}: discrepancy at seq ")
+    assert "the ledger transaction" in lines[-1]

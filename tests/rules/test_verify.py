@@ -20,7 +20,9 @@ from games.rules.cards import CODES
 from games.rules.chain import CHAIN_ALGORITHM, event_hash
 from games.rules.deck import first_dealer, shuffle
 from games.rules.engine import new_hand
+from games.rules.ledger_chain import ledger_tx_hash
 from games.rules.quan import FeeSchedule, result_quan
+from games.rules.record_mac import HAND, LEDGER, record_key_text, record_keys_from, record_mac
 from games.rules.replay import EVENT_VERSION, move_effects, replay
 from games.rules.results import HandResult
 from games.rules.ruleset import build_ruleset
@@ -33,6 +35,7 @@ from games.rules.verify import (
     SHUFFLE_ALGORITHM,
     Discrepancy,
     log_break,
+    mac_discrepancies,
     main,
     seed_break,
     verify_export,
@@ -424,3 +427,81 @@ def test_a_seed_is_held_to_its_hash(doc: dict[str, Any]) -> None:
         0, "seed_hash is not the SHA-256 of the seed's bytes"
     )
     assert seed_break("not hex", doc["seed_hash"]) == Discrepancy(0, "the seed is not hexadecimal")
+
+
+# --------------------------------------------------------------------------- the record key
+
+RECORD_KEY = record_key_text("k1", hashlib.sha256(b"the record key").digest())
+
+
+def keyed(doc: dict[str, Any], text: str = RECORD_KEY) -> dict[str, Any]:
+    """``doc`` chained, its events and its ledger transaction MAC'd as the server writes them."""
+    keys = record_keys_from(text)
+    doc = chained(doc)
+    for event in doc["events"]:
+        event["mac"], event["mac_key"] = record_mac(keys, domain=HAND, digest=event["hash"])
+    ledger = doc["ledger"]
+    ledger.update(prev_hash="0" * 64, memo="", user=None, hand=doc["hand_id"], table=3)
+    ledger["hash"] = ledger_tx_hash(
+        prev=ledger["prev_hash"],
+        kind=ledger["kind"],
+        key=ledger["key"],
+        memo="",
+        user=None,
+        hand=doc["hand_id"],
+        table=3,
+        entries=[(e["account"], e["amount"]) for e in ledger["entries"]],
+    )
+    ledger["mac"], ledger["mac_key"] = record_mac(keys, domain=LEDGER, digest=ledger["hash"])
+    return doc
+
+
+def test_given_the_record_key_the_verifier_checks_every_mac(
+    doc: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = keyed(doc)
+    path, key_file = tmp_path / "hand.json", tmp_path / "record-key"
+    key_file.write_text(RECORD_KEY + "\n")
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert main([str(path), "--record-key", RECORD_KEY]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == "verified, with every record's MAC"
+    # an event appended without the key (its hash chained as anyone can) is found,
+    forged = copy.deepcopy(doc)
+    forged["events"][5].update(mac="", mac_key="")
+    path.write_text(json.dumps(forged), encoding="utf-8")
+    assert main([str(path), "--record-key", f"@{key_file}"]) == 1
+    assert capsys.readouterr().out == (
+        "discrepancy at seq 5: it carries no MAC, after a row that does\n"
+    )
+    # without the key the export verifies as before (its MACs are not checked),
+    assert main([str(path)]) == 0
+    capsys.readouterr()
+    # and under another key nothing is vouched for, the ledger transaction included.
+    other = record_key_text("k2", b"x" * 32)
+    found = mac_discrepancies(record_keys_from(other), doc["events"], ledger=doc["ledger"])
+    assert len(found) == len(doc["events"]) + 1
+    assert found[-1] == Discrepancy(
+        last_seq(doc),
+        "the ledger transaction 1: its MAC is under key 'k1', which is not a record key",
+    )
+
+
+def test_a_rotated_key_list_still_verifies_what_the_retired_key_vouched_for(
+    doc: dict[str, Any],
+) -> None:
+    doc = keyed(doc)
+    rotated = record_keys_from(f"{record_key_text('k2', b'x' * 32)},{RECORD_KEY}")
+    assert verify_export(doc, keys=rotated) is None
+    found = verify_export(doc, keys=record_keys_from(record_key_text("k2", b"x" * 32)))
+    assert found == Discrepancy(0, "its MAC is under key 'k1', which is not a record key")
+
+
+def test_an_unreadable_record_key_is_said_not_raised(
+    doc: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(keyed(doc)), encoding="utf-8")
+    assert main([str(path), "--record-key", "k1:short"]) == 1
+    assert capsys.readouterr().out.startswith("cannot read the record keys: CHAN_RECORD_KEY")
+    assert main([str(path), "--record-key", f"@{tmp_path / 'missing'}"]) == 1
+    assert capsys.readouterr().out.startswith("cannot read the record keys:")

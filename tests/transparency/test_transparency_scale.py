@@ -3,11 +3,16 @@ grow with it (its compact range only), nor do a head's and a proof's."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from accounts.record_keys import record_keys
 from games.rules.merkle import leaves_subtrees, root, verify_inclusion
+from games.rules.record_mac import LEDGER, record_mac
+from tests.db_owner import as_owner
 from transparency.models import LogLeaf, LogNode, PendingLeaf
 from transparency.selectors import log_inclusion, log_root
 from transparency.services import log_catch_up, tree_head_sign
@@ -16,15 +21,35 @@ pytestmark = pytest.mark.django_db
 N = 10_000
 
 
-def test_ten_thousand_transactions_are_appended_in_batches_of_constant_reads() -> None:
-    # given 10,000 ledger transactions queued (as the booking's trigger queues each)
+def transactions_queued(n: int) -> None:
+    """``n`` ledger transactions (no entries: the log reads only their hash and MAC), each with
+    the record key's MAC of its hash, inserted with the ledger's triggers off, then queued as the
+    booking's trigger queues each."""
+    keys = record_keys()
+    digests = [hashlib.sha256(str(g).encode()).hexdigest() for g in range(n)]
+    macs = [record_mac(keys, domain=LEDGER, digest=d) for d in digests]
     with connection.cursor() as cursor:
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        as_owner("ALTER TABLE accounts_ledgertransaction DISABLE TRIGGER USER")
+        cursor.execute(
+            "INSERT INTO accounts_ledgertransaction (kind, idempotency_key, memo, prev_hash, hash,"
+            " chain, mac, mac_key, created_at)"
+            " SELECT 'adjustment', 'scale:' || d, '', '', d, 0, m, k, now()"
+            " FROM unnest(%s::text[], %s::text[], %s::text[]) WITH ORDINALITY AS r(d, m, k, i)"
+            " ORDER BY i",
+            [digests, [m for m, _ in macs], [k for _, k in macs]],
+        )
+        as_owner("ALTER TABLE accounts_ledgertransaction ENABLE TRIGGER USER")
         cursor.execute(
             "INSERT INTO transparency_pendingleaf (kind, ref_id, seq, hash, created_at)"
-            " SELECT 'ledger', g, NULL, md5(g::text) || md5(g::text), now()"
-            " FROM generate_series(1, %s) AS g",
-            [N],
+            " SELECT 'ledger', id, NULL, hash, now() FROM accounts_ledgertransaction"
+            " WHERE idempotency_key LIKE 'scale:%%' ORDER BY id"
         )
+
+
+def test_ten_thousand_transactions_are_appended_in_batches_of_constant_reads() -> None:
+    # given 10,000 ledger transactions queued (as the booking's trigger queues each)
+    transactions_queued(N)
     booked = N
     # when the log catches up, a batch at a time
     with CaptureQueriesContext(connection) as first_batch:

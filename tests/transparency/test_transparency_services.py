@@ -1,6 +1,6 @@
 """The transparency log's writes (transparency.services): what the ledger and the hands queue
-becomes leaves in order, the stored tree is RFC 9162's, heads are signed, and the database
-keeps the log append-only."""
+becomes leaves in order, the stored tree is RFC 9162's, heads are signed, the database keeps the
+log append-only, and what the record key does not vouch for never enters it."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
-from accounts.ledger import balance_adjust, wallet_for
+from accounts.ledger import balance_adjust, issuance_account, wallet_for
 from accounts.models import LedgerTransaction
+from core.metrics import LOG_LEAVES_REFUSED
 from games.rules.log_entries import hand_leaf, ledger_leaf, tree_head_message
 from games.rules.merkle import leaf_hash, leaves_subtrees, root
 from games.services.quan_booking import hand_settle
+from tests.forgery import hand_event_forge, ledger_forge
 from tests.games.test_games_hands_api import play_to_end
 from transparency.models import LogLeaf, LogNode, PendingLeaf, TreeHead
 from transparency.services import (
@@ -178,3 +180,58 @@ def test_a_wallet_s_booking_queues_one_row_and_takes_no_lock_of_the_log(make_use
             assert cursor.fetchone()[0] == 0
     assert PendingLeaf.objects.count() == 1
     assert wallet_for(user).balance > 0
+
+
+# --------------------------------------------------------------------------- the record key
+
+
+def test_a_forged_transaction_never_enters_the_log_and_holds_up_nothing(
+    make_user, caplog, django_capture_on_commit_callbacks
+) -> None:
+    # Given a booking, chan_app's forged transactions (no MAC, a made-up one), and a booking,
+    alice, _ = make_user()
+    before = LedgerTransaction.objects.order_by("-id").first()
+    legs = [(issuance_account(user=alice).pk, -1_000_000), (wallet_for(alice).pk, 1_000_000)]
+    bare = ledger_forge(key="forged-1", legs=legs, chain=before.chain, user=alice.pk)
+    made_up = ledger_forge(
+        key="forged-2", legs=legs, chain=before.chain, user=alice.pk, mac=("ef" * 32, "test")
+    )
+    after = balance_adjust(user=alice, amount=5, reason="a gift", key="gift")
+    refused = LOG_LEAVES_REFUSED.labels(kind="ledger")._value.get()
+    # when the log catches up,
+    with django_capture_on_commit_callbacks(execute=True):
+        appended = log_catch_up()
+    # the queue is emptied, every booking is a leaf and neither forgery is,
+    assert not PendingLeaf.objects.exists()
+    logged = set(LogLeaf.objects.values_list("ref_id", flat=True))
+    assert {before.pk, after.pk} <= logged and not {bare, made_up} & logged
+    assert appended == len(logged) == LedgerTransaction.objects.count() - 2
+    # each left out is logged as an error and counted.
+    assert LOG_LEAVES_REFUSED.labels(kind="ledger")._value.get() == refused + 2
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert f"transparency log: transaction {bare} left out: it carries no MAC" in errors
+    assert (
+        f"transparency log: transaction {made_up} left out: its MAC is not the record key's MAC "
+        "of its hash" in errors
+    )
+
+
+def test_a_forged_hand_head_never_enters_the_log(players, win_hand) -> None:
+    # Given a settled hand, then a voided record chan_app appended to its log,
+    play_to_end(players, win_hand)
+    hand_settle(hand_id=win_hand["hand"])
+    from games.models import Hand
+
+    hand = Hand.objects.get(pk=win_hand["hand"])
+    seq = hand_event_forge(
+        hand=hand,
+        type="voided",
+        actor_seat=None,
+        system=True,
+        payload={"type": "voided", "reason": "forged", "transaction": None},
+        effects=[],
+    )
+    # the log holds the settled head and not the forged one.
+    log_catch_up()
+    heads = list(LogLeaf.objects.filter(kind="hand").values_list("ref_id", "seq"))
+    assert heads == [(hand.pk, seq - 1)]

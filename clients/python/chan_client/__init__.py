@@ -9,7 +9,14 @@ pages, the player's feed and push streams that resume where they stopped.
 :mod:`chan_client.bot` plays seats with the rules core's heuristic.
 """
 
-from chan_client.client import ApiError, AsyncChanClient, ChanClient, RetryPolicy, Stats
+from chan_client.client import (
+    ApiError,
+    AsyncChanClient,
+    ChanClient,
+    RetryLater,
+    RetryPolicy,
+    Stats,
+)
 from chan_client.streams import StreamEvent
 from chan_client.types import HandView, Me, MoveResult, Page, ReadyResult, Table
 
@@ -22,6 +29,7 @@ __all__ = [
     "MoveResult",
     "Page",
     "ReadyResult",
+    "RetryLater",
     "RetryPolicy",
     "Stats",
     "StreamEvent",

@@ -23,7 +23,7 @@ from typing import Any, cast
 
 import httpx
 
-from chan_client.errors import ApiError
+from chan_client.errors import ApiError, RetryLater
 from chan_client.retry import RETRIED_STATUSES, RetryPolicy, Stats, parse_retry_after
 from chan_client.streams import SseDecoder, StreamEvent, ndjson_event
 from chan_client.types import (
@@ -106,7 +106,8 @@ class AsyncChanClient:
         ok: tuple[int, ...] = (200, 201, 204),
     ) -> httpx.Response:
         """Send with retries; return an answer whose status is in ``ok`` (or a 304), else raise
-        :class:`ApiError` (a transport error is re-raised once the attempts are spent)."""
+        :class:`ApiError` (a transport error is re-raised once the attempts are spent). A 429 or
+        503 asking for a wait beyond ``RetryPolicy.max_delay`` raises :class:`RetryLater` at once."""
         sent = self._headers(headers)
         query = {k: v for k, v in (params or {}).items() if v is not None}
         attempt = 0
@@ -131,8 +132,12 @@ class AsyncChanClient:
             self.stats.statuses[response.status_code] += 1
             if response.status_code in ok or response.status_code == 304:
                 return response
+            retry_after = parse_retry_after(response.headers.get("Retry-After"))
+            hopeless = retry_after is not None and retry_after > self.retry.max_delay
+            if response.status_code in (429, 503) and hopeless:
+                raise RetryLater(response, retry_after or 0.0)
             if response.status_code in RETRIED_STATUSES and attempt < self.retry.attempts:
-                await self._wait(attempt, parse_retry_after(response.headers.get("Retry-After")))
+                await self._wait(attempt, retry_after)
                 continue
             raise ApiError(response)
 

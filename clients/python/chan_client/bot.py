@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from chan_client.client import ApiError, ChanClient, RetryPolicy
+from chan_client.client import ApiError, ChanClient, RetryLater, RetryPolicy
 from chan_client.types import HandView
 
 logger = logging.getLogger("chan_bot")
@@ -62,7 +62,8 @@ class BotResult:
     username: str
     table_id: int | None = None
     hands: list[int] = field(default_factory=list)
-    outcomes: list[dict[str, Any] | None] = field(default_factory=list)
+    outcomes: list[dict[str, Any] | None] = field(default_factory=list)  # one per hand
+    by_table: dict[int, list[int]] = field(default_factory=dict)  # hand ids at each table
     moves: int = 0
     raced: Counter[str] = field(default_factory=Counter)  # refusals read again, by code
     seconds: float = 0.0
@@ -119,6 +120,7 @@ class Bot:
                 hand_id = self.next_hand(table_id, previous)
                 self.result.outcomes.append(self.play_hand(hand_id))
                 self.result.hands.append(hand_id)
+                self.result.by_table.setdefault(table_id, []).append(hand_id)
                 previous = hand_id
         finally:
             self.result.seconds = time.monotonic() - started
@@ -211,6 +213,7 @@ class FeedBot:
         """Play ``hands`` hands at each table, all at once; then leave them."""
         started = time.monotonic()
         self.hands_by_table = {t: [] for t in table_ids}
+        self.result.by_table = self.hands_by_table
         cursor = self.client.feed()["head"]  # what happened before this run is not ours
         try:
             for table_id in table_ids:
@@ -250,6 +253,8 @@ class FeedBot:
             if hand_id not in done:
                 done.append(hand_id)
                 self.result.hands.append(hand_id)
+                view, _etag = self.client.hand(hand_id)
+                self.result.outcomes.append(view.get("outcome") if view is not None else None)
                 if len(done) < hands:
                     self._ready(table_id)
 
@@ -366,16 +371,33 @@ def main(argv: Sequence[str] | None = None) -> int:
                 many.play(table_ids, hands=max(1, args.hands), leave=not args.no_leave)
             bot.result.table_id = table_ids[0]
             code = 0
+        except RetryLater as e:
+            print(
+                f"chan-bot {args.username}: the server refused ({e.status} {e.code}: {e.detail}) "
+                f"and asks for a wait of {e.retry_after:.0f} s, longer than --max-delay "
+                f"({args.max_delay:g} s): try again after {e.retry_at:%Y-%m-%d %H:%M:%S} UTC",
+                file=sys.stderr,
+            )
+            code = 1
         except (ApiError, TimeoutError, httpx.HTTPError) as e:
             print(f"chan-bot {args.username}: {e}", file=sys.stderr)
             code = 1
         except KeyboardInterrupt:
             code = 130
+        outcomes = dict(zip(bot.result.hands, bot.result.outcomes, strict=False))
         summary = {
             "username": args.username,
             "table_id": bot.result.table_id,
             "hands": bot.result.hands,
             "outcomes": bot.result.outcomes,
+            "tables": [
+                {
+                    "table_id": table_id,
+                    "hands": hands,
+                    "outcomes": [outcomes.get(hand_id) for hand_id in hands],
+                }
+                for table_id, hands in bot.result.by_table.items()
+            ],
             "moves": bot.result.moves,
             "raced": dict(bot.result.raced),
             "requests": client.stats.requests,

@@ -7,7 +7,7 @@ in their own modules.
 
 from chan_client._async_client import AsyncChanClient
 from chan_client._sync_client import ChanClient
-from chan_client.errors import ApiError
+from chan_client.errors import ApiError, RetryLater
 from chan_client.retry import RETRIED_STATUSES, RetryPolicy, Stats, parse_retry_after
 from chan_client.streams import SseDecoder, StreamEvent
 
@@ -16,6 +16,7 @@ __all__ = [
     "ApiError",
     "AsyncChanClient",
     "ChanClient",
+    "RetryLater",
     "RetryPolicy",
     "SseDecoder",
     "Stats",

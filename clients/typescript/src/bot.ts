@@ -5,10 +5,12 @@
  *
  *   node dist/bot.js --base http://127.0.0.1:8000 [--prefix tsbot]
  *
+ * The players are `<prefix>_<random>_a` and `_b`: new ones each run, so a second run works.
+ *
  * Prints one JSON line: {"hand_id", "status", "outcome", "moves", "raced"}.
  */
 
-import { ApiError, ChanClient, chooseMove, type HandView } from "./index.js";
+import { ApiError, ChanClient, chooseMove, type HandView, RetryLaterError } from "./index.js";
 
 // Refusals that mean "the hand moved on under me": read the view again and decide again.
 const RACED = new Set(["stale_seq", "not_your_turn", "wrong_phase", "hand_over"]);
@@ -41,7 +43,7 @@ async function play(client: ChanClient, handId: number, stats: { moves: number; 
 
 async function main(): Promise<void> {
   const baseUrl = arg("base", "http://127.0.0.1:8000");
-  const prefix = arg("prefix", "tsbot");
+  const prefix = `${arg("prefix", "tsbot")}_${globalThis.crypto.randomUUID().slice(0, 8)}`;
   const [a, b] = [new ChanClient({ baseUrl }), new ChanClient({ baseUrl })];
   await a.register(`${prefix}_a`, PASSWORD);
   await b.register(`${prefix}_b`, PASSWORD);
@@ -58,6 +60,13 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  if (error instanceof RetryLaterError) {
+    console.error(
+      `bot: the server refused (${error.status} ${error.code}) and asks for a wait of ` +
+        `${Math.round(error.retryAfterSeconds)} s: try again after ${error.retryAt.toISOString()}`,
+    );
+  } else {
+    console.error(error);
+  }
   process.exit(1);
 });

@@ -2,17 +2,19 @@
  * The Chắn server's TypeScript client: `paths` and `components` are generated from
  * /api/schema/ (openapi-typescript: `make ts-client`), requests go through openapi-fetch, and
  * this layer adds what every client needs: a bearer token, retries (429/503 with Retry-After,
- * network errors of safe requests), long polls with ETags, moves with an Idempotency-Key and
+ * network errors of safe requests; a Retry-After beyond the wait cap throws RetryLaterError), long polls with ETags, moves with an Idempotency-Key and
  * `expected_seq`, and the hand's events as a Server-Sent Events stream.
  */
 
 import createClient, { type Client } from "openapi-fetch";
 
+import { ApiError } from "./errors.js";
 import { DEFAULT_RETRY, type RetryPolicy, retryingFetch } from "./retry.js";
 import type { components, paths } from "./schema.js";
 import { type SseEvent, sseEvents } from "./sse.js";
 
 export type { components, paths } from "./schema.js";
+export { ApiError, RetryLaterError } from "./errors.js";
 export { DEFAULT_RETRY, parseRetryAfter, type RetryPolicy, retryingFetch } from "./retry.js";
 export { parseSse, type SseEvent, sseEvents } from "./sse.js";
 
@@ -24,17 +26,6 @@ export type HandEvent = Schemas["HandEvent"];
 export type HandEffect = Schemas["HandEffect"];
 export type Table = Schemas["TableOutput"];
 export type Problem = Schemas["Problem"];
-
-/** A refusal of the server (problem+json): its status, stable `code` and translated detail. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    readonly body: unknown,
-  ) {
-    super(`${status} ${code}: ${(body as { detail?: string } | undefined)?.detail ?? ""}`);
-  }
-}
 
 function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
   if (result.error !== undefined || result.data === undefined) {

@@ -5,7 +5,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { test } from "node:test";
 
-import { chooseMove, type HandView } from "./index.js";
+import { ApiError, chooseMove, type HandView, RetryLaterError } from "./index.js";
 import { parseRetryAfter, retryingFetch } from "./retry.js";
 import { parseSse, sseEvents } from "./sse.js";
 
@@ -72,6 +72,37 @@ test("429 and 503 are retried after Retry-After, with the same Idempotency-Key",
     assert.equal(call.headers.get("Idempotency-Key"), "k1");
     assert.equal(await call.text(), '{"type":"draw"}');
   }
+});
+
+test("a Retry-After beyond the wait cap is an error at once, saying how long and until when", async () => {
+  let calls = 0;
+  const fetch = retryingFetch({ retries: 4, baseDelayMs: 1, maxDelayMs: 5_000 }, async () => {
+    calls++;
+    return new Response('{"status":429,"code":"signup_limit","detail":"too many"}', {
+      status: 429,
+      headers: { "Retry-After": "85721", "Content-Type": "application/problem+json" },
+    });
+  });
+  const before = Date.now();
+  const error = await fetch(new Request("http://x/api/v1/auth/register", { method: "POST" })).then(
+    () => assert.fail("a hopeless 429 was returned or retried"),
+    (e: unknown) => e,
+  );
+  assert.equal(calls, 1); // not retried, and no wait
+  assert.ok(error instanceof RetryLaterError && error instanceof ApiError);
+  assert.equal(error.status, 429);
+  assert.equal(error.code, "signup_limit");
+  assert.equal(error.retryAfterSeconds, 85721);
+  assert.ok(error.retryAt.getTime() >= before + 85721_000 && error.retryAt.getTime() <= Date.now() + 85721_000);
+  assert.match(error.message, /retry after 85721 s, at \d{4}-\d\d-\d\dT/);
+});
+
+test("a Retry-After within the cap is waited out", async () => {
+  const answers = [503, 200];
+  const fetch = retryingFetch({ retries: 4, baseDelayMs: 1, maxDelayMs: 1_000 }, async () =>
+    new Response("{}", { status: answers.shift()!, headers: { "Retry-After": "1" } }),
+  );
+  assert.equal((await fetch(new Request("http://x/t"))).status, 200);
 });
 
 test("a network error is retried only when the request is safe to repeat", async () => {

@@ -1,18 +1,22 @@
 /**
  * A fetch that retries what is safe to retry: 429 and 503 after `Retry-After` (or a backoff), and
  * a network error for a GET or a request that carries an `Idempotency-Key` (the server replays
- * the first response of a key instead of moving twice).
+ * the first response of a key instead of moving twice). A 429 or 503 whose `Retry-After` is
+ * longer than `maxDelayMs` is not waited for: it throws `RetryLaterError` at once, saying when.
  */
+
+import { RetryLaterError } from "./errors.js";
 
 export interface RetryPolicy {
   /** Attempts after the first one. */
   retries: number;
   /** Backoff of the first retry in ms, doubled each time (with jitter), at most `maxDelayMs`. */
   baseDelayMs: number;
+  /** The longest wait; a `Retry-After` beyond it throws `RetryLaterError` instead. */
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 250, maxDelayMs: 10_000 };
+export const DEFAULT_RETRY: RetryPolicy = { retries: 4, baseDelayMs: 250, maxDelayMs: 30_000 };
 
 const RETRY_STATUSES = new Set([429, 503]);
 
@@ -48,8 +52,13 @@ export function retryingFetch(
         await sleep(backoff(policy, attempt));
         continue;
       }
-      if (last || !RETRY_STATUSES.has(response.status)) return response;
+      if (!RETRY_STATUSES.has(response.status)) return response;
       const wait = parseRetryAfter(response.headers.get("Retry-After"));
+      if (wait !== undefined && wait > policy.maxDelayMs) {
+        const body = (await response.json().catch(() => undefined)) as { code?: string } | undefined;
+        throw new RetryLaterError(response.status, body?.code ?? "http_error", body, wait / 1000);
+      }
+      if (last) return response;
       await response.body?.cancel();
       await sleep(backoff(policy, attempt, wait));
     }

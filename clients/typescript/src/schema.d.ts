@@ -1418,10 +1418,23 @@ export interface components {
             system: boolean;
             /** @description A server bot's move (practice tables). */
             bot: boolean;
-            /** @description The payload as stored: the move (a `Move`) or the record (a `HandRecord`), with the schema version `v` it was stored in; `{"v": n}` at the deal. */
+            /** @description The payload as stored: the move (a `Move`) or the record (a `HandRecord`), with the schema version `v` it was stored in. At the deal: `v`, `deck_hash` (the deck it dealt) and `seats`, each seat in play order bound to its player and the ledger account its settlement moves (deals logged before either have neither). */
             payload: {
                 type?: string;
                 v?: number;
+                /** @description At the deal only. */
+                deck_hash?: string;
+                /** @description At the deal: who sits where, inside the hash chain (`position`, `player`, `account`). In a `settled` record: each seat's Quan (`QuanSettlement`'s `seats`). */
+                seats?: ({
+                    /** @description A hand seat (0..n-1). */
+                    position?: number;
+                    /** @description The player's user id. */
+                    player?: number;
+                    /** @description The wallet its settlement moves (null: practice). */
+                    account?: number | null;
+                } & {
+                    [key: string]: unknown;
+                })[];
             } & {
                 [key: string]: unknown;
             };
@@ -1431,6 +1444,10 @@ export interface components {
             prev_hash: string;
             /** @description SHA-256 (hex) of the event's canonical JSON (docs/audit.md). */
             hash: string;
+            /** @description HMAC-SHA256 (hex) of its hash under the record key, checked by whoever holds the key (docs/audit.md); empty on events appended before keys existed. */
+            mac: string;
+            /** @description The record key's id. */
+            mac_key: string;
             created_at: string;
         };
         ExportLedger: {
@@ -1446,6 +1463,10 @@ export interface components {
             prev_hash: string;
             /** @description SHA-256 (hex) of the transaction's canonical JSON (docs/audit.md). */
             hash: string;
+            /** @description HMAC-SHA256 (hex) of its hash under the record key (docs/audit.md); empty on transactions booked before keys existed. */
+            mac: string;
+            /** @description The record key's id. */
+            mac_key: string;
             entries: components["schemas"]["ExportLedgerEntry"][];
         };
         ExportLedgerEntry: {
@@ -1496,6 +1517,10 @@ export interface components {
             seat: number;
             username: string;
             table_seat: number;
+            /** @description The player the deal bound to the seat (the deal event's payload.seats); null for a hand dealt before the deal bound its seats. */
+            user_id: number | null;
+            /** @description The ledger account the deal bound to the seat: its settlement entries go there. Null at a practice table and for a hand dealt before the binding. */
+            account: number | null;
         };
         ExportPrefs: {
             auto_u: boolean;

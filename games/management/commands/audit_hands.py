@@ -4,9 +4,9 @@
 
 Each ended hand's export (``games.export``) goes through the offline verifier
 (``games.rules.verify``: seed, shuffle, replay of its log, result, Quan, ledger entries by
-party), and its ledger rows through ``ledger_check``'s per-hand check (booked once, to the right
-accounts). A hand whose record does not replay (``hand_store.hand_log_break``) is listed at its
-first bad seq and the audit goes on. Every mismatch is listed on stderr; the command exits 1 if
+party and on the accounts its deal bound), and its ledger rows through ``ledger_check``'s
+per-hand check (booked once, to the right accounts). A hand whose record does not replay
+(``hand_store.hand_log_break``) is listed at its first bad seq and the audit goes on. Every mismatch is listed on stderr; the command exits 1 if
 there is any. Each batch of hands is read in one snapshot (``games.audit.hands_checked``).
 """
 
@@ -19,11 +19,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
+from accounts.record_keys import record_keys
 from games.audit import hand_settlement_problems, hands_checked
 from games.export import hand_export
-from games.hand_store import hand_log_break, hand_seats_load
+from games.hand_store import hand_log_break, hand_mac_problems, hand_seats_load
 from games.models import Hand
-from games.rules.verify import verify_export
+from games.rules.verify import mac_discrepancies, verify_export
+from games.services.settlement_parties import hand_seats_bound
 
 
 def moment(text: str) -> dt.datetime:
@@ -39,16 +41,24 @@ def moment(text: str) -> dt.datetime:
 
 def hand_audit_problems(hand: Hand) -> list[str]:
     """What is wrong with a stored ended hand: where its record stops being true (its export
-    could not be made past it), else the first discrepancy of its export, then its ledger
-    rows' problems."""
+    could not be made past it), else the first discrepancy of its export, then its ledger rows'
+    problems; and every event and its settlement transaction that the record key does not vouch
+    for."""
     hand_seats_load(hand)
+    unvouched = hand_mac_problems(hand)  # every event the record key does not vouch for
     broken = hand_log_break(hand)
     if broken is not None:
-        return [str(broken)]
+        return [str(broken), *unvouched]
     problems = []
-    found = verify_export(hand_export(hand))
+    doc = hand_export(hand)
+    found = verify_export(doc)
     if found is not None:
         problems.append(str(found))
+    problems.extend(unvouched)
+    # its settlement transaction's MAC too (the events' are listed already)
+    for unkeyed in mac_discrepancies(record_keys(), doc["events"], ledger=doc["ledger"]):
+        if str(unkeyed) not in unvouched:
+            problems.append(str(unkeyed))
     problems.extend(hand_settlement_problems(hand))
     return problems
 
@@ -72,9 +82,11 @@ class Command(BaseCommand):
         wanted = set(options["hand"] or ())
         if wanted:
             hands = hands.filter(pk__in=wanted)
-        bad = checked = 0
+        bad = checked = unbound = 0
         for hand, problems in hands_checked(hands, hand_audit_problems):
             checked += 1
+            if not problems and hand_seats_bound(hand) is None:
+                unbound += 1
             wanted.discard(hand.pk)
             for problem in problems:
                 bad += 1
@@ -85,3 +97,8 @@ class Command(BaseCommand):
         if bad:
             raise CommandError(f"{bad} mismatch(es) in {checked} hand(s).")
         self.stdout.write(f"{checked} hand(s) verified: seed, replay, result, Quan and ledger.")
+        if unbound:
+            self.stdout.write(
+                f"{unbound} of them dealt before the deal bound its seats: "
+                "their parties are their seat rows."
+            )
