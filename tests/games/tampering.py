@@ -47,12 +47,13 @@ def settled_hand(make_user: Callable[..., tuple[Any, str]], deck: list[str] | No
 
 
 def as_replicating_owner(statement: str, params: list[Any]) -> None:
-    """``statement`` run with every trigger off (the owner's replication role), in the test's
-    transaction."""
+    """``statement`` run as the owner with every trigger off (the owner's replication role), in
+    the test's transaction: the application's role may not even write some columns (who sits
+    in a dealt hand, balances)."""
     with connection.cursor() as cursor:
         cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
         as_owner("SET LOCAL session_replication_role = replica")
-        cursor.execute(statement, params)
+        as_owner(statement, params)
         as_owner("SET LOCAL session_replication_role = DEFAULT")
 
 
