@@ -496,7 +496,7 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(LedgerHold)
 class LedgerHoldAdmin(ReadOnlyAdmin):
-    """Hold events (issue 21): what each seat's hold became, and the wallet's total after."""
+    """Hold events: what each seat's hold became, and the wallet's total after."""
 
     list_display = ("id", "account", "table", "kind", "amount", "delta", "held_after", "reason")
     list_filter = ("kind",)

@@ -1,4 +1,4 @@
-"""Everything that reads holds (issue 21): what a wallet holds at each table, what it has
+"""Everything that reads holds: what a wallet holds at each table, what it has
 available (balance − held), and the consistency checks ``manage.py ledger_check`` runs on them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Everything that writes holds (issue 21): Quan of a wallet set aside for one seat while the
+"""Everything that writes holds: Quan of a wallet set aside for one seat while the
 player sits there. A hold moves no Quan; it lowers what is available (``balance − held``), and
 the database refuses a balance below what is held (migration accounts 0014).
 

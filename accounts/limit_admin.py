@@ -1,4 +1,4 @@
-"""The admin of the limits players set for themselves (issue 21): staff see every player's
+"""The admin of the limits players set for themselves: staff see every player's
 limits, its cooling-off periods and self-exclusions and the history of their changes, read-only.
 Nobody shortens a self-exclusion here or anywhere: its row is append-only in PostgreSQL
 (accounts 0015). Imported by accounts/admin.py (its user page shows the same as inlines)."""

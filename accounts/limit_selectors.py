@@ -1,4 +1,4 @@
-"""Reads of the limits players set for themselves (issue 21): the limits in force at an instant,
+"""Reads of the limits players set for themselves: the limits in force at an instant,
 the losses of the calendar periods they cover, and the refusals they make.
 
 Periods are calendar periods in ``TIME_ZONE`` (Asia/Ho_Chi_Minh): the day from local midnight,

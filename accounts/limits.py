@@ -1,4 +1,4 @@
-"""Writes of the limits players set for themselves (issue 21; docs/decisions/).
+"""Writes of the limits players set for themselves (docs/decisions/).
 
 * A tighter limit (a lower number, or one where there was none) is in force at once; a looser
   one (a higher number, or none) waits ``LOOSEN_DELAY`` (24 hours) as ``pending``. Setting a limit

@@ -509,7 +509,8 @@ class LedgerEntry(models.Model):
 
 
 # --------------------------------------------------------------------------- self-set limits
-# Limits players set for themselves (issue 21; docs/decisions/player-limits.md). The services are accounts/limits.py, the reads accounts/limit_selectors.py.
+# Limits players set for themselves (docs/decisions/player-limits.md). The services are
+# accounts/limits.py, the reads accounts/limit_selectors.py.
 
 
 class LimitKind(models.TextChoices):
@@ -663,7 +664,7 @@ class PlayerLimitChange(AppendOnlyModel):
 
 
 class LedgerHold(models.Model):
-    """One event of a seat's hold (issue 21): Quan of a wallet set aside for a table while the
+    """One event of a seat's hold: Quan of a wallet set aside for a table while the
     player sits there. A hold moves no Quan; it lowers what is available (balance − held).
     Append-only: the hold at a table is the ``amount`` of its latest event; the database keeps
     the wallet's ``held`` (Σ of its open holds) from these rows and refuses a balance below it

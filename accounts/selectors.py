@@ -82,7 +82,7 @@ def user_is_auditor(user: User) -> bool:
 
 
 def user_profile(*, user: User) -> UserProfile:
-    # The ratings are the games app's (issue 25); imported here, as accounts loads first.
+    # The ratings are the games app's; imported here, as accounts loads first.
     from games.selectors.ratings import player_ratings
 
     funds = wallet_funds(user)

@@ -19,7 +19,7 @@ Measured, interleaved round by round so that drift hits all of them alike:
   under load) and the ``ready`` that deals each hand (the last player's).
 
 It prints the median and p90 of each and their ratio to the floor's median measured in the same
-run. Targets (issue 23, the lean move; issue 4's were 3x, 1.5x and 1.1x): move <= 2x,
+run. Targets: move <= 2x,
 state read <= 1.2x, 304 <= 1.0x.
 """
 

@@ -21,7 +21,7 @@ floor (``GET /api/v1/auth/check``) is timed beside each move too; the same scrip
 both sizes. The fill runs while gunicorn idles (it ends with ``VACUUM (ANALYZE)`` and a
 checkpoint); the measurement starts after it.
 
-``--big-events N`` sets the big size in hand events instead (issue 26: 10,000,000), the hands
+``--big-events N`` sets the big size in hand events instead (10,000,000), the hands
 it takes at the played hands' mean length. The copies are spread over ``--months`` past months
 (copy g of a hand dealt g mod months months earlier), so the partitioned log (games 0028) holds
 them in as many monthly partitions, as a server that ran that long would. After each fill it
@@ -30,7 +30,7 @@ did (seconds per table).
 
 It prints the median and p90 of each request at both sizes and the ratio small/big of the
 medians (raw, and each divided by its own floor to take out drift between the two runs; the
-verdict reads the latter). Goal (issue 14): ratio >= 0.9 for the move and the state read.
+verdict reads the latter). Goal: ratio >= 0.9 for the move and the state read.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Leaderboards and ratings at scale (issue 25), against the framework floor in the same run.
+"""Leaderboards and ratings at scale, against the framework floor in the same run.
 
     .venv/bin/python bench/leaderboard_bench.py [--players 1000000] [--hands 40] [--rounds 200]
         [--ranked-hands 10000000] [--keep] [--reuse]

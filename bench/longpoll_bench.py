@@ -17,7 +17,7 @@ whose moves are timed. Then:
    it is a 200 at the new seq.
 
 It prints ``long polls: N waiting, woken W/N, p50 … ms, p99 … ms, rss … MiB, move … x idle``,
-then each figure against its goal (issue 14): woken N/N, p99 <= 250 ms, rss <= 1024 MiB,
+then each figure against its goal: woken N/N, p99 <= 250 ms, rss <= 1024 MiB,
 move <= 2x idle (the medians' ratio).
 """
 

@@ -1,4 +1,4 @@
-"""Which rating system predicts the next hand's winner best on our own hands (issue 25)?
+"""Which rating system predicts the next hand's winner best on our own hands?
 
 ``python bench/rating_eval.py --players 24 --hands 3000 --seed 1``
 

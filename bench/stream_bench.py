@@ -17,7 +17,7 @@ hand. Then:
    would be): the time from its commit until each poll is answered with it.
 
 It prints one line per phase (``streams: N open, got it G/N, p50 … ms, p99 … ms, rss … MiB``;
-``feed polls: …``) and each figure against its goal (issue 22): all of them, p99 <= 250 ms,
+``feed polls: …``) and each figure against its goal: all of them, p99 <= 250 ms,
 rss <= 1024 MiB.
 """
 

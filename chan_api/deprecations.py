@@ -60,7 +60,7 @@ class Gone(errors.DomainError):
 
 # The deprecated operations, oldest first (the changelog in docs/api.md lists each one).
 DEPRECATIONS: tuple[Deprecation, ...] = (
-    # 2026-12-01: tokens with scopes are managed under /me/tokens (issue 22)
+    # 2026-12-01: tokens with scopes are managed under /me/tokens
     Deprecation(
         url_name="auth-tokens",
         operation_ids=("auth_tokens_list",),

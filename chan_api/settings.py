@@ -530,7 +530,7 @@ CHAN_CLOCK = env_bool("CHAN_CLOCK", not TESTING)
 # The sweep re-arms what the clock lost (a wake-up sent while the broker was down, a worker
 # killed): every few seconds, so an outage costs idle hands seconds, not a turn.
 CHAN_SWEEP_SECONDS = float(os.environ.get("CHAN_SWEEP_SECONDS", "5"))
-# The arenas' beat (issue 25): starts, pairings of players freed by a lost wake-up, the end.
+# The arenas' beat: starts, pairings of players freed by a lost wake-up, the end.
 CHAN_ARENA_SECONDS = float(os.environ.get("CHAN_ARENA_SECONDS", "5"))
 CELERY_BEAT_SCHEDULE = {
     "clock-sweep": {
@@ -538,32 +538,32 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": CHAN_SWEEP_SECONDS,
         "options": {"expires": CHAN_SWEEP_SECONDS},
     },
-    # Issue 25: the arenas' clock (start, seat free players, pay out at the end); a settled
+    # the arenas' clock (start, seat free players, pay out at the end); a settled
     # hand at an arena's table also runs its arena's clock at once (games.clock).
     "arena-clock": {
         "task": "games.tasks.tournaments_sweep",
         "schedule": CHAN_ARENA_SECONDS,
         "options": {"expires": CHAN_ARENA_SECONDS},
     },
-    # Issue 24: the integrity signals over the last week, nightly (docs/audit.md).
+    # the integrity signals over the last week, nightly (docs/audit.md).
     "integrity-scan": {
         "task": "games.tasks.integrity_scan_due",
         "schedule": crontab(hour=3, minute=30),
         "options": {"expires": 6 * 3600},
     },
-    # Issue 26: the logs' monthly partitions, created AHEAD_MONTHS ahead (core/partitions.py).
+    # the logs' monthly partitions, created AHEAD_MONTHS ahead (core/partitions.py).
     "partitions-create": {
         "task": "games.tasks.partitions_create_due",
         "schedule": crontab(day_of_month=1, hour=2, minute=15),
         "options": {"expires": 24 * 3600},
     },
-    # Issue 25: the week and month seasons close on the clock (games.services.seasons).
+    # the week and month seasons close on the clock (games.services.seasons).
     "seasons-close": {
         "task": "games.tasks.seasons_close_due",
         "schedule": crontab(minute="*/5"),
         "options": {"expires": 240},
     },
-    # Issue 25: pending challenges past their deadline expire, with a feed entry.
+    # pending challenges past their deadline expire, with a feed entry.
     "challenges-expire": {
         "task": "games.tasks.challenges_expire_due",
         "schedule": 60.0,
@@ -576,7 +576,7 @@ CELERY_BEAT_SCHEDULE = {
         "schedule": float(os.environ.get("CHAN_LOG_PUBLISH_SECONDS", "10")),
         "options": {"expires": 60},
     },
-    # Issue 26: the players' feeds keep CHAN_FEED_RETENTION_DAYS (games.services.feed.feed_prune).
+    # the players' feeds keep CHAN_FEED_RETENTION_DAYS (games.services.feed.feed_prune).
     "feed-prune": {
         "task": "games.tasks.feed_prune_due",
         "schedule": crontab(minute=40),
@@ -629,7 +629,7 @@ CHAN_INTEGRITY_THRESHOLDS: dict[str, float] = {}
 # Two queues, and every worker consumes both (``celery worker`` without ``-Q``): "celery" for
 # the wake-ups, deals and settlements of play, "clock" for the sweep and what it re-arms. A
 # worker takes one message from each queue in turn, so a backlog of play (thousands of stale
-# wake-ups after a worker outage) no longer holds the sweep until it expires (issue 19: overdue
+# wake-ups after a worker outage) no longer holds the sweep until it expires (overdue
 # hands waited 41-70 s after a restart while every sweep expired in the queue).
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_QUEUES = (

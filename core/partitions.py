@@ -1,4 +1,4 @@
-"""The monthly partitions of the append-only logs (issue 26; docs/operations.md "Partitions").
+"""The monthly partitions of the append-only logs (docs/operations.md "Partitions").
 
 Each log in :data:`PARTITIONED` is partitioned by RANGE on a timestamp, one partition a month
 (``<table>_y2026m12``, UTC months) and a DEFAULT partition for anything no month holds. The

@@ -485,7 +485,7 @@ class IdempotencyRecordAdmin(ReadOnlyAdmin):
 
 
 # --------------------------------------------------------------------------- integrity flags
-# The review queue (issue 24; docs/audit.md "The review queue"): the open flags by default, each
+# The review queue (docs/audit.md "The review queue"): the open flags by default, each
 # with its numbers, its evidence hands linked to the replay viewer, and its history; staff clear
 # a flag, freeze its players or ban them (a reason asked each time), or queue a scan.
 
@@ -613,7 +613,7 @@ class IntegrityFlagAdmin(admin.ModelAdmin):
         return self._review(request, queryset, BAN, "Ban")
 
 
-# Tables among friends (issue 25): read-only lists for staff looking into a complaint.
+# Tables among friends: read-only lists for staff looking into a complaint.
 
 
 @admin.register(Challenge)
@@ -631,7 +631,7 @@ class BlockAdmin(ReadOnlyAdmin):
     list_select_related = ("blocker", "blocked")
 
 
-# ------------------------------------------------------------------ arenas (issue 25)
+# ------------------------------------------------------------------ arenas
 
 TOURNAMENT_TERMS = TOURNAMENT_EDITABLE  # the terms staff set, and change before the start
 
@@ -722,4 +722,4 @@ class TournamentAdmin(HistoryContextAdmin):
         )
 
 
-from games import season_admin  # noqa: E402,F401 - the seasons' pages (issue 25)
+from games import season_admin  # noqa: E402,F401 - the seasons' pages

@@ -247,7 +247,7 @@ def _cap_proofs(hand: Hand) -> list[dict[str, Any]]:
             {
                 "seat": seat,
                 "account": account.pk if account is not None else None,
-                # what the wallet held for its seats at other tables (issue 21): not to be paid
+                # what the wallet held for its seats at other tables: not to be paid
                 # here, so the cap used balance_after less this
                 "held_elsewhere": _held_elsewhere(account, hand),
                 # null: the wallet had no entry before the settlement (its balance was 0)

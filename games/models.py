@@ -853,7 +853,7 @@ class IntegrityAction(models.Model):
 
 
 # ------------------------------------------------------------------ tables among friends
-# (issue 25): private tables, challenges and blocks. Apart from ``Table`` (tracked by
+#: private tables, challenges and blocks. Apart from ``Table`` (tracked by
 # django-pghistory) so that a private table adds a row, not columns and trigger changes.
 
 INVITE_CODE_LENGTH = 8
@@ -1047,7 +1047,7 @@ class RatingChange(models.Model):
 
 
 class BoardScore(models.Model):
-    """One player's score on one leaderboard (issue 25): ``board`` is ``quan`` (net Quan won in
+    """One player's score on one leaderboard: ``board`` is ``quan`` (net Quan won in
     rated hands), ``xp`` (XP earned in hands) or ``rating:<family>`` (the rating after its
     latest hand); ``period`` is ``all``, an ISO week ``2026-W49`` or a month ``2026-12`` (in
     Asia/Ho_Chi_Minh, by the hand's end); ``room`` a room's slug or ``""`` for every room. Kept
@@ -1086,7 +1086,7 @@ class BoardScore(models.Model):
         return f"{self.board}/{self.period}/{self.room or '*'} {self.user_id}={self.score}"
 
 
-# ------------------------------------------------------------------ arenas (issue 25)
+# ------------------------------------------------------------------ arenas
 
 
 def default_payout() -> list[int]:
@@ -1260,7 +1260,7 @@ class TournamentHand(models.Model):
         return f"arena {self.tournament_id} hand {self.hand_id} {self.kind} {self.points}"
 
 
-# The board's histogram (issue 25): BUCKET_LEVELS levels of radix 2**BUCKET_BITS over the score,
+# The board's histogram: BUCKET_LEVELS levels of radix 2**BUCKET_BITS over the score,
 # each count split in BUCKET_SHARDS by user id so that concurrent settlements rarely share a row.
 BUCKET_BITS, BUCKET_LEVELS, BUCKET_SHARDS = 8, 4, 8
 
@@ -1324,7 +1324,7 @@ class BoardVersion(models.Model):
 
 
 class PrizeSchedule(models.Model):
-    """The prizes of a season's board (issue 25), set by staff in the admin: for each closed
+    """The prizes of a season's board, set by staff in the admin: for each closed
     week or month (``kind``) of ``board`` (``quan``, ``xp`` or ``rating:<family>``) in
     ``room`` (blank: every room), rank → Quan (its lines), paid from the prize account when
     the season closes (``games.services.seasons``). Only players with at least ``min_hands``

@@ -1,4 +1,4 @@
-"""The terms of the ratings and leaderboards (issue 25) that both their services and their
+"""The terms of the ratings and leaderboards that both their services and their
 selectors read: the provisional threshold, the board keys and the season periods."""
 
 from __future__ import annotations

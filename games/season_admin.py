@@ -1,4 +1,4 @@
-"""The seasons in the admin (issue 25): prize schedules (rank → Quan, per board, season kind
+"""The seasons in the admin: prize schedules (rank → Quan, per board, season kind
 and room), the closed seasons and their boards, and the prize account's fundings (adding one
 books issuance → prize account). Imported by ``games.admin``."""
 

@@ -1,4 +1,4 @@
-"""Each ledger transaction chains the one before it (issue 20; accounts/ledger_hash.py).
+"""Each ledger transaction chains the one before it (accounts/ledger_hash.py).
 
 * ``prev_hash`` and ``hash`` are added and the existing transactions chained in id order,
   ``BATCH`` at a time. The append-only trigger refuses UPDATE, so this migration disables it for

@@ -1,4 +1,4 @@
-"""An entry joins only a ledger transaction inserted by the same database transaction (issue 20).
+"""An entry joins only a ledger transaction inserted by the same database transaction.
 
 Until now the entry trigger (0004) trusted the session setting ``chan.ledger_open_tx``, which the
 transaction trigger sets, but which any session may set too: ``SET chan.ledger_open_tx = '5'``

@@ -1,4 +1,4 @@
-"""Holds (issue 21): Quan of a wallet set aside for a seat, as append-only events of their own.
+"""Holds: Quan of a wallet set aside for a seat, as append-only events of their own.
 
 * ``accounts_ledgeraccount.held`` is Σ of the wallet's open holds. The CHECK
   ``accounts_ledgeraccount_held_within_balance`` refuses a balance below it (and a hold on

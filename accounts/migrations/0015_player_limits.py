@@ -1,4 +1,4 @@
-"""Limits players set for themselves (issue 21): a row per limit (value in force, pending change),
+"""Limits players set for themselves: a row per limit (value in force, pending change),
 the cooling-off periods and self-exclusions, and the history of every change.
 
 ``accounts_playerexclusion`` and ``accounts_playerlimitchange`` are append-only in PostgreSQL:

@@ -1,5 +1,5 @@
 """The house and issuance accounts become families of sub-accounts, the ledger chain one chain per
-shard (issue 21: a ledger that keeps up).
+shard (a ledger that keeps up).
 
 * ``LedgerAccount.parent`` and ``shard``: a house or issuance child names its parent and its shard
   (``CHAN_HOUSE_SHARDS`` of them, created on first use by accounts/ledger.py). The existing house

@@ -1,4 +1,4 @@
-"""The entries' balances moved once per statement, not once per entry (issue 21: a ledger that
+"""The entries' balances moved once per statement, not once per entry (a ledger that
 keeps up; docs/decisions/ledger-one-statement-per-post.md).
 
 Until now each entry's BEFORE INSERT trigger (0004, 0013) checked that its transaction was the

@@ -1,4 +1,4 @@
-"""The ledger's entries partitioned by month (issue 26; docs/decisions/ledger-entries-partitioned.md).
+"""The ledger's entries partitioned by month (docs/decisions/ledger-entries-partitioned.md).
 
 ``accounts_ledgerentry`` becomes a table partitioned by RANGE on a new column,
 ``transaction_created_at``: the ``created_at`` of the entry's transaction, so all of a

@@ -1836,7 +1836,7 @@ EXAMPLES["me_feed"] = {
     },
 }
 
-# Tables among friends (issue 25): a challenge from lan to minh, accepted; blocks.
+# Tables among friends: a challenge from lan to minh, accepted; blocks.
 _CHALLENGE = {
     "id": 5,
     "challenger": {"id": 3, "username": "lan"},
@@ -1934,7 +1934,7 @@ EXAMPLES["integrity_flags_retrieve"] = {
     },
 }
 
-# Arenas (issue 25): "Giải tối thứ Ba", three players entered, running after its start.
+# Arenas: "Giải tối thứ Ba", three players entered, running after its start.
 _TOURNAMENT = {
     "id": 4,
     "name": "Giải tối thứ Ba",

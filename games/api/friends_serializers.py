@@ -1,4 +1,4 @@
-"""Input and output serializers of tables among friends: challenges and blocks (issue 25)."""
+"""Input and output serializers of tables among friends: challenges and blocks."""
 
 from __future__ import annotations
 

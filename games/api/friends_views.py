@@ -1,4 +1,4 @@
-"""Thin views of tables among friends (issue 25): challenges and blocks. Private tables are
+"""Thin views of tables among friends: challenges and blocks. Private tables are
 ``POST /tables {"private": true}`` and ``POST /tables/{id}/join {"code"}`` (games.api.views)."""
 
 from __future__ import annotations

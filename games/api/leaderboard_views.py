@@ -1,4 +1,4 @@
-"""``GET /api/v1/leaderboards/{board}`` (issue 25): thin over ``games.selectors.leaderboards``."""
+"""``GET /api/v1/leaderboards/{board}``: thin over ``games.selectors.leaderboards``."""
 
 from __future__ import annotations
 

@@ -1049,7 +1049,7 @@ class ExportCapSerializer(serializers.Serializer):
     seat = serializers.IntegerField(help_text="A payer the settlement capped at its balance.")
     account = serializers.IntegerField(allow_null=True, help_text="Its wallet.")
     held_elsewhere = serializers.IntegerField(
-        help_text="What the wallet held then for its seats at other tables (issue 21): the cap "
+        help_text="What the wallet held then for its seats at other tables: the cap "
         "is the entry's balance_after less this."
     )
     entry = ExportCapEntrySerializer(
@@ -1116,12 +1116,14 @@ class HandExportSerializer(serializers.Serializer):
         child=serializers.CharField(), required=False, help_text="Fixed-deck tables only."
     )
     events = ExportEventSerializer(many=True)
-    chain = ExportChainSerializer(help_text="The log's hash chain (absent before issue 20).")
+    chain = ExportChainSerializer(
+        help_text="The log's hash chain (absent from exports made before the hash chains)."
+    )
     result = HandResultSerializer(allow_null=True)
     bo_u = ExportMissedWinSerializer(
         many=True,
         help_text="Every bỏ ù of the hand in seq order, as the replay finds them (absent from "
-        "exports made before issue 19).",
+        "exports made before bỏ ù were recorded as effects).",
     )
     ended_at = serializers.CharField(allow_null=True)
     quan = serializers.JSONField(
@@ -1132,7 +1134,8 @@ class HandExportSerializer(serializers.Serializer):
     ledger = ExportLedgerSerializer(allow_null=True)
     caps = ExportCapSerializer(
         many=True,
-        help_text="Each capped payer's previous ledger entry (absent before issue 20).",
+        help_text="Each capped payer's previous ledger entry (absent from exports made before "
+        "the hash chains).",
     )
     log = ExportLogSerializer(
         allow_null=True,

@@ -1,4 +1,4 @@
-"""Input and output serializers of arenas (issue 25)."""
+"""Input and output serializers of arenas."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Thin views of arenas (issue 25): ``/api/v1/tournaments`` — the list, one arena, joining and
+"""Thin views of arenas: ``/api/v1/tournaments`` — the list, one arena, joining and
 leaving, and its live standings (ETag, ``?wait=N``). Staff create (here or in the admin); edits
 and cancellations are the admin's."""
 

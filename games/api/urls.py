@@ -99,7 +99,7 @@ urlpatterns = [
     path("rules/presets", RulesPresetListApi.as_view(), name="rules-presets"),
     path("rules/score", RulesScoreApi.as_view(), name="rules-score"),
     path("rules/evaluate", RulesEvaluateApi.as_view(), name="rules-evaluate"),
-    # tables among friends (issue 25)
+    # tables among friends
     path("challenges", ChallengeListCreateApi.as_view(), name="challenge-list"),
     path("challenges/<id:challenge_id>", ChallengeDetailApi.as_view(), name="challenge-detail"),
     path(
@@ -117,7 +117,7 @@ urlpatterns = [
     ),
     path("me/blocks", BlockListApi.as_view(), name="me-blocks"),
     path("me/blocks/<username:username>", BlockDetailApi.as_view(), name="me-block"),
-    # arenas (issue 25)
+    # arenas
     path("tournaments", TournamentListCreateApi.as_view(), name="tournament-list"),
     path("tournaments/<id:tournament_id>", TournamentDetailApi.as_view(), name="tournament-detail"),
     path(

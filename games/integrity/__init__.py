@@ -1,4 +1,4 @@
-"""Integrity signals for auditors (issue 24; docs/audit.md "Integrity signals").
+"""Integrity signals for auditors (docs/audit.md "Integrity signals").
 
 ``facts`` reads one hand's record into the few facts the signals need, ``signals`` computes the
 statistics and the flags from many hands (both pure: no database, so the bench feeds them from

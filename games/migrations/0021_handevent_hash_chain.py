@@ -1,4 +1,4 @@
-"""Tamper evidence for the hand's record (issue 20; docs/audit.md).
+"""Tamper evidence for the hand's record (docs/audit.md).
 
 * Each hand event gets ``prev_hash`` and ``hash`` (games.rules.chain): existing hands are
   chained in seq order here, ``BATCH`` hands at a time. The append-only trigger refuses UPDATE,

@@ -1,4 +1,4 @@
-"""The players' feeds (issue 22): ``games_feedentry``, one append-only row per thing that
+"""The players' feeds: ``games_feedentry``, one append-only row per thing that
 concerns a player, numbered per player. PostgreSQL refuses an UPDATE of a row (a DELETE passes:
 a deleted account takes its feed with it). Plain SQL, no pgtrigger: a fresh migrate stays fast."""
 

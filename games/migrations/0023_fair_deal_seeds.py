@@ -1,4 +1,4 @@
-"""The fair deal (issue 24, games.rules.fair_deal; docs/audit.md "Players' seeds").
+"""The fair deal (games.rules.fair_deal; docs/audit.md "Players' seeds").
 
 * ``Table.next_seed``: the next hand's server seed, drawn before any seat says ready; its
   SHA-256 is public on the table. Each existing table gets its own (the column's default is

@@ -1,4 +1,4 @@
-"""Integrity flags and their append-only history (issue 24). PostgreSQL refuses an UPDATE or
+"""Integrity flags and their append-only history. PostgreSQL refuses an UPDATE or
 DELETE of a history row, and a TRUNCATE of the table unless the session turned
 ``chan.allow_log_truncate`` on (the test databases only: games 0004); plain SQL, no pgtrigger:
 a fresh migrate stays fast."""

@@ -1,4 +1,4 @@
-"""Ratings and leaderboards (issue 25): a player's rating per ruleset family, its append-only
+"""Ratings and leaderboards: a player's rating per ruleset family, its append-only
 history, and the leaderboards' score rows.
 PostgreSQL refuses an UPDATE of a ``games_ratingchange`` row (a DELETE passes:
 a deleted account takes its history with it). Plain SQL, no pgtrigger."""

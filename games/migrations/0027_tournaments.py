@@ -1,4 +1,4 @@
-"""Arenas (issue 25): a tournament, its entries, the tables it opened and the hands it scored.
+"""Arenas: a tournament, its entries, the tables it opened and the hands it scored.
 PostgreSQL refuses an UPDATE, DELETE or TRUNCATE of ``games_tournamenthand`` (a hand is scored
 once; TRUNCATE passes with ``chan.allow_log_truncate`` on, the test databases only: games 0004).
 Plain SQL, no pgtrigger."""

@@ -1,4 +1,4 @@
-"""The hand log partitioned by month (issue 26; docs/decisions/hand-log-partitioned.md).
+"""The hand log partitioned by month (docs/decisions/hand-log-partitioned.md).
 
 ``games_handevent`` becomes a table partitioned by RANGE on a new column, ``hand_created_at``:
 the ``created_at`` of the event's hand, so all of a hand's events lie in one monthly partition

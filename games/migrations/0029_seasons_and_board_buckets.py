@@ -1,4 +1,4 @@
-"""Seasons and the boards' histogram (issue 25).
+"""Seasons and the boards' histogram.
 
 * Prize schedules (rank → Quan per board and season kind), seasons, their archived boards and
   the prizes paid; the prize account's fundings.

@@ -1,4 +1,4 @@
-"""The boards' versions (issue 25, leaderboards fast at scale): ``games_boardversion`` counts
+"""The boards' versions (leaderboards fast at scale): ``games_boardversion`` counts
 the statements that wrote each board (board, period, room), split in 8 shards by transaction
 id. Three statement-level triggers on ``games_boardscore`` (insert, update, delete; transition
 tables) bump it in the writing transaction, one upsert of the statement's distinct boards; the

@@ -1,4 +1,4 @@
-"""A voided hand's arena points are reversed (issue 25's leftover): ``TournamentHand`` gains
+"""A voided hand's arena points are reversed: ``TournamentHand`` gains
 ``kind`` (score, void) and ``after_payout``, and a hand may have two rows (its score, then its
 void's reversal: unique by hand and kind). The append-only guard of games 0027 is unchanged:
 adding columns with a default updates no row."""

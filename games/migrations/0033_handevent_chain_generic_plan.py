@@ -1,4 +1,4 @@
-"""The hand log's chain trigger keeps one generic plan (issue 26; docs/decisions/growth-bench.md).
+"""The hand log's chain trigger keeps one generic plan (docs/decisions/growth-bench.md).
 
 ``games_handevent_chain`` looks up an event's predecessor in the partitioned ``games_handevent``
 by ``(hand_id, seq, hand_created_at)``. PL/pgSQL planned that lookup afresh on every insert (a

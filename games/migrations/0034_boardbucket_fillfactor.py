@@ -1,5 +1,5 @@
-"""The boards' histogram leaves room on its pages for its counts' updates (issue 25;
-docs/decisions/leaderboards-at-scale.md, the settlement's share).
+"""The boards' histogram leaves room on its pages for its counts' updates
+(docs/decisions/leaderboards-at-scale.md, the settlement's share).
 
 A settlement moves about 150 counts of ``games_boardbucket`` (a decrement at the old score and
 an increment at the new one, level 0, for each of its ~72 board rows). The histogram is written

@@ -1,4 +1,4 @@
-"""A move's update of its hand stays on the row's page (issue 23, the lean move;
+"""A move's update of its hand stays on the row's page (the lean move;
 docs/decisions/fixed-statements.md).
 
 Every move updates its hand's row (``seq``, ``last_event_at``, ``deadline_at``, ``updated_at``).

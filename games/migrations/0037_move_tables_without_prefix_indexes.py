@@ -1,5 +1,5 @@
 """The tables a move writes lose the indexes another index's leading column already gives
-(issue 23, the lean move; docs/decisions/fixed-statements.md).
+(docs/decisions/fixed-statements.md).
 
 ``games_feedentry.user_id`` (a move writes an entry for the player to act),
 ``games_idempotencyrecord.user_id`` (each move sent with a key writes its record) and

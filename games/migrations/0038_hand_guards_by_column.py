@@ -1,4 +1,4 @@
-"""The hand row's guards fire on the columns they guard (issue 23, the lean move;
+"""The hand row's guards fire on the columns they guard (the lean move;
 docs/decisions/fixed-statements.md).
 
 Every move updates its hand's ``seq``, ``last_event_at``, ``deadline_at`` and ``updated_at``, and

@@ -1,4 +1,4 @@
-"""A hand locked only as a process kept it: the check of a move sent in one flight (issue 23, the
+"""A hand locked only as a process kept it: the check of a move sent in one flight (the
 lean move; docs/decisions/fixed-statements.md).
 
 A move was two round trips: the hand's lock (its row read back, with its table and the hash

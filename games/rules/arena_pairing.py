@@ -1,4 +1,4 @@
-"""Pairing an arena's free players into tables (issue 25): a pure function, no Django.
+"""Pairing an arena's free players into tables: a pure function, no Django.
 
 Who sits first: when the free players cannot all sit (an odd number at 2-seat tables), the
 one left out is the one whose turn it is least: the players who waited at the last pairings

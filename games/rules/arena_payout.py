@@ -1,4 +1,4 @@
-"""An arena's prizes (issue 25): the pool paid by a schedule of percentages by rank, exactly.
+"""An arena's prizes: the pool paid by a schedule of percentages by rank, exactly.
 A pure function, no Django.
 
 Each rank's exact share is pool × its percentage ÷ 100 (a fraction). Players tied on the

@@ -1,4 +1,4 @@
-"""An arena's points per hand (issue 25), from the hand's result and the cước: a pure function,
+"""An arena's points per hand, from the hand's result and the cước: a pure function,
 no Django. The table is docs/rules.md "Arena points"; docs/decisions/ says why.
 
 * a win paid in full or on its declaration (đúng, thiếu; no fault of the winner): the winner

@@ -506,7 +506,7 @@ def _check_effects(before: HandState, event: Mapping[str, Any], after: HandState
     derived = json.loads(json.dumps(move_effects(after, cause)))  # as JSON stores it
     expected = as_stored(derived, event.get("stored_v", 1))
     if event.get("stored_v", 1) < 2 and not _has_bo_u(stated):
-        # events stored before bỏ ù were recorded as effects (issue 19) have none
+        # events stored before bỏ ù were recorded as effects have none
         expected = [e for e in expected if e.get("type") != "bo_u"]
     if stated != expected:
         raise _Found(seq, f"the event's effects are not the rules': {shown(expected, 400)}")
@@ -638,7 +638,7 @@ def _check_caps(seq: int, doc: Mapping[str, Any]) -> None:
         seat, entry = cap["seat"], cap["entry"]
         balance = booked["balances"][seat]
         held = 0 if entry is None else entry["balance_after"]
-        # Quan its seats at other tables held is not paid here (issue 21; 0 in older exports).
+        # Quan its seats at other tables held is not paid here (0 in older exports).
         elsewhere = cap.get("held_elsewhere", 0)
         if held - elsewhere != balance:
             at_others = f" ({elsewhere} of it held at other tables)" if elsewhere else ""

@@ -1,4 +1,4 @@
-"""Reading the leaderboards (issue 25, ``games_boardscore``): a page of ranks by score (ties by
+"""Reading the leaderboards (``games_boardscore``): a page of ranks by score (ties by
 the older account, the lower user id), from the top or around a player, keyset-paged.
 
 Top N is one range of the index (board, period, room, score desc, user id); a page after a

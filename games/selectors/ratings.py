@@ -1,4 +1,4 @@
-"""Reading ratings (issue 25): a player's ratings per ruleset family, the one shown as its
+"""Reading ratings: a player's ratings per ruleset family, the one shown as its
 ``rating`` (the family it has played most, ties by name), and each hand's change."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The reality check (issue 21): every ``reminder_minutes`` of play, how long the player has
+"""The reality check: every ``reminder_minutes`` of play, how long the player has
 played and what it won or lost. A session is the player's current run at the tables: it began
 when it took the oldest of the seats it holds now, and ends when it holds none.
 

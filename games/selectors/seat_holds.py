@@ -1,4 +1,4 @@
-"""Reads on the holds of seats (issue 21): the checks ``ledger_check`` runs that no hold is left
+"""Reads on the holds of seats: the checks ``ledger_check`` runs that no hold is left
 behind by a seat that no longer exists, and that no seat sits without its hold (one taken before
 holds existed, accounts 0014: ``manage.py seat_holds_backfill`` places or settles them)."""
 

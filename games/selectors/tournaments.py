@@ -1,4 +1,4 @@
-"""Reads on arenas (issue 25): the list, one arena, its live standings, and the checks
+"""Reads on arenas: the list, one arena, its live standings, and the checks
 ``ledger_check`` runs on every arena's money (fees in = prizes or refunds out, pool empty once
 it has ended, no hold left behind)."""
 

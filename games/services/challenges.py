@@ -1,4 +1,4 @@
-"""Writes on challenges (issue 25): a player challenges another (``POST /challenges``), who
+"""Writes on challenges: a player challenges another (``POST /challenges``), who
 accepts — a private table opens with both seated, through ``table_create`` and ``seat_join``
 so that their holds, room requirements and own limits apply as at any seat — or declines.
 

@@ -1,4 +1,4 @@
-"""The players' feeds (issue 22): the services append what concerns a player, in the same
+"""The players' feeds: the services append what concerns a player, in the same
 transaction as the fact, and announce it on commit (``games.live.announce``).
 
 A player's entries are numbered 1, 2, 3 … in commit order: the writer takes the player's

@@ -1,4 +1,4 @@
-"""Leaderboards (issue 25): each settled, rated hand adds to its players' rows of
+"""Leaderboards: each settled, rated hand adds to its players' rows of
 ``games_boardscore`` in the settlement's transaction — ``quan`` (the seat's net Quan),
 ``xp`` (its XP) and ``rating:<family>`` (its rating after the hand) — for the periods the hand
 ended in (``all``, its week ``2026-W49`` and its month ``2026-12`` in Asia/Ho_Chi_Minh) and for

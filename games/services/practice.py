@@ -1,4 +1,4 @@
-"""Practice tables (issue 11): the server's bots — their users, their seats at a practice table,
+"""Practice tables: the server's bots — their users, their seats at a practice table,
 and how one chooses its move from what its own seat may know.
 
 A bot is an ``accounts.User`` with ``is_bot`` (inactive, no password, no wallet): a small pool

@@ -1,4 +1,4 @@
-"""Writes on private tables (issue 25): the invite code made at creation, and the check a join
+"""Writes on private tables: the invite code made at creation, and the check a join
 makes under the table's lock (the code, then the blocks)."""
 
 from __future__ import annotations

@@ -133,7 +133,7 @@ def hand_settle(*, hand_id: int) -> LedgerTransaction | None:
         if hand.settled_at is not None:
             return LedgerTransaction.objects.filter(idempotency_key=settlement_key(hand.pk)).first()
         # A seat pays from its hold at this table and its free Quan, never from its holds at
-        # other tables (issue 21): that is the "balance" the §10.8 cap sees.
+        # other tables: that is the "balance" the §10.8 cap sees.
         here, capacity = settlement_capacities(table=table, wallets=wallets, locked=locked)
         # A loss limit caps what a seat pays as its balance does (RULES.md §11).
         payable = settlement_within_limits(hand=hand, capacity=capacity)

@@ -1,4 +1,4 @@
-"""Skill ratings (issue 25): openskill's Plackett–Luce model (Weng–Lin), one rating per player
+"""Skill ratings: openskill's Plackett–Luce model (Weng–Lin), one rating per player
 and ruleset family (the preset of the hand's frozen ruleset), chosen on our own self-play hands
 (bench/rating_eval.py, docs/decisions/ratings-and-leaderboards.md).
 

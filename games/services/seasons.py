@@ -1,4 +1,4 @@
-"""Seasons (issue 25): a week or a month of the boards (Asia/Ho_Chi_Minh) closes on the clock —
+"""Seasons: a week or a month of the boards (Asia/Ho_Chi_Minh) closes on the clock —
 its boards are frozen as its final standings and its prizes paid from the prize account.
 
 * :func:`seasons_close_due` (Celery beat, ``games.tasks.seasons_close_due``) closes every

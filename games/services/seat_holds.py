@@ -1,4 +1,4 @@
-"""The holds of seats (issue 21, seed 004): a player sitting at a (non-practice) table holds
+"""The holds of seats (seed 004): a player sitting at a (non-practice) table holds
 ``SIT_STAKES`` × stake of its wallet there while it sits (accounts/holds.py). Creating a table,
 sitting, quick-join and every deal check what is available (balance − held) under the locks
 that make concurrent joins safe; a settlement takes a loser's payment from its hold at that

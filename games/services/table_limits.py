@@ -1,4 +1,4 @@
-"""Where the limits players set for themselves meet the tables (issue 21; the limits themselves
+"""Where the limits players set for themselves meet the tables (the limits themselves
 are accounts/limits.py and accounts/limit_selectors.py).
 
 ``tables.py`` calls these at one line each: before a table is opened or a seat taken

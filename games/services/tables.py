@@ -171,7 +171,7 @@ def _check_balance(user: Any, *, stake: int, stakes: int, room: Room) -> None:
     counted as what is available: balance − held). Whether ``stakes`` × stake is available is
     checked again under the wallet's lock when the seat's hold is placed (seat_holds)."""
     user_ban_check(user)  # 403 player_banned: a banned player cannot sit
-    account_frozen_check(user)  # 403 account_frozen: staff froze it (issue 24)
+    account_frozen_check(user)  # 403 account_frozen: staff froze it
     _check_room_requirements(user, room=room, balance=wallet_funds(user).available)
 
 

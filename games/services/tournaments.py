@@ -1,4 +1,4 @@
-"""Arenas (issue 25): everything that writes a tournament — staff create, edit before the start
+"""Arenas: everything that writes a tournament — staff create, edit before the start
 and cancel; players join (the entry fee held, accounts.holds) and leave; the arena's clock
 (:func:`tournament_clock`, Celery beat) starts it (the fees taken into its pool, one ledger
 transaction), seats its free players together as they come free (games.rules.arena_pairing,

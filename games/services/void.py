@@ -1,4 +1,4 @@
-"""Voiding a hand (staff, issue 12): its settlement is reversed in the ledger, the hand is
+"""Voiding a hand (staff): its settlement is reversed in the ledger, the hand is
 marked void with a reason, and its log keeps every move (the replay still shows them) and gains
 a ``voided`` record (who, why, the reversing transaction): the hand's seq and ETag move.
 

@@ -1,5 +1,5 @@
-"""The house and issuance sub-accounts and the ledger's hash chains, one per shard (accounts 0017,
-issue 21): a fee goes to its hand's shard, a grant comes from its player's, each shard extends
+"""The house and issuance sub-accounts and the ledger's hash chains, one per shard (accounts 0017):
+a fee goes to its hand's shard, a grant comes from its player's, each shard extends
 its own chain, and the family's balance, ``ledger_check`` and the hand's audit read them all."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A worker killed between a hold and a settlement (issue 21): players hold seats at two tables,
+"""A worker killed between a hold and a settlement: players hold seats at two tables,
 one leaves in the middle of a hand (its hold there waits for the settlement), the hand ends and
 the worker that would book it is killed (kill -9). Once a worker runs again, the settlement is
 booked once, the leaver's hold released, the holds at the other table untouched, and the books

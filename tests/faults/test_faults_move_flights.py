@@ -1,4 +1,4 @@
-"""Moves made in one flight by two web processes on the same hands (issue 23, the eighteenth
+"""Moves made in one flight by two web processes on the same hands (the eighteenth
 round; games 0039): each process keeps the hands as it committed them, and the other moves
 them on meanwhile. Every move is made once, on the row as it is: real processes, one database."""
 

@@ -1,4 +1,4 @@
-"""The hand's record is tamper-evident (issue 20): each event is hash-chained to the one before
+"""The hand's record is tamper-evident: each event is hash-chained to the one before
 (games.rules.chain, games/services/hand_log.py), the database refuses a link off the chain and
 guards the hand row (games 0021), and what it cannot refuse ``check_hands``, ``ledger_check`` and
 the offline verifier report. Each tampering runs as the database owner, in raw SQL."""

@@ -1,4 +1,4 @@
-"""The fair deal over the API (issue 24): the table commits the next hand's server seed before
+"""The fair deal over the API: the table commits the next hand's server seed before
 anyone says ready, each seat sends its own seed with ready, the deck mixes them all, and the
 export reveals everything for ``python -m games.rules.verify`` to check."""
 

@@ -1,6 +1,6 @@
 """The player's feed (``GET /me/feed``, games/services/feed.py, games/selectors/feed.py): what
 concerns a player across its tables, in order, cursor-paged, with an ETag and a long poll; and
-a client that plays four tables at once driven only by its feed (issue 22, "Done when")."""
+a client that plays four tables at once driven only by its feed ("Done when")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tables among friends over HTTP (issue 25): private tables and their invite codes, blocks,
+"""Tables among friends over HTTP: private tables and their invite codes, blocks,
 challenges (accept, decline, expire) and the feed entries they write."""
 
 from __future__ import annotations

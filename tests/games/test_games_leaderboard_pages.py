@@ -1,4 +1,4 @@
-"""Leaderboard pages kept per process (issue 25, leaderboards fast at scale): a page is served
+"""Leaderboard pages kept per process (leaderboards fast at scale): a page is served
 again only while its board's version (``games_boardversion``, bumped by the triggers of every
 transaction that writes the board's rows) and its query hold — a board read right after a
 settlement, a void or any other write of its rows shows it."""

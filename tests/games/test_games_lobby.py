@@ -1,4 +1,4 @@
-"""The lobby (issue 11): the rooms' catalogue, their requirements to create a table or sit, the
+"""The lobby: the rooms' catalogue, their requirements to create a table or sit, the
 table list's cursor pages and filters, and quick-join (RULES.md §11)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A move another process committed, heard from its announced record (issue 23, the twentieth
+"""A move another process committed, heard from its announced record (the twentieth
 round): a process that keeps the hand as it was before that move carries its copy and its state
 on by the record, so the hand's next move sent to it is made in one flight; a record that does
 not follow the copy (the row written in between, another seats' version or table, a content

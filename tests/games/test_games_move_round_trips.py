@@ -1,4 +1,4 @@
-"""A move's round trips to PostgreSQL (issue 23): counted from libpq's trace, not timed."""
+"""A move's round trips to PostgreSQL: counted from libpq's trace, not timed."""
 
 from __future__ import annotations
 

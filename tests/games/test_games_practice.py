@@ -1,4 +1,4 @@
-"""Practice tables (issue 11): server bots at the other seats, moved by the clock through the
+"""Practice tables: server bots at the other seats, moved by the clock through the
 move service, seeing only their own seat; no Quan, fees, stats or XP."""
 
 from __future__ import annotations

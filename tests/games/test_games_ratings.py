@@ -1,4 +1,4 @@
-"""Ratings (issue 25, ``games.services.ratings``): openskill Plackett–Luce per ruleset family,
+"""Ratings (``games.services.ratings``): openskill Plackett–Luce per ruleset family,
 updated once in the settlement's transaction, reversed by a void, append-only history, shown on
 ``/me``, ``/players/{username}``, my hands and the feed; practice hands unrated."""
 

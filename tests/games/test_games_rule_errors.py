@@ -122,7 +122,7 @@ EXPECTED: dict[str, Any] = {
         "status": 400,
         "code": "unknown_card",
         "detail": 'Mã quân bài không hợp lệ "ZZ": dùng 2V…9V, 2N…9N, 2S…9S hoặc CC.',
-        # The field's message is in the request's language too (English before issue 19).
+        # The field's message is in the request's language too (it once was in English).
         "errors": {"card": ['Mã quân bài không hợp lệ "ZZ": dùng 2V…9V, 2N…9N, 2S…9S hoặc CC.']},
     },
     "table_unknown_card": {

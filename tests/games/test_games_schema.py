@@ -83,7 +83,7 @@ ENDPOINTS = {
     ("/api/v1/integrity/flags", "get"): {"200", "400", "401", "403", "429"},
     ("/api/v1/leaderboards/{board}", "get"): {"200", "304", "400", "401", "403", "404", "429"},
     ("/api/v1/integrity/flags/{flag_id}", "get"): {"200", "401", "403", "404", "429"},
-    # tables among friends (issue 25)
+    # tables among friends
     ("/api/v1/tournaments", "get"): {"200", "400", "401"},
     ("/api/v1/tournaments", "post"): {"201", "400", "401", "403", "413", "415"},
     ("/api/v1/tournaments/{tournament_id}", "get"): {"200", "401", "404"},

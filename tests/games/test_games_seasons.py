@@ -1,4 +1,4 @@
-"""Seasons (issue 25, ``games.services.seasons``): a week or month closes on the clock, its
+"""Seasons (``games.services.seasons``): a week or month closes on the clock, its
 boards frozen as its final standings and its prizes paid from the prize account as one ledger
 transaction per board; the boards' histogram gives exact ranks."""
 

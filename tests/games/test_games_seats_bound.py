@@ -150,8 +150,9 @@ def test_the_checkers_report_a_hand_booked_to_an_account_its_deal_did_not_bind(
 
 
 def unbind(hand: Hand) -> None:
-    """The hand as dealt before the binding: its deal's payload without ``seats``, the chain
-    recomputed from the deal (the owner, triggers off)."""
+    """The hand as dealt before the binding (and before the record key, which came with it):
+    its deal's payload without ``seats``, the chain recomputed from the deal, no MACs (the
+    owner, triggers off)."""
     fields = ("seq", "type", "actor_seat", "system", "bot", "payload", "effects")
     events = list(HandEvent.objects.of_hand(hand).order_by("seq").values(*fields))
     events[0]["payload"] = {k: v for k, v in events[0]["payload"].items() if k != "seats"}
@@ -163,7 +164,8 @@ def unbind(hand: Hand) -> None:
     for event in events:
         digest = event_hash(hand=hand.pk, **event, prev=prev)
         as_replicating_owner(
-            "UPDATE games_handevent SET prev_hash = %s, hash = %s WHERE hand_id = %s AND seq = %s",
+            "UPDATE games_handevent SET prev_hash = %s, hash = %s, mac = '', mac_key = ''"
+            " WHERE hand_id = %s AND seq = %s",
             [prev, digest, hand.pk, event["seq"]],
         )
         prev = digest

@@ -1,4 +1,4 @@
-"""Spectators (issue 11): a non-participant reads a hand's public view, its events and long
+"""Spectators: a non-participant reads a hand's public view, its events and long
 polls — mats, doors, stock count, whose turn, deadlines — and never a card of any hand, the
 stock or the seed, before or after the end."""
 

@@ -1,4 +1,4 @@
-"""The arenas' admin (issue 25): staff schedule one, edit it before its start only, and cancel
+"""The arenas' admin: staff schedule one, edit it before its start only, and cancel
 it with a reason (the entry fees' holds released) — all through the services."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Arenas over HTTP (issue 25): ``/api/v1/tournaments`` — staff create, players join and leave
+"""Arenas over HTTP: ``/api/v1/tournaments`` — staff create, players join and leave
 (their fee held and released), one arena, its standings with an ETag, a 304 and ``?wait=N``;
 clear problem+json errors with codes, in Vietnamese when asked."""
 

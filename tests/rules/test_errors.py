@@ -120,7 +120,7 @@ def test_move_json_errors_are_templates_too() -> None:
     assert err.value.message == "Field 'card' is required."
 
 
-# --- field paths (issue 19) ------------------------------------------------------------
+# --- field paths ------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Where two options or rules meet (issue 10): 4-11 with the automatic claims (§10.6), gà góp with
+"""Where two options or rules meet: 4-11 with the automatic claims (§10.6), gà góp with
 the named hands (§10.10), the discarder's own door (§4, seed 004 Lưu ý 5) and a báo seat's ù
 (§9, §10.5). The first test of each group is the issue's reproduction."""
 

@@ -1,5 +1,5 @@
 """The offline verifier (``python -m games.rules.verify``): an export built from a hand played by
-the rules core verifies, and every tampering named in issue 12 (a seed, a card, two events
+the rules core verifies, and every tampering the verifier was built against (a seed, a card, two events
 swapped, a declaration, an amount) is the first discrepancy at the right seq, with its reason."""
 
 from __future__ import annotations

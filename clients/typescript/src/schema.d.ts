@@ -1377,7 +1377,7 @@ export interface components {
             seat: number;
             /** @description Its wallet. */
             account: number | null;
-            /** @description What the wallet held then for its seats at other tables (issue 21): the cap is the entry's balance_after less this. */
+            /** @description What the wallet held then for its seats at other tables: the cap is the entry's balance_after less this. */
             held_elsewhere: number;
             /** @description The wallet's last ledger entry before the settlement (null: it had none). */
             entry: components["schemas"]["ExportCapEntry"] | null;
@@ -1727,16 +1727,16 @@ export interface components {
             /** @description Fixed-deck tables only. */
             deck?: components["schemas"]["CardCode"][];
             events: components["schemas"]["ExportEvent"][];
-            /** @description The log's hash chain (absent before issue 20). */
+            /** @description The log's hash chain (absent from exports made before the hash chains). */
             chain: components["schemas"]["ExportChain"];
             result: components["schemas"]["HandResult"] | null;
-            /** @description Every bỏ ù of the hand in seq order, as the replay finds them (absent from exports made before issue 19). */
+            /** @description Every bỏ ù of the hand in seq order, as the replay finds them (absent from exports made before bỏ ù were recorded as effects). */
             bo_u: components["schemas"]["ExportMissedWin"][];
             ended_at: string | null;
             /** @description The settlement booked in Quan, with the "balances" and "pot_before" it was booked against (null until booked). */
             quan: components["schemas"]["QuanSettlement"] | null;
             ledger: components["schemas"]["ExportLedger"] | null;
-            /** @description Each capped payer's previous ledger entry (absent before issue 20). */
+            /** @description Each capped payer's previous ledger entry (absent from exports made before the hash chains). */
             caps: components["schemas"]["ExportCap"][];
             /** @description The hand's place in the transparency log under its latest signed head (docs/audit.md; null until the log has it; absent from older exports). */
             log?: components["schemas"]["ExportLog"] | null;

@@ -5,7 +5,7 @@ the reconciliation run of ``.ci/run`` and of anyone doubting the ledger.
 
 Bots sit at a few tables (stakes and rooms vary, gà góp on at some) — with
 ``--tables-per-player K``, each bot at K tables at once (K × 3 tables, 12 bots, each table's
-four mixed from the twelve), so that its seats' holds (issue 21) stand side by side — play every
+four mixed from the twelve), so that its seats' holds stand side by side — play every
 hand to its end
 through ``hand_move_apply`` (the API's own path, minus HTTP), and each hand is settled by
 ``hand_settle``. At the end it prints the totals and fails unless Σ wallets + house + pots equals
