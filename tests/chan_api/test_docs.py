@@ -120,3 +120,35 @@ def test_every_setting_read_from_the_environment_is_documented():
     documented = (ROOT / "README.md").read_text(encoding="utf-8")
     documented += (ROOT / "docs" / "operations.md").read_text(encoding="utf-8")
     assert sorted(n for n in names if f"`{n}`" not in documented) == []
+
+
+CODE_DIRS = ("accounts", "bench", "chan_api", "clients", "core", "deploy", "games", "play", "tests")
+CODE_SUFFIXES = {".py", ".ts", ".mjs", ".js", ".html", ".css", ".json", ".toml", ".yaml", ".yml"}
+SKIPPED_PARTS = {"node_modules", "dist", "__pycache__", ".venv"}
+
+
+def _code_files():
+    for name in ("Makefile", "pyproject.toml", "Procfile", ".ci/run"):
+        yield ROOT / name
+    for top in CODE_DIRS:
+        for path in sorted((ROOT / top).rglob("*")):
+            if (
+                path.is_file()
+                and path.suffix in CODE_SUFFIXES
+                and not SKIPPED_PARTS.intersection(path.parts)
+            ):
+                yield path
+
+
+def test_code_cites_no_issue_numbers():
+    """Comments, docstrings and help texts say what a thing is and why, never which issue
+    brought it (the tracker is not part of a clone)."""
+    pattern = re.compile(r"\bissues?\s+#?\d+", flags=re.IGNORECASE)
+    found = [
+        f"{path.relative_to(ROOT)}:{n}"
+        for path in _code_files()
+        if path.resolve() != Path(__file__).resolve()
+        for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert found == []

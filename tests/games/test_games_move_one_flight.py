@@ -1,5 +1,4 @@
-"""A move made in one round trip on the hand as this process committed it (issue 23, the
-eighteenth round; games 0039): the lock refuses a hand that is no longer so, and the move is
+"""A move made in one round trip on the hand as this process committed it (games 0039): the lock refuses a hand that is no longer so, and the move is
 then made the two-flight way on the row as it is."""
 
 from __future__ import annotations

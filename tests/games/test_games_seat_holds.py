@@ -1,4 +1,4 @@
-"""Holds (issue 21): a seat holds 15 × stake of its player's wallet while it sits; what is
+"""Holds: a seat holds 15 × stake of its player's wallet while it sits; what is
 held is not available to another seat, nor to be spent; settlements pay from the hold at their
 own table and free Quan only; the database refuses a balance below what is held."""
 
