@@ -182,6 +182,21 @@ def hand_log_proofs(
     }
 
 
+def ledger_log_proofs(
+    ledger: Sequence[tuple[int, str]],
+) -> tuple[dict[str, Any] | None, list[dict[str, Any] | None]]:
+    """For a player's statement: the latest signed head, and under it the inclusion proof of
+    each ledger transaction (``(id, hash)``), None for one the log has not yet recorded under
+    that head (the head is None before the first is signed)."""
+    head = TreeHead.objects.order_by("-id").first()
+    if head is None:
+        return None, [None] * len(ledger)
+    return tree_head_data(head), [
+        _proof_under(head, ledger_leaf_hash(tx_id=tx_id, tx_hash=digest))
+        for tx_id, digest in ledger
+    ]
+
+
 _LEDGER_OFF_LOG = """
 SELECT l.ref_id, l.index FROM transparency_logleaf l
 JOIN accounts_ledgertransaction t ON t.id = l.ref_id

@@ -213,6 +213,9 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "hand_id": None,
                     "table_id": None,
                     "memo": "Daily bonus 2026-12-01",
+                    "transaction_id": 12,
+                    "transaction_hash": "9b2f4c1e0d8a7b6c5d4e3f2a1b0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c",
+                    "inclusion": None,
                 },
                 {
                     "id": 20,
@@ -223,9 +226,13 @@ EXAMPLES: dict[str, dict[str, Any]] = {
                     "hand_id": None,
                     "table_id": None,
                     "memo": "Welcome grant",
+                    "transaction_id": 10,
+                    "transaction_hash": "1f3a5c7e9b0d2f4a6c8e0b1d3f5a7c9e1b3d5f7a9c0e2b4d6f8a0c2e4b6d8f0a",
+                    "inclusion": None,
                 },
             ],
             "next": None,
+            "log_head": None,
         }
     },
     "ledger_head": {

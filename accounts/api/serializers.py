@@ -7,8 +7,10 @@ over-long string is a 400 naming the field, never silently dropped or coerced.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from accounts.ledger_selectors import LEDGER_PAGE_DEFAULT, LEDGER_PAGE_MAX
@@ -27,6 +29,7 @@ from chan_api.strict_input import (
     StrictInputSerializer,
     StrictIntegerField,
 )
+from transparency.api.serializers import LeafProofSerializer, TreeHeadSerializer
 
 _USERNAME_MAX = User._meta.get_field("username").max_length
 _DISPLAY_NAME_MAX = User._meta.get_field("display_name").max_length
@@ -181,6 +184,11 @@ class LedgerQuerySerializer(serializers.Serializer):
         help_text="The `next` cursor of the previous page (opaque); the newest entries without.",
     )
     limit = QueryIntegerField(min_value=1, max_value=LEDGER_PAGE_MAX, default=LEDGER_PAGE_DEFAULT)
+    proofs = serializers.BooleanField(
+        default=False,
+        help_text="`true`: the page carries the latest signed head of the transparency log and "
+        "each line its transaction's inclusion proof under it (docs/audit.md).",
+    )
 
 
 class LedgerEntryOutputSerializer(serializers.Serializer):
@@ -196,10 +204,30 @@ class LedgerEntryOutputSerializer(serializers.Serializer):
     hand_id = serializers.IntegerField(source="transaction.hand_id", allow_null=True)
     table_id = serializers.IntegerField(source="transaction.table_id", allow_null=True)
     memo = serializers.CharField(source="transaction.memo")
+    transaction_id = serializers.IntegerField(help_text="The ledger transaction of this entry.")
+    transaction_hash = serializers.CharField(
+        source="transaction.hash",
+        help_text="Its hash in the ledger's chain (hex): its leaf in the transparency log is "
+        "made of its id and this hash.",
+    )
+    inclusion = serializers.SerializerMethodField(
+        help_text="With `proofs=true`: the transaction's inclusion proof under `log_head` (null: "
+        "not yet in the log under that head, or `proofs` not asked)."
+    )
+
+    @extend_schema_field(LeafProofSerializer(allow_null=True))
+    def get_inclusion(self, entry: Any) -> dict[str, Any] | None:
+        """The proof the view found for this entry's transaction (context ``proofs``)."""
+        return self.context.get("proofs", {}).get(entry.pk)
 
 
 class LedgerPageOutputSerializer(serializers.Serializer):
     results = LedgerEntryOutputSerializer(many=True, source="entries")
+    log_head = TreeHeadSerializer(
+        allow_null=True,
+        help_text="With `proofs=true`: the transparency log's latest signed head, which every "
+        "line's `inclusion` is under (null: not asked, or no head signed yet).",
+    )
     next = serializers.CharField(
         allow_null=True,
         source="next_cursor",

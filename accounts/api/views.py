@@ -57,6 +57,7 @@ from accounts.services import (
 )
 from chan_api.schema import COMMON_HEADERS
 from chan_api.throttles import client_address
+from transparency.selectors import ledger_log_proofs
 
 
 def _issued(user: User, token: ApiToken, raw: str) -> Response:
@@ -340,8 +341,17 @@ class MeLedgerApi(APIView):
     def get(self, request: Request) -> Response:
         query = LedgerQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        page = ledger_page(user=request.user, **query.validated_data)
-        return Response(LedgerPageOutputSerializer(page).data)
+        asked = dict(query.validated_data)
+        with_proofs = asked.pop("proofs")
+        page = ledger_page(user=request.user, **asked)
+        head, found = None, {}
+        if with_proofs:
+            head, proofs = ledger_log_proofs(
+                [(e.transaction_id, e.transaction.hash) for e in page.entries]
+            )
+            found = {e.pk: proof for e, proof in zip(page.entries, proofs, strict=True)}
+        body = {"entries": page.entries, "next_cursor": page.next_cursor, "log_head": head}
+        return Response(LedgerPageOutputSerializer(body, context={"proofs": found}).data)
 
 
 class LedgerHeadApi(APIView):

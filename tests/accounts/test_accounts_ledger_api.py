@@ -82,8 +82,10 @@ def test_ledger_lists_my_entries_newest_first_summing_to_my_balance(lan, check):
     assert body["next"] is None
     newest = body["results"][0]
     assert set(newest) == {
-        "id", "kind", "amount", "balance_after", "created_at", "hand_id", "table_id", "memo"
+        "id", "kind", "amount", "balance_after", "created_at", "hand_id", "table_id", "memo",
+        "transaction_id", "transaction_hash", "inclusion",
     }  # fmt: skip
+    assert newest["inclusion"] is None and body["log_head"] is None  # (proofs not asked)
     assert newest["memo"] == "fine" and newest["hand_id"] is None and newest["table_id"] is None
     utc(newest["created_at"])
 

@@ -138,3 +138,36 @@ def test_a_hand_s_export_carries_its_head_s_inclusion_under_a_signed_head(
         tx["index"], head["size"], tx_leaf, [bytes.fromhex(p) for p in tx["proof"]], root
     )
     assert head == players[0].client.get(HEAD).json()
+
+
+def test_a_players_statement_lines_carry_their_inclusion_under_the_signed_head(
+    make_player, check
+) -> None:
+    """``GET /me/ledger?proofs=true``: the log's latest signed head beside the page, and each
+    line's transaction proved in it; nothing of the log before a head is signed or unasked."""
+    player = make_player()
+    LEDGER = "/api/v1/me/ledger"
+    page = check(player.client.get(LEDGER), LEDGER, "get")
+    assert page["log_head"] is None and page["results"][0]["inclusion"] is None
+    assert check(player.client.get(LEDGER, {"proofs": "true"}), LEDGER, "get")["log_head"] is None
+    for _ in range(4):
+        make_player()
+    log_publish()
+    page = check(player.client.get(LEDGER, {"proofs": "true"}), LEDGER, "get")
+    head = page["log_head"]
+    assert head == check(player.client.get(HEAD), HEAD, "get")
+    (line,) = page["results"]  # the welcome grant
+    leaf = ledger_leaf_hash(tx_id=line["transaction_id"], tx_hash=line["transaction_hash"])
+    proof = line["inclusion"]
+    assert proof["leaf_hash"] == leaf.hex()
+    assert verify_inclusion(
+        proof["index"],
+        head["size"],
+        leaf,
+        [bytes.fromhex(p) for p in proof["proof"]],
+        bytes.fromhex(head["root"]),
+    )
+    # without proofs asked, the page says nothing of the log
+    plain = check(player.client.get(LEDGER), LEDGER, "get")
+    assert plain["log_head"] is None and plain["results"][0]["inclusion"] is None
+    assert_problem(player.client.get(LEDGER, {"proofs": "maybe"}), 400, "invalid")

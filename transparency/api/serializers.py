@@ -62,3 +62,15 @@ class InclusionProofSerializer(serializers.Serializer):
     proof = serializers.ListField(
         child=serializers.CharField(), help_text=f"RFC 9162 §2.1.3's audit path: {HEX_HASH}"
     )
+
+
+class LeafProofSerializer(serializers.Serializer):
+    """A leaf's inclusion proof under a signed head given beside it."""
+
+    leaf_hash = serializers.CharField(
+        help_text=f"The leaf's hash (SHA-256 of 0x00 ‖ data): {HEX_HASH}"
+    )
+    index = serializers.IntegerField(help_text="The leaf's position, from 0.")
+    proof = serializers.ListField(
+        child=serializers.CharField(), help_text=f"RFC 9162 §2.1.3's audit path: {HEX_HASH}"
+    )

@@ -316,9 +316,12 @@ class AsyncChanClient:
         params = {"cursor": cursor, "limit": limit}
         return cast(Page, await self._json("GET", "/api/v1/me/hands", params=params))
 
-    async def my_ledger(self, *, cursor: str | None = None, limit: int | None = None) -> Page:
-        """One page of my Quan statement, newest first."""
-        params = {"cursor": cursor, "limit": limit}
+    async def my_ledger(
+        self, *, cursor: str | None = None, limit: int | None = None, proofs: bool = False
+    ) -> Page:
+        """One page of my Quan statement, newest first; ``proofs``: with the transparency log's
+        signed head and each line's inclusion proof under it."""
+        params = {"cursor": cursor, "limit": limit, "proofs": "true" if proofs else None}
         return cast(Page, await self._json("GET", "/api/v1/me/ledger", params=params))
 
     async def feed(

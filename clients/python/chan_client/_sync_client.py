@@ -316,9 +316,12 @@ class ChanClient:
         params = {"cursor": cursor, "limit": limit}
         return cast(Page, self._json("GET", "/api/v1/me/hands", params=params))
 
-    def my_ledger(self, *, cursor: str | None = None, limit: int | None = None) -> Page:
-        """One page of my Quan statement, newest first."""
-        params = {"cursor": cursor, "limit": limit}
+    def my_ledger(
+        self, *, cursor: str | None = None, limit: int | None = None, proofs: bool = False
+    ) -> Page:
+        """One page of my Quan statement, newest first; ``proofs``: with the transparency log's
+        signed head and each line's inclusion proof under it."""
+        params = {"cursor": cursor, "limit": limit, "proofs": "true" if proofs else None}
         return cast(Page, self._json("GET", "/api/v1/me/ledger", params=params))
 
     def feed(

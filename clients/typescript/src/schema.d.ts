@@ -2015,6 +2015,15 @@ export interface components {
             /** @description Pass as `cursor` for the next page. */
             next: string | null;
         };
+        /** @description A leaf's inclusion proof under a signed head given beside it. */
+        LeafProof: {
+            /** @description The leaf's hash (SHA-256 of 0x00 ‖ data): SHA-256, lowercase hex. */
+            leaf_hash: string;
+            /** @description The leaf's position, from 0. */
+            index: number;
+            /** @description RFC 9162 §2.1.3's audit path: SHA-256, lowercase hex. */
+            proof: string[];
+        };
         LedgerChainHeadOutput: {
             /** @description The chain (one per shard of the house). */
             chain: number;
@@ -2038,6 +2047,12 @@ export interface components {
             hand_id: number | null;
             table_id: number | null;
             memo: string;
+            /** @description The ledger transaction of this entry. */
+            transaction_id: number;
+            /** @description Its hash in the ledger's chain (hex): its leaf in the transparency log is made of its id and this hash. */
+            transaction_hash: string;
+            /** @description With `proofs=true`: the transaction's inclusion proof under `log_head` (null: not yet in the log under that head, or `proofs` not asked). */
+            readonly inclusion: components["schemas"]["LeafProof"] | null;
         };
         /**
          * @description * `welcome_grant` - Welcome grant
@@ -2068,6 +2083,8 @@ export interface components {
         };
         LedgerPageOutput: {
             results: components["schemas"]["LedgerEntryOutput"][];
+            /** @description With `proofs=true`: the transparency log's latest signed head, which every line's `inclusion` is under (null: not asked, or no head signed yet). */
+            log_head: components["schemas"]["TreeHead"] | null;
             /** @description Pass as `cursor` for the next (older) page; null on the last page. */
             next: string | null;
         };
@@ -6900,6 +6917,8 @@ export interface operations {
                 /** @description The `next` cursor of the previous page (opaque); the newest entries without. */
                 cursor?: string;
                 limit?: number;
+                /** @description `true`: the page carries the latest signed head of the transparency log and each line its transaction's inclusion proof under it (docs/audit.md). */
+                proofs?: boolean;
             };
             header?: {
                 /** @description `vi` for Vietnamese error `detail`s; English otherwise. */

@@ -480,8 +480,27 @@
     return url;
   }
 
+  // ../typescript/src/errors.ts
+  var ApiError = class extends Error {
+    constructor(status, code, body) {
+      super(`${status} ${code}: ${body?.detail ?? ""}`);
+      __publicField(this, "status", status);
+      __publicField(this, "code", code);
+      __publicField(this, "body", body);
+    }
+  };
+  var RetryLaterError = class extends ApiError {
+    constructor(status, code, body, retryAfterSeconds) {
+      super(status, code, body);
+      __publicField(this, "retryAfterSeconds", retryAfterSeconds);
+      __publicField(this, "retryAt");
+      this.retryAt = new Date(Date.now() + retryAfterSeconds * 1e3);
+      this.message += ` (retry after ${retryAfterSeconds} s, at ${this.retryAt.toISOString()})`;
+    }
+  };
+
   // ../typescript/src/retry.ts
-  var DEFAULT_RETRY = { retries: 4, baseDelayMs: 250, maxDelayMs: 1e4 };
+  var DEFAULT_RETRY = { retries: 4, baseDelayMs: 250, maxDelayMs: 3e4 };
   var RETRY_STATUSES = /* @__PURE__ */ new Set([429, 503]);
   function parseRetryAfter(value, now = Date.now()) {
     if (!value) return void 0;
@@ -508,8 +527,13 @@
           await sleep(backoff(policy, attempt));
           continue;
         }
-        if (last || !RETRY_STATUSES.has(response.status)) return response;
+        if (!RETRY_STATUSES.has(response.status)) return response;
         const wait = parseRetryAfter(response.headers.get("Retry-After"));
+        if (wait !== void 0 && wait > policy.maxDelayMs) {
+          const body = await response.json().catch(() => void 0);
+          throw new RetryLaterError(response.status, body?.code ?? "http_error", body, wait / 1e3);
+        }
+        if (last) return response;
         await response.body?.cancel();
         await sleep(backoff(policy, attempt, wait));
       }
@@ -578,14 +602,6 @@
   }
 
   // ../typescript/src/index.ts
-  var ApiError = class extends Error {
-    constructor(status, code, body) {
-      super(`${status} ${code}: ${body?.detail ?? ""}`);
-      __publicField(this, "status", status);
-      __publicField(this, "code", code);
-      __publicField(this, "body", body);
-    }
-  };
   function unwrap(result) {
     if (result.error !== void 0 || result.data === void 0) {
       const body = result.error;
