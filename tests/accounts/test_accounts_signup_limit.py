@@ -146,6 +146,7 @@ def signup_limit_with(tmp_path, **env: str) -> int:
         "PATH": os.environ.get("PATH", ""),
         "CHAN_VAR_DIR": str(tmp_path),
         "DATABASE_URL": "postgres://nobody@db.invalid/none",  # never contacted
+        "CHAN_RECORD_KEY": "k1:" + "A" * 43 + "=",  # (a production server needs one)
         **env,
     }
     result = subprocess.run(

@@ -135,13 +135,14 @@ def _fired_by(triggers: dict[str, set[str]], fields: tuple[str, ...]) -> set[str
 
 
 def test_a_moves_update_of_its_hand_runs_the_seq_guard_alone() -> None:
-    # Given the hand row's guards (games 0021, 0023, 0038)
+    # Given the hand row's guards (games 0021, 0023, 0038, 0041)
     triggers = _before_update_triggers(Hand._meta.db_table)
     # then a move's update (its seq, times and deadline) runs the guard of the seq alone, and the
-    # update that ends a hand the same guard (its status and result): neither compares the
-    # deal's terms or seeds, which they never name (both guards ran on every update before 0038)
+    # update that ends a hand that guard and the end's (its status: the ending event is there):
+    # neither compares the deal's terms or seeds, which they never name (both guards ran on
+    # every update before 0038)
     assert _fired_by(triggers, MOVE_FIELDS) == {"games_hand_guard"}
-    assert _fired_by(triggers, FINISH_FIELDS) == {"games_hand_guard"}
+    assert _fired_by(triggers, FINISH_FIELDS) == {"games_hand_guard", "games_hand_end_guard"}
     # and every column a guard keeps still fires its guard when an UPDATE names it
     assert _fired_by(triggers, ("deck",)) == {"games_hand_terms_guard"}
     assert _fired_by(triggers, ("client_seeds",)) == {"games_hand_fair_deal_guard"}
