@@ -418,6 +418,7 @@ async function followHand(state: TableState, handId: number, signal: AbortSignal
   let view = await client.hand(handId);
   show(view);
   let quanWaits = 0;
+  let shortStreams = 0; // streams in a row that the server ended at once
   while (!signal.aborted) {
     view = state.view ?? view;
     if (view.status !== "playing") {
@@ -441,10 +442,16 @@ async function followHand(state: TableState, handId: number, signal: AbortSignal
           show(fresh);
           if (fresh.status !== "playing") break;
         }
-        // a stream that lasted (the server ends them after some minutes) opens again; one that
-        // ends at once with nothing new is a server that sends what there is and closes (WSGI):
-        // long polls serve better from now on
-        if (heard > 0 || signal.aborted || Date.now() - opened > STREAM_AT_ONCE_MS) continue;
+        // a stream that lasted (the server ends them after some minutes) opens again, as does
+        // one that ended with its hand; one that ends at once with nothing new, or twice in a
+        // row at once after what there was, is a server that sends what there is and closes
+        // (WSGI): long polls serve better from now on
+        if (signal.aborted || state.view?.status !== "playing") continue;
+        if (Date.now() - opened > STREAM_AT_ONCE_MS) {
+          shortStreams = 0;
+          continue;
+        }
+        if (heard > 0 && ++shortStreams < 2) continue;
         state.transport = "poll";
         drawTable(state);
       } catch (error) {

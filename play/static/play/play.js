@@ -1439,6 +1439,7 @@
     let view = await client.hand(handId);
     show(view);
     let quanWaits = 0;
+    let shortStreams = 0;
     while (!signal.aborted) {
       view = state.view ?? view;
       if (view.status !== "playing") {
@@ -1462,7 +1463,12 @@
             show(fresh);
             if (fresh.status !== "playing") break;
           }
-          if (heard > 0 || signal.aborted || Date.now() - opened > STREAM_AT_ONCE_MS) continue;
+          if (signal.aborted || state.view?.status !== "playing") continue;
+          if (Date.now() - opened > STREAM_AT_ONCE_MS) {
+            shortStreams = 0;
+            continue;
+          }
+          if (heard > 0 && ++shortStreams < 2) continue;
           state.transport = "poll";
           drawTable(state);
         } catch (error) {
