@@ -25,7 +25,7 @@ transaction, whose rollback Django runs as before.
 
 A block that ends its transaction (``statements_pipelined(commit=True)``) sends ``COMMIT`` in
 its last flight: a move is then two round trips, BEGIN with the lock, the writes with the
-commit (the commit's own round trip was 12.7 % of a move's time: "The thirteenth round").
+commit (docs/decisions/one-flight-moves.md; its measured share is in bench/RESULTS.md).
 
 Such a block may queue its ``COMMIT`` before it ends (:func:`commit_now`): the work left to
 do in the client (a move's answer: its view and its JSON, 0.3-0.4 ms) then overlaps the

@@ -4,7 +4,7 @@ client's move the same way.
 ``POST /api/v1/hands/{id}/moves`` is most of what a web worker does for Django: every move a
 player makes. Through Django it pays the request's floor before and after the move's service:
 about twenty middleware, the URL resolver, DRF's authentication, throttle, permissions and
-content negotiation, and its renderer (docs/decisions/lean-move.md: the tenth round). What
+content negotiation, and its renderer (docs/decisions/lean-move.md). What
 they decide for one client's moves does not change from one move to the next: the same token,
 the same headers, the same verdicts.
 

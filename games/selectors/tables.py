@@ -242,7 +242,7 @@ def table_summaries(tables: list[Table]) -> list[dict[str, Any]]:
 # its pot, its playing hand, and a row per seat (its player, whether it left that hand). The
 # ORM's version (table_get's select_related and prefetch, then the current hand, the leavers and
 # the pot: five statements) spent most of a table read's CPU compiling them (docs/decisions/,
-# "A lean move", the fourth round); table_summaries keeps it for the lobby's pages, and a test
+# "A lean move"); table_summaries keeps it for the lobby's pages, and a test
 # holds the two equal.
 _TABLE_FIELDS = tuple(Table._meta.concrete_fields)
 

@@ -1,4 +1,4 @@
-"""What a move costs PostgreSQL (the seventeenth round): its update of the hand stays
+"""What a move costs PostgreSQL: its update of the hand stays
 on the row's page, and its read of the events it missed is planned once a session.
 Read from the server's own counters, not timed."""
 
